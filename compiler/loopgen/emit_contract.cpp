@@ -61,11 +61,29 @@ void Emitter::emit_contract(const ir::Node* n, const Sink& sink) {
   const ir::Shape& sum_shape = labels.sum_shape;
 
   std::vector<Index> label(nl);
+  // A fused operand that is a tensor times a scalar (a step VJP's h b_i
+  // z1_bar) is summed without its scalar, which then scales each sum once.
+  std::vector<const ir::Node*> read(n->num_operands());
+  std::vector<const ir::Node*> scalars;
+  for (size_t k = 0; k < read.size(); ++k) {
+    const ir::Node* o = n->operand(k);
+    read[k] = o;
+    if (!summed.empty() && !sched.addressable(o) && scales_by_scalar(o)) {
+      const bool first = scalar_like(o->operand(0)) && !scalar_like(o->operand(1));
+      read[k] = o->operand(first ? 1 : 0);
+      scalars.push_back(o->operand(first ? 0 : 1));
+    }
+  }
   auto operand = [&](size_t k) {
     std::vector<Index> axes;
     for (int l : spec.inputs[k])
       axes.push_back(label[static_cast<size_t>(l)]);
-    return eval(n->operand(k), Pos::at_axes(std::move(axes)));
+    return eval(read[k], Pos::at_axes(std::move(axes)));
+  };
+  auto scaled = [&](Expr sum) {
+    for (const ir::Node* c : scalars)
+      sum = b.mul(sum, eval(c, Pos::at_flat(Index(0))));
+    return sum;
   };
   // v0 * v1 * ... * v(m-2), or nothing for one operand.
   auto leading_product = [&]() {
@@ -120,7 +138,7 @@ void Emitter::emit_contract(const ir::Node* n, const Sink& sink) {
     });
     for (int64_t r = 0; r < lanes_in_block; ++r) {
       if (rank) out[rank - 1] = base + r;
-      sink(flat_of(Pos::at_axes(out), n->shape()), b.read(acc[static_cast<size_t>(r)]));
+      sink(flat_of(Pos::at_axes(out), n->shape()), scaled(b.read(acc[static_cast<size_t>(r)])));
     }
   };
   if (rank == 0) { // a full contraction: one sum

@@ -81,6 +81,22 @@ bool rereads_operand(const ir::Node* c, size_t k) {
 
 } // namespace
 
+// A single number, or a broadcast of one.
+bool scalar_like(const ir::Node* n) {
+  return n->numel() == 1 ||
+         (ir::op_category(n->op()) == OpCategory::Broadcast && n->operand(0)->numel() == 1);
+}
+
+// A product with a scalar (a step VJP's h b_i z1_bar): re-evaluated, it
+/// costs one multiply per read, less than storing and reloading a buffer
+/// as large as the state (the kernels are bound by loads and stores).
+bool scales_by_scalar(const ir::Node* n) {
+  const bool product = n->op() == ir::Op::Mul ||
+                       (ir::op_category(n->op()) == OpCategory::Contract && !contract_sums(n));
+  return product && n->num_operands() == 2 &&
+         (scalar_like(n->operand(0)) || scalar_like(n->operand(1)));
+}
+
 Schedule::Schedule(const ir::Function& fn, const ScheduleInput& in) {
   decide(fn, in);
   plan(fn, in);
@@ -101,11 +117,14 @@ bool Schedule::cheap(const ir::Node* n) const {
   if (addressable(n) || n->is_splat()) return true;
   switch (ir::op_category(n->op())) {
   case OpCategory::Contract: // a transpose is a view
+    if (scales_by_scalar(n)) return cheap(n->operand(0)) && cheap(n->operand(1));
     return n->num_operands() == 1 && !contract_sums(n) && cheap(n->operand(0));
   case OpCategory::Broadcast:
   case OpCategory::Reshape:
   case OpCategory::Slice:
     return cheap(n->operand(0));
+  case OpCategory::Binary:
+    return scales_by_scalar(n) && cheap(n->operand(0)) && cheap(n->operand(1));
   default:
     return false;
   }
@@ -117,12 +136,15 @@ bool Schedule::cheap_after(const ir::Node* n) const {
   if (addressable(n) || n->is_constant() || always_materialised(n)) return true;
   switch (ir::op_category(n->op())) {
   case OpCategory::Contract:
+    if (scales_by_scalar(n)) return cheap_after(n->operand(0)) && cheap_after(n->operand(1));
     return n->num_operands() == 1 && cheap_after(n->operand(0));
   case OpCategory::Broadcast:
     return n->numel() > n->operand(0)->numel() || cheap_after(n->operand(0));
   case OpCategory::Reshape:
   case OpCategory::Slice:
     return cheap_after(n->operand(0));
+  case OpCategory::Binary:
+    return scales_by_scalar(n) && cheap_after(n->operand(0)) && cheap_after(n->operand(1));
   default:
     return false;
   }

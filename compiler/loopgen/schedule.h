@@ -9,7 +9,9 @@
 //   * contractions, reductions, composites, pad, concat and non-splat
 //     constants are materialised;
 //   * a node used more than once is materialised unless re-evaluating it is
-//     free (a leaf, a splat, or a broadcast/reshape/slice view of such);
+//     free (a leaf, a splat, or a broadcast/reshape/slice view of such) or
+//     nearly so (such a node times a scalar: one multiply per read beats a
+//     store and a reload of a state-sized buffer);
 //   * a fused operand that its consumer would read more than once per
 //     element it produces (broadcasts, contractions, composites) must be
 //     free to re-evaluate, else it is materialised;
@@ -36,6 +38,11 @@ namespace plastic::loopgen {
 /// True for a contraction that sums over at least one label (one that
 /// needs an accumulator loop); the others are elementwise products.
 bool contract_sums(const ir::Node* n);
+
+/// A single number, or a broadcast of one.
+bool scalar_like(const ir::Node* n);
+/// An elementwise product of two operands, one of them scalar_like.
+bool scales_by_scalar(const ir::Node* n);
 
 /// Region of a node or output: kTopRegion, or the index of a nullable
 /// output buffer's if_present block.
@@ -89,8 +96,9 @@ public:
   /// Live nodes, operands first.
   const std::vector<const ir::Node*>& order() const { return order_; }
 
-  /// True when n is read through index arithmetic alone: a leaf, a splat, a
-  /// materialised node, or a broadcast/reshape/slice view of one.
+  /// True when n is read through index arithmetic alone — a leaf, a splat,
+  /// a materialised node, or a broadcast/reshape/slice view of one — or
+  /// with one multiply more: such a node times a scalar.
   bool cheap(const ir::Node* n) const;
   /// True when evaluating n in a fused loop needs a per-axis index (a fused
   /// broadcast or slice of rank > 1 below it), not only a flat offset.

@@ -65,12 +65,12 @@ enum { fwp_delta_2layer_field_lanes = 8, fwp_delta_2layer_field_scratch_bytes = 
  *   z_bar: varying[2048] = 16384 floats
  *   theta_bar: uniform[87517] = 87517 floats
  *   u_bar: varying[5] = 40 floats, may be NULL
- *   scratch: scratch arena, 206016 bytes, 64-byte aligned
+ *   scratch: scratch arena, 206272 bytes, 64-byte aligned
  */
 void fwp_delta_2layer_field_vjp(const void* ctx, double t, const void* z, const void* theta,
                                 const void* u, const void* a, void* z_bar, void* theta_bar,
                                 void* u_bar, void* scratch);
-enum { fwp_delta_2layer_field_vjp_lanes = 8, fwp_delta_2layer_field_vjp_scratch_bytes = 206016 };
+enum { fwp_delta_2layer_field_vjp_lanes = 8, fwp_delta_2layer_field_vjp_scratch_bytes = 206272 };
 
 /* fwp_delta_2layer_adjoint_field: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -101,11 +101,11 @@ enum {
  *   theta: uniform[87517] = 87517 floats, read-only
  *   u_stages: varying[20] = 160 floats, read-only
  *   z1: varying[2048] = 16384 floats, may alias
- *   scratch: scratch arena, 89664 bytes, 64-byte aligned
+ *   scratch: scratch arena, 88960 bytes, 64-byte aligned
  */
 void fwp_delta_2layer_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                            const void* u_stages, void* z1, void* scratch);
-enum { fwp_delta_2layer_step_lanes = 8, fwp_delta_2layer_step_scratch_bytes = 89664 };
+enum { fwp_delta_2layer_step_lanes = 8, fwp_delta_2layer_step_scratch_bytes = 88960 };
 
 /* fwp_delta_2layer_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -118,12 +118,12 @@ enum { fwp_delta_2layer_step_lanes = 8, fwp_delta_2layer_step_scratch_bytes = 89
  *   z0_bar: varying[2048] = 16384 floats
  *   theta_bar: uniform[87517] = 87517 floats
  *   u_stages_bar: varying[20] = 160 floats, may be NULL
- *   scratch: scratch arena, 867840 bytes, 64-byte aligned
+ *   scratch: scratch arena, 820032 bytes, 64-byte aligned
  */
 void fwp_delta_2layer_step_vjp(const void* ctx, double t, double h, const void* z0,
                                const void* theta, const void* u_stages, const void* z1_bar,
                                void* z0_bar, void* theta_bar, void* u_stages_bar, void* scratch);
-enum { fwp_delta_2layer_step_vjp_lanes = 8, fwp_delta_2layer_step_vjp_scratch_bytes = 867840 };
+enum { fwp_delta_2layer_step_vjp_lanes = 8, fwp_delta_2layer_step_vjp_scratch_bytes = 820032 };
 
 /* fwp_delta_2layer_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -138,7 +138,7 @@ enum { fwp_delta_2layer_step_vjp_lanes = 8, fwp_delta_2layer_step_vjp_scratch_by
  *   dtheta: uniform[87517] = 87517 floats
  *   err: varying[4096] = 32768 floats, may be NULL
  *   dtheta_err: uniform[87517] = 87517 floats, may be NULL
- *   scratch: scratch arena, 730304 bytes, 64-byte aligned
+ *   scratch: scratch arena, 635392 bytes, 64-byte aligned
  */
 void fwp_delta_2layer_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                    const void* a0, const void* theta, const void* u_stages,
@@ -146,7 +146,7 @@ void fwp_delta_2layer_adjoint_step(const void* ctx, double t, double h, const vo
                                    void* scratch);
 enum {
   fwp_delta_2layer_adjoint_step_lanes = 8,
-  fwp_delta_2layer_adjoint_step_scratch_bytes = 730304
+  fwp_delta_2layer_adjoint_step_scratch_bytes = 635392
 };
 
 /* fwp_delta_2layer_output: f32 elements (float), tile of L = 8 lane-interleaved samples.

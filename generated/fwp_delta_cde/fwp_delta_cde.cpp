@@ -1256,12 +1256,7 @@ extern "C" void fwp_delta_cde_field_vjp(const void* /*ctx*/, double /*t*/, const
     for (int64_t l = 0; l < L; ++l) {
       v2[l] = acc_v[l];
     }
-    // %208 = mul f64[] -> v9
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[l] = v2[l] * 0.04761905f;
-    }
-    // %211 = contract f64[] -> v2
+    // %211 = contract f64[] -> v9
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -1274,14 +1269,9 @@ extern "C" void fwp_delta_cde_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[l] = acc0_v[l];
+      v9[l] = acc0_v[l];
     }
-    // %212 = mul f64[] -> v10
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[l] = v2[l] * 0.04761905f;
-    }
-    // %93 = reduce_sum f64[] -> v2
+    // %93 = reduce_sum f64[] -> v10
     // fwp_delta_cde.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1295,15 +1285,9 @@ extern "C" void fwp_delta_cde_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[l] = acc_v[l];
+      v10[l] = acc_v[l];
     }
-    // %95 = mul f64[] -> v1
-    // fwp_delta_cde.ode:37: let u    = ln(x(t))
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[l] = v2[l] * 0.04761905f;
-    }
-    // %99 = reduce_sum f64[] -> v2
+    // %99 = reduce_sum f64[] -> v1
     // fwp_delta_cde.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1312,24 +1296,26 @@ extern "C" void fwp_delta_cde_field_vjp(const void* /*ctx*/, double /*t*/, const
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - v1[l]);
+        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - (v10[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[l] = acc_v[l];
+      v1[l] = acc_v[l];
     }
-    // %104 = reciprocal f64[] -> v1
+    // %104 = reciprocal f64[] -> v10
     // fwp_delta_cde.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[l] = T(1) / std::sqrt((v2[l] * 0.04761905f) + 1e-05f);
+      v10[l] = T(1) / std::sqrt((v1[l] * 0.04761905f) + 1e-05f);
     }
     // %216 = mul f64[21] -> d.x
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] += ((v3[i0 * L + l] - v9[l]) - (v0[i0 * L + l] * v10[l])) * v1[l];
+        u_bar[i0 * L + l] +=
+            ((v3[i0 * L + l] - (v2[l] * 0.04761905f)) - (v0[i0 * L + l] * (v9[l] * 0.04761905f))) *
+            v10[l];
       }
     }
     // %217 = contract f64[21] -> d.dx
@@ -2487,12 +2473,7 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     for (int64_t l = 0; l < L; ++l) {
       v5_2[l] = acc_v[l];
     }
-    // %208 = mul f64[] -> v8
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8_2[l] = v5_2[l] * 0.04761905f;
-    }
-    // %211 = contract f64[] -> v5
+    // %211 = contract f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v_2[l] = 0.0f;
@@ -2505,14 +2486,9 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5_2[l] = acc0_v_2[l];
+      v8_2[l] = acc0_v_2[l];
     }
-    // %212 = mul f64[] -> v3
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3_2[l] = v5_2[l] * 0.04761905f;
-    }
-    // %93 = reduce_sum f64[] -> v5
+    // %93 = reduce_sum f64[] -> v3
     // fwp_delta_cde.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2526,15 +2502,9 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5_2[l] = acc_v[l];
+      v3_2[l] = acc_v[l];
     }
-    // %95 = mul f64[] -> v9
-    // fwp_delta_cde.ode:37: let u    = ln(x(t))
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9_2[l] = v5_2[l] * 0.04761905f;
-    }
-    // %99 = reduce_sum f64[] -> v5
+    // %99 = reduce_sum f64[] -> v9
     // fwp_delta_cde.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2543,25 +2513,26 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - v9_2[l]);
+        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - (v3_2[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5_2[l] = acc_v[l];
+      v9_2[l] = acc_v[l];
     }
-    // %104 = reciprocal f64[] -> v9
+    // %104 = reciprocal f64[] -> v3
     // fwp_delta_cde.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9_2[l] = T(1) / std::sqrt((v5_2[l] * 0.04761905f) + 1e-05f);
+      v3_2[l] = T(1) / std::sqrt((v9_2[l] * 0.04761905f) + 1e-05f);
     }
     // %216 = mul f64[21] -> d.x
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] +=
-            ((v6_2[i0 * L + l] - v8_2[l]) - (v0_2[i0 * L + l] * v3_2[l])) * v9_2[l];
+        u_bar[i0 * L + l] += ((v6_2[i0 * L + l] - (v5_2[l] * 0.04761905f)) -
+                              (v0_2[i0 * L + l] * (v8_2[l] * 0.04761905f))) *
+                             v3_2[l];
       }
     }
     // %134 = contract f64[4,20] -> v3
@@ -2715,14 +2686,11 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
   T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7232);
   T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9792);
   T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12352);
-  T* __restrict u8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14912);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14976);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17536);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20096);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22656);
-  T* __restrict u13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25216);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25280);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27840);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14912);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17472);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20032);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22592);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25152);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3095,16 +3063,14 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
       v3[i0 * L + l] = sigmoid(v4[i0 * L + l]);
     }
   }
-  // %480 = mul f64[] -> u8
-  u8[0] = T(h) * 0.5f;
   // %756 = contract f64[4] -> v4
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = v0[i0 * L + l] * (v3[i0 * L + l] * u8[0]);
+      v4[i0 * L + l] = v0[i0 * L + l] * (v3[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %758 = contract f64[4,20] -> v9
+  // %758 = contract f64[4,20] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3129,30 +3095,21 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v8[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v8[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v8[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v8[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %816 = tanh f64[4,20] -> v10
+  // %816 = tanh f64[4,20] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 20 + i1) * L + l] =
+        v9[(i0 * 20 + i1) * L + l] =
             vm::tanh(v2[(i0 * 20 + i1) * L + l] -
-                     ((v7[(i0 * 20 + i1) * L + l] * v4[i0 * L + l]) + v9[(i0 * 20 + i1) * L + l]));
-      }
-    }
-  }
-  // %823 = contract f64[4,20] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 20 + i1) * L + l] = v10[(i0 * 20 + i1) * L + l] * T(h);
+                     ((v7[(i0 * 20 + i1) * L + l] * v4[i0 * L + l]) + v8[(i0 * 20 + i1) * L + l]));
       }
     }
   }
@@ -3187,37 +3144,29 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
       v1[i0 * L + l] = sigmoid(v0[i0 * L + l]);
     }
   }
-  // %495 = contract f64[4,20] -> v11
+  // %495 = contract f64[4,20] -> v4
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 20 + i1) * L + l] = v5[(i0 * 20 + i1) * L + l] * v1[i0 * L + l];
+        v4[(i0 * 20 + i1) * L + l] = v5[(i0 * 20 + i1) * L + l] * v1[i0 * L + l];
       }
     }
   }
-  // %762 = mul f64[4,20] -> v12
+  // %762 = mul f64[4,20] -> v10
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v11[i0 * L + l] * 0.33333334f;
+      v10[i0 * L + l] = v4[i0 * L + l] * 0.33333334f;
     }
   }
-  // %800 = mul f64[] -> u13
-  u13[0] = T(h) * 0.16666667f;
-  // %801 = contract f64[4] -> v0
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v3[i0 * L + l] * u13[0];
-    }
-  }
-  // %802 = contract f64[4,20] -> v14
+  // %802 = contract f64[4,20] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 20 + i1) * L + l] = v7[(i0 * 20 + i1) * L + l] * v0[i0 * L + l];
+        v11[(i0 * 20 + i1) * L + l] =
+            v7[(i0 * 20 + i1) * L + l] * (v3[i0 * L + l] * (T(h) * 0.16666667f));
       }
     }
   }
@@ -3232,10 +3181,10 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v11[i0 * L + l], v5[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v11[(i0 + 20) * L + l], v5[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v11[(i0 + 40) * L + l], v5[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v11[(i0 + 60) * L + l], v5[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v4[i0 * L + l], v5[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v4[(i0 + 20) * L + l], v5[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v4[(i0 + 40) * L + l], v5[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v4[(i0 + 60) * L + l], v5[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -3245,13 +3194,6 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
     v0[2 * L + l] = acc2_v[l];
     v0[3 * L + l] = acc3_v[l];
   }
-  // %775 = contract f64[4] -> v1
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v0[i0 * L + l] * u8[0];
-    }
-  }
   // %820 = tanh f64[4,20] -> v5
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
@@ -3259,20 +3201,12 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
       for (int64_t l = 0; l < L; ++l) {
         v5[(i0 * 20 + i1) * L + l] =
             vm::tanh(v2[(i0 * 20 + i1) * L + l] -
-                     ((v10[(i0 * 20 + i1) * L + l] * v1[i0 * L + l]) + v9[(i0 * 20 + i1) * L + l]));
+                     ((v9[(i0 * 20 + i1) * L + l] * (v0[i0 * L + l] * (T(h) * 0.5f))) +
+                      v8[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %821 = contract f64[4,20] -> v2
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 20 + i1) * L + l] = v5[(i0 * 20 + i1) * L + l] * T(h);
-      }
-    }
-  }
-  // %515 = contract f64[4,20] -> v7
+  // %515 = contract f64[4,20] -> v2
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3297,14 +3231,14 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v2[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %516 = softmax f64[4,20] -> v9
+  // %516 = softmax f64[4,20] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3314,7 +3248,7 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v7[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v7[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+            (v2[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 20 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3325,14 +3259,14 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v7[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v7[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        v0[i1 * L + l] = vm::exp(v2[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 20 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+        v7[(i0 * 20 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
       }
     }
   }
@@ -3356,8 +3290,8 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e453 = u_stages[(i0 + 126) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e453 * e453);
+        const T e446 = u_stages[(i0 + 126) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e446 * e446);
       }
     }
   }
@@ -3407,19 +3341,19 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = sigmoid(v0[i0 * L + l]) * u13[0];
+      v3[i0 * L + l] = sigmoid(v0[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
-  // %811 = contract f64[4,20] -> v7
+  // %811 = contract f64[4,20] -> v2
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1) * L + l] = v9[(i0 * 20 + i1) * L + l] * v3[i0 * L + l];
+        v2[(i0 * 20 + i1) * L + l] = v7[(i0 * 20 + i1) * L + l] * v3[i0 * L + l];
       }
     }
   }
-  // %524 = contract f64[4,20] -> v10
+  // %524 = contract f64[4,20] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3440,14 +3374,14 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v10[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v10[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v10[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v8[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v8[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v8[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v8[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %791 = contract f64[4,20] -> v15
+  // %791 = contract f64[4,20] -> v12
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3460,22 +3394,22 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v9[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v7[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v9[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v7[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v9[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v7[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v9[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v7[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v12[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v12[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
@@ -3490,10 +3424,10 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v11[i0 * L + l], v9[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v11[(i0 + 20) * L + l], v9[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v11[(i0 + 40) * L + l], v9[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v11[(i0 + 60) * L + l], v9[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v4[i0 * L + l], v7[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v4[(i0 + 20) * L + l], v7[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v4[(i0 + 40) * L + l], v7[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v4[(i0 + 60) * L + l], v7[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -3503,21 +3437,14 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
     v0[2 * L + l] = acc2_v[l];
     v0[3 * L + l] = acc3_v[l];
   }
-  // %789 = contract f64[4] -> v1
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v0[i0 * L + l] * T(h);
-    }
-  }
-  // %830 = tanh f64[4,20] -> v9
+  // %830 = tanh f64[4,20] -> v4
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 20 + i1) * L + l] =
-            vm::tanh(v10[(i0 * 20 + i1) * L + l] -
-                     (v15[(i0 * 20 + i1) * L + l] + (v5[(i0 * 20 + i1) * L + l] * v1[i0 * L + l])));
+        v4[(i0 * 20 + i1) * L + l] = vm::tanh(
+            v8[(i0 * 20 + i1) * L + l] -
+            (v12[(i0 * 20 + i1) * L + l] + (v5[(i0 * 20 + i1) * L + l] * (v0[i0 * L + l] * T(h)))));
       }
     }
   }
@@ -3528,10 +3455,10 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 400 + i1 * 20 + i2) * L + l] =
-              ((((v4[(i0 * 20 + i1) * L + l] * v12[(i0 * 20 + i2) * L + l]) +
-                 (v6[(i0 * 20 + i2) * L + l] * v14[(i0 * 20 + i1) * L + l])) +
-                (v2[(i0 * 20 + i1) * L + l] * v12[(i0 * 20 + i2) * L + l])) +
-               (v7[(i0 * 20 + i2) * L + l] * v9[(i0 * 20 + i1) * L + l])) +
+              (((((v9[(i0 * 20 + i1) * L + l] * T(h)) * v10[(i0 * 20 + i2) * L + l]) +
+                 (v6[(i0 * 20 + i2) * L + l] * v11[(i0 * 20 + i1) * L + l])) +
+                ((v5[(i0 * 20 + i1) * L + l] * T(h)) * v10[(i0 * 20 + i2) * L + l])) +
+               (v2[(i0 * 20 + i2) * L + l] * v4[(i0 * 20 + i1) * L + l])) +
               z0_W[(i0 * 400 + i1 * 20 + i2) * L + l];
         }
       }
@@ -3568,39 +3495,36 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2560);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5120);
-  T* __restrict u3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5760);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5824);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57024);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57728);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57856);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 60416);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62976);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 63680);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64384);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 66944);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67648);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68352);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70912);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73472);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76032);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78592);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 81152);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 83712);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86272);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 88832);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 88960);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 91520);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 91648);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94208);
-  T* __restrict u27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 96768);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 96832);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 148032);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 150592);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 151296);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 153856);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 154560);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 155264);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 155968);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5760);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6464);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6592);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9152);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11712);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12416);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13120);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15680);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16384);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17088);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19648);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22208);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24768);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27328);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29888);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32448);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35008);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35136);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35264);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37824);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40384);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42944);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45504);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48064);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48768);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51328);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52032);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52736);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52864);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53568);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -3676,20 +3600,6 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %800 = mul f64[] -> u3
-  u3[0] = T(h) * 0.16666667f;
-  // %989 = contract f64[4,20,20] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v4[(i0 * 400 + i1 * 20 + i2) * L + l] =
-              z1_bar_W[(i0 * 400 + i1 * 20 + i2) * L + l] * u3[0];
-        }
-      }
-    }
-  }
   // %517 = layernorm f64[21] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -3710,8 +3620,8 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e62 = u_stages[(i0 + 126) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e62 * e62);
+        const T e57 = u_stages[(i0 + 126) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e57 * e57);
       }
     }
   }
@@ -3726,11 +3636,11 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       v0[i0 * L + l] = (u_stages[(i0 + 126) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %519 = add f64[21] -> v5
+  // %519 = add f64[21] -> v3
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
+      v3[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
   // %520 = contract f64[4] -> v2
@@ -3744,10 +3654,10 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0], v5[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 + 21], v5[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 + 42], v5[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 + 63], v5[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(Wb[i0], v3[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 + 21], v3[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 + 42], v3[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 + 63], v3[i0 * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -3757,23 +3667,23 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     v2[2 * L + l] = acc2_v[l];
     v2[3 * L + l] = acc3_v[l];
   }
-  // %521 = sigmoid f64[4] -> v6
+  // %521 = sigmoid f64[4] -> v4
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = sigmoid(v2[i0 * L + l]);
+      v4[i0 * L + l] = sigmoid(v2[i0 * L + l]);
     }
   }
-  // %522 = contract f64[4,20] -> v7
+  // %522 = contract f64[4,20] -> v5
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1) * L + l] = v1[(i0 * 20 + i1) * L + l] * v6[i0 * L + l];
+        v5[(i0 * 20 + i1) * L + l] = v1[(i0 * 20 + i1) * L + l] * v4[i0 * L + l];
       }
     }
   }
-  // %1241 = contract f64[4,20] -> v8
+  // %1241 = contract f64[4,20] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3786,26 +3696,26 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v4[(i0 * 400 + i1 * 80 + i2) * L + l], v7[(i0 * 20 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v4[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v7[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v4[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v7[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v4[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v7[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
       }
     }
   }
-  // %524 = contract f64[4,20] -> v7
+  // %524 = contract f64[4,20] -> v5
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3818,22 +3728,22 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v5[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v5[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v5[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v5[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v3[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v3[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v3[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v3[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v5[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v5[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v5[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v5[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %490 = layernorm f64[21] -> v9
+  // %490 = layernorm f64[21] -> v7
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3853,8 +3763,8 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e170 = u_stages[(i0 + 42) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e170 * e170);
+        const T e177 = u_stages[(i0 + 42) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e177 * e177);
       }
     }
   }
@@ -3866,17 +3776,17 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = (u_stages[(i0 + 42) * L + l] - mean_v[l]) * rstd_v[l];
+      v7[i0 * L + l] = (u_stages[(i0 + 42) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %492 = add f64[21] -> v10
+  // %492 = add f64[21] -> v8
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v9[i0 * L + l]);
+      v8[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v7[i0 * L + l]);
     }
   }
-  // %497 = contract f64[4,20] -> v11
+  // %497 = contract f64[4,20] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3889,22 +3799,22 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v10[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v10[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v10[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v10[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v8[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v8[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v8[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v8[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v9[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v9[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v9[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v9[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %467 = layernorm f64[21] -> v12
+  // %467 = layernorm f64[21] -> v10
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3924,8 +3834,8 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e225 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e225 * e225);
+        const T e232 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e232 * e232);
       }
     }
   }
@@ -3937,17 +3847,17 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v10[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %469 = add f64[21] -> v13
+  // %469 = add f64[21] -> v11
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = (v12[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
+      v11[i0 * L + l] = (v10[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
     }
   }
-  // %474 = contract f64[4,20] -> v14
+  // %474 = contract f64[4,20] -> v12
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3960,22 +3870,22 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v13[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v13[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v13[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v13[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v11[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v11[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v11[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v11[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v12[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v12[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %465 = contract f64[4,20] -> v15
+  // %465 = contract f64[4,20] -> v13
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3999,14 +3909,14 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v13[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v13[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v13[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v13[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %466 = softmax f64[4,20] -> v16
+  // %466 = softmax f64[4,20] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4016,7 +3926,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v15[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v15[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+            (v13[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v13[(i0 * 20 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -4027,18 +3937,18 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[i1 * L + l] = vm::exp(v15[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v15[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        v2[i1 * L + l] = vm::exp(v13[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v13[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 20 + i1) * L + l] = v2[i1 * L + l] / rowsum_v[l];
+        v14[(i0 * 20 + i1) * L + l] = v2[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %475 = contract f64[4,20] -> v15
+  // %475 = contract f64[4,20] -> v13
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4051,30 +3961,30 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v16[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v14[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v16[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v14[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v16[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v14[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v16[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v14[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v13[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v13[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v13[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v13[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %477 = tanh f64[4,20] -> v17
+  // %477 = tanh f64[4,20] -> v15
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = vm::tanh(v14[i0 * L + l] - v15[i0 * L + l]);
+      v15[i0 * L + l] = vm::tanh(v12[i0 * L + l] - v13[i0 * L + l]);
     }
   }
   // %470 = contract f64[4] -> v2
@@ -4088,10 +3998,10 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0], v13[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 + 21], v13[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 + 42], v13[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 + 63], v13[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(Wb[i0], v11[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 + 21], v11[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 + 42], v11[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 + 63], v11[i0 * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -4101,23 +4011,23 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     v2[2 * L + l] = acc2_v[l];
     v2[3 * L + l] = acc3_v[l];
   }
-  // %471 = sigmoid f64[4] -> v14
+  // %471 = sigmoid f64[4] -> v12
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = sigmoid(v2[i0 * L + l]);
+      v12[i0 * L + l] = sigmoid(v2[i0 * L + l]);
     }
   }
-  // %472 = contract f64[4,20] -> v15
+  // %472 = contract f64[4,20] -> v13
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 20 + i1) * L + l] = v16[(i0 * 20 + i1) * L + l] * v14[i0 * L + l];
+        v13[(i0 * 20 + i1) * L + l] = v14[(i0 * 20 + i1) * L + l] * v12[i0 * L + l];
       }
     }
   }
-  // %488 = contract f64[4,20] -> v18
+  // %488 = contract f64[4,20] -> v16
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4141,14 +4051,14 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v18[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v18[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v18[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v16[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v16[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v16[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v16[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %489 = softmax f64[4,20] -> v19
+  // %489 = softmax f64[4,20] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4158,7 +4068,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v18[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v18[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+            (v16[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v16[(i0 * 20 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -4169,14 +4079,14 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[i1 * L + l] = vm::exp(v18[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v18[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        v2[i1 * L + l] = vm::exp(v16[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v16[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 20 + i1) * L + l] = v2[i1 * L + l] / rowsum_v[l];
+        v17[(i0 * 20 + i1) * L + l] = v2[i1 * L + l] / rowsum_v[l];
       }
     }
   }
@@ -4191,10 +4101,10 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v15[i0 * L + l], v19[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v15[(i0 + 20) * L + l], v19[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v15[(i0 + 40) * L + l], v19[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v15[(i0 + 60) * L + l], v19[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v13[i0 * L + l], v17[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v13[(i0 + 20) * L + l], v17[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v13[(i0 + 40) * L + l], v17[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v13[(i0 + 60) * L + l], v17[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -4204,16 +4114,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     v2[2 * L + l] = acc2_v[l];
     v2[3 * L + l] = acc3_v[l];
   }
-  // %480 = mul f64[] -> u3
-  u3[0] = T(h) * 0.5f;
-  // %982 = contract f64[4] -> v18
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = v2[i0 * L + l] * u3[0];
-    }
-  }
-  // %758 = contract f64[4,20] -> v20
+  // %758 = contract f64[4,20] -> v16
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4226,37 +4127,38 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v19[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v17[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v19[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v17[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v19[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v17[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v19[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v17[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v20[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v20[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v20[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v16[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v16[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v16[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v16[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1230 = tanh f64[4,20] -> v21
+  // %1230 = tanh f64[4,20] -> v18
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 20 + i1) * L + l] = vm::tanh(
-            v11[(i0 * 20 + i1) * L + l] -
-            ((v17[(i0 * 20 + i1) * L + l] * v18[i0 * L + l]) + v20[(i0 * 20 + i1) * L + l]));
+        v18[(i0 * 20 + i1) * L + l] =
+            vm::tanh(v9[(i0 * 20 + i1) * L + l] -
+                     ((v15[(i0 * 20 + i1) * L + l] * (v2[i0 * L + l] * (T(h) * 0.5f))) +
+                      v16[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %493 = contract f64[4] -> v2
+  // %493 = contract f64[4] -> v19
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4267,36 +4169,36 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0], v10[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 + 21], v10[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 + 42], v10[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 + 63], v10[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(Wb[i0], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 + 21], v8[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 + 42], v8[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 + 63], v8[i0 * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v2[l] = acc0_v[l];
-    v2[1 * L + l] = acc1_v[l];
-    v2[2 * L + l] = acc2_v[l];
-    v2[3 * L + l] = acc3_v[l];
+    v19[l] = acc0_v[l];
+    v19[1 * L + l] = acc1_v[l];
+    v19[2 * L + l] = acc2_v[l];
+    v19[3 * L + l] = acc3_v[l];
   }
-  // %494 = sigmoid f64[4] -> v22
+  // %494 = sigmoid f64[4] -> v20
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = sigmoid(v2[i0 * L + l]);
+      v20[i0 * L + l] = sigmoid(v19[i0 * L + l]);
     }
   }
-  // %495 = contract f64[4,20] -> v23
+  // %495 = contract f64[4,20] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 20 + i1) * L + l] = v19[(i0 * 20 + i1) * L + l] * v22[i0 * L + l];
+        v21[(i0 * 20 + i1) * L + l] = v17[(i0 * 20 + i1) * L + l] * v20[i0 * L + l];
       }
     }
   }
-  // %774 = contract f64[4] -> v2
+  // %774 = contract f64[4] -> v19
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4307,38 +4209,32 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v23[i0 * L + l], v19[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v23[(i0 + 20) * L + l], v19[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v23[(i0 + 40) * L + l], v19[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v23[(i0 + 60) * L + l], v19[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v21[i0 * L + l], v17[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v21[(i0 + 20) * L + l], v17[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v21[(i0 + 40) * L + l], v17[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v21[(i0 + 60) * L + l], v17[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v2[l] = acc0_v[l];
-    v2[1 * L + l] = acc1_v[l];
-    v2[2 * L + l] = acc2_v[l];
-    v2[3 * L + l] = acc3_v[l];
+    v19[l] = acc0_v[l];
+    v19[1 * L + l] = acc1_v[l];
+    v19[2 * L + l] = acc2_v[l];
+    v19[3 * L + l] = acc3_v[l];
   }
-  // %775 = contract f64[4] -> v24
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v2[i0 * L + l] * u3[0];
-    }
-  }
-  // %1234 = tanh f64[4,20] -> v25
+  // %1234 = tanh f64[4,20] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 20 + i1) * L + l] = vm::tanh(
-            v11[(i0 * 20 + i1) * L + l] -
-            ((v21[(i0 * 20 + i1) * L + l] * v24[i0 * L + l]) + v20[(i0 * 20 + i1) * L + l]));
+        v22[(i0 * 20 + i1) * L + l] =
+            vm::tanh(v9[(i0 * 20 + i1) * L + l] -
+                     ((v18[(i0 * 20 + i1) * L + l] * (v19[i0 * L + l] * (T(h) * 0.5f))) +
+                      v16[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %788 = contract f64[4] -> v2
+  // %788 = contract f64[4] -> v9
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4349,27 +4245,20 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v23[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v23[(i0 + 20) * L + l], v1[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v23[(i0 + 40) * L + l], v1[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v23[(i0 + 60) * L + l], v1[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v21[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v21[(i0 + 20) * L + l], v1[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v21[(i0 + 40) * L + l], v1[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v21[(i0 + 60) * L + l], v1[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v2[l] = acc0_v[l];
-    v2[1 * L + l] = acc1_v[l];
-    v2[2 * L + l] = acc2_v[l];
-    v2[3 * L + l] = acc3_v[l];
+    v9[l] = acc0_v[l];
+    v9[1 * L + l] = acc1_v[l];
+    v9[2 * L + l] = acc2_v[l];
+    v9[3 * L + l] = acc3_v[l];
   }
-  // %789 = contract f64[4] -> v11
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v2[i0 * L + l] * T(h);
-    }
-  }
-  // %791 = contract f64[4,20] -> v20
+  // %791 = contract f64[4,20] -> v16
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4394,46 +4283,32 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v20[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v20[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v20[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v16[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v16[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v16[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v16[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1238 = tanh f64[4,20] -> v26
+  // %1238 = tanh f64[4,20] -> v23
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 20 + i1) * L + l] =
-            vm::tanh(v7[(i0 * 20 + i1) * L + l] - ((v25[(i0 * 20 + i1) * L + l] * v11[i0 * L + l]) +
-                                                   v20[(i0 * 20 + i1) * L + l]));
+        v23[(i0 * 20 + i1) * L + l] = vm::tanh(
+            v5[(i0 * 20 + i1) * L + l] - ((v22[(i0 * 20 + i1) * L + l] * (v9[i0 * L + l] * T(h))) +
+                                          v16[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %1242 = mul f64[4,20] -> v7
+  // %1242 = mul f64[4,20] -> v5
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v8[i0 * L + l] * (1.0f - square(v26[i0 * L + l]));
+      v5[i0 * L + l] = v6[i0 * L + l] * (1.0f - square(v23[i0 * L + l]));
     }
   }
-  // %1001 = mul f64[] -> u27
-  u27[0] = T(h) * 0.33333334f;
-  // %1002 = contract f64[4,20,20] -> v28
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v28[(i0 * 400 + i1 * 20 + i2) * L + l] =
-              z1_bar_W[(i0 * 400 + i1 * 20 + i2) * L + l] * u27[0];
-        }
-      }
-    }
-  }
-  // %1009 = contract f64[4,20] -> v8
+  // %1009 = contract f64[4,20] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4446,48 +4321,49 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v28[(i0 * 400 + i1 * 80 + i2) * L + l], v23[(i0 * 20 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v28[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v23[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v28[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v23[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v28[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v23[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2) * L + l],
+                               v21[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v21[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                               v21[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                               v21[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
+        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
+        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
+        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
       }
     }
   }
-  // %1249 = mul f64[4,20] -> v20
+  // %1249 = mul f64[4,20] -> v16
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 20 + i1) * L + l] =
-            (1.0f - square(v25[(i0 * 20 + i1) * L + l])) *
-            (v8[(i0 * 20 + i1) * L + l] - (v7[(i0 * 20 + i1) * L + l] * v11[i0 * L + l]));
+        v16[(i0 * 20 + i1) * L + l] =
+            (1.0f - square(v22[(i0 * 20 + i1) * L + l])) *
+            (v6[(i0 * 20 + i1) * L + l] - (v5[(i0 * 20 + i1) * L + l] * (v9[i0 * L + l] * T(h))));
       }
     }
   }
-  // %1256 = mul f64[4,20] -> v11
+  // %1256 = mul f64[4,20] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 20 + i1) * L + l] =
-            (1.0f - square(v21[(i0 * 20 + i1) * L + l])) *
-            (v8[(i0 * 20 + i1) * L + l] - (v20[(i0 * 20 + i1) * L + l] * v24[i0 * L + l]));
+        v9[(i0 * 20 + i1) * L + l] =
+            (1.0f - square(v18[(i0 * 20 + i1) * L + l])) *
+            (v6[(i0 * 20 + i1) * L + l] -
+             (v16[(i0 * 20 + i1) * L + l] * (v19[i0 * L + l] * (T(h) * 0.5f))));
       }
     }
   }
-  // %1038 = contract f64[4,20] -> v8
+  // %1038 = contract f64[4,20] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4500,33 +4376,34 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v4[(i0 * 400 + i1 * 80 + i2) * L + l], v15[(i0 * 20 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v4[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v15[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v4[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v15[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v4[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v15[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2) * L + l],
+                               v13[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v13[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                               v13[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                               v13[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
       }
     }
   }
-  // %1261 = mul f64[4,20] -> v29
+  // %1261 = mul f64[4,20] -> v24
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 20 + i1) * L + l] =
-            (v8[(i0 * 20 + i1) * L + l] - (v11[(i0 * 20 + i1) * L + l] * v18[i0 * L + l])) *
-            (1.0f - square(v17[(i0 * 20 + i1) * L + l]));
+        v24[(i0 * 20 + i1) * L + l] =
+            (v6[(i0 * 20 + i1) * L + l] -
+             (v9[(i0 * 20 + i1) * L + l] * (v2[i0 * L + l] * (T(h) * 0.5f)))) *
+            (1.0f - square(v15[(i0 * 20 + i1) * L + l]));
       }
     }
   }
@@ -4538,15 +4415,15 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
         for (int64_t l = 0; l < L; ++l) {
           z0_bar_W[(i0 * 400 + i1 * 20 + i2) * L + l] +=
               (((z1_bar_W[(i0 * 400 + i1 * 20 + i2) * L + l] -
-                 (v1[(i0 * 20 + i2) * L + l] * v7[(i0 * 20 + i1) * L + l])) -
-                (v20[(i0 * 20 + i1) * L + l] * v19[(i0 * 20 + i2) * L + l])) -
-               (v11[(i0 * 20 + i1) * L + l] * v19[(i0 * 20 + i2) * L + l])) -
-              (v29[(i0 * 20 + i1) * L + l] * v16[(i0 * 20 + i2) * L + l]);
+                 (v1[(i0 * 20 + i2) * L + l] * v5[(i0 * 20 + i1) * L + l])) -
+                (v16[(i0 * 20 + i1) * L + l] * v17[(i0 * 20 + i2) * L + l])) -
+               (v9[(i0 * 20 + i1) * L + l] * v17[(i0 * 20 + i2) * L + l])) -
+              (v24[(i0 * 20 + i1) * L + l] * v14[(i0 * 20 + i2) * L + l]);
         }
       }
     }
   }
-  // %1278 = contract f64[21] -> v8
+  // %1278 = contract f64[21] -> v6
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4560,22 +4437,22 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21], v7[(i1 * 20 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21], v5[(i1 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 1], v7[(i1 * 20 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 1], v5[(i1 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 2], v7[(i1 * 20 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 2], v5[(i1 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 3], v7[(i1 * 20 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 3], v5[(i1 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -4586,15 +4463,15 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v5[(i0 * 20 + i1) * L + l], acc0_v[l]);
       }
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v8[20 * L + l] = acc0_v[l];
+    v6[20 * L + l] = acc0_v[l];
   }
-  // %1274 = contract f64[4,20] -> v18
+  // %1274 = contract f64[4,20] -> v25
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4607,26 +4484,26 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v4[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v26[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v4[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v26[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v4[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v26[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v4[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v26[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v23[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v23[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v23[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v23[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v18[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v18[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v18[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v25[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v25[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+        v25[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v25[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
       }
     }
   }
-  // %1275 = contract f64[4] -> v24
+  // %1275 = contract f64[4] -> v19
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4637,27 +4514,27 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v1[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v1[(i0 + 20) * L + l], v18[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v1[(i0 + 40) * L + l], v18[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v1[(i0 + 60) * L + l], v18[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v1[i0 * L + l], v25[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v1[(i0 + 20) * L + l], v25[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v1[(i0 + 40) * L + l], v25[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v1[(i0 + 60) * L + l], v25[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v24[l] = acc0_v[l];
-    v24[1 * L + l] = acc1_v[l];
-    v24[2 * L + l] = acc2_v[l];
-    v24[3 * L + l] = acc3_v[l];
+    v19[l] = acc0_v[l];
+    v19[1 * L + l] = acc1_v[l];
+    v19[2 * L + l] = acc2_v[l];
+    v19[3 * L + l] = acc3_v[l];
   }
   // %1276 = mul f64[4] -> v2
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v24[i0 * L + l] * (v6[i0 * L + l] * (1.0f - v6[i0 * L + l]));
+      v2[i0 * L + l] = v19[i0 * L + l] * (v4[i0 * L + l] * (1.0f - v4[i0 * L + l]));
     }
   }
-  // %1277 = contract f64[21] -> v26
+  // %1277 = contract f64[21] -> v23
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4677,10 +4554,10 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 4) * L + l] = acc0_v[l];
+      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -4695,16 +4572,16 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v26[20 * L + l] = acc0_v[l];
+    v23[20 * L + l] = acc0_v[l];
   }
-  // %1279 = add f64[21] -> v30
+  // %1279 = add f64[21] -> v26
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = v8[i0 * L + l] + v26[i0 * L + l];
+      v26[i0 * L + l] = v6[i0 * L + l] + v23[i0 * L + l];
     }
   }
-  // %1281 = contract f64[4,20] -> v8
+  // %1281 = contract f64[4,20] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4717,26 +4594,26 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v28[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v25[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v28[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v25[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v28[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v25[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v28[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v25[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
+        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
+        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
+        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
       }
     }
   }
-  // %1282 = contract f64[4] -> v24
+  // %1282 = contract f64[4] -> v19
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4747,27 +4624,20 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v25[i0 * L + l], v7[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v25[(i0 + 20) * L + l], v7[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v25[(i0 + 40) * L + l], v7[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v25[(i0 + 60) * L + l], v7[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v22[i0 * L + l], v5[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v22[(i0 + 20) * L + l], v5[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v22[(i0 + 40) * L + l], v5[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v22[(i0 + 60) * L + l], v5[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v24[l] = acc0_v[l];
-    v24[1 * L + l] = acc1_v[l];
-    v24[2 * L + l] = acc2_v[l];
-    v24[3 * L + l] = acc3_v[l];
+    v19[l] = acc0_v[l];
+    v19[1 * L + l] = acc1_v[l];
+    v19[2 * L + l] = acc2_v[l];
+    v19[3 * L + l] = acc3_v[l];
   }
-  // %1283 = contract f64[4] -> v25
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v24[i0 * L + l] * T(h);
-    }
-  }
-  // %1286 = contract f64[4,20] -> v26
+  // %1286 = contract f64[4,20] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4780,26 +4650,26 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v28[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v21[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v28[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v21[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v28[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v21[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v28[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v21[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v18[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v18[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v18[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v18[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v26[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v26[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v26[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v22[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
+        v22[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
+        v22[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
+        v22[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
       }
     }
   }
-  // %1287 = contract f64[4] -> v24
+  // %1287 = contract f64[4] -> v23
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4810,38 +4680,32 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v20[i0 * L + l], v21[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v20[(i0 + 20) * L + l], v21[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v20[(i0 + 40) * L + l], v21[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v20[(i0 + 60) * L + l], v21[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v16[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v16[(i0 + 20) * L + l], v18[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v16[(i0 + 40) * L + l], v18[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v16[(i0 + 60) * L + l], v18[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v24[l] = acc0_v[l];
-    v24[1 * L + l] = acc1_v[l];
-    v24[2 * L + l] = acc2_v[l];
-    v24[3 * L + l] = acc3_v[l];
+    v23[l] = acc0_v[l];
+    v23[1 * L + l] = acc1_v[l];
+    v23[2 * L + l] = acc2_v[l];
+    v23[3 * L + l] = acc3_v[l];
   }
-  // %1288 = contract f64[4] -> v21
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = v24[i0 * L + l] * u3[0];
-    }
-  }
-  // %1291 = add f64[4,20] -> v28
+  // %1291 = add f64[4,20] -> v18
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 20 + i1) * L + l] =
-            (v8[(i0 * 20 + i1) * L + l] - (v1[(i0 * 20 + i1) * L + l] * v25[i0 * L + l])) +
-            (v26[(i0 * 20 + i1) * L + l] - (v19[(i0 * 20 + i1) * L + l] * v21[i0 * L + l]));
+        v18[(i0 * 20 + i1) * L + l] =
+            (v6[(i0 * 20 + i1) * L + l] - (v1[(i0 * 20 + i1) * L + l] * (v19[i0 * L + l] * T(h)))) +
+            (v22[(i0 * 20 + i1) * L + l] -
+             (v17[(i0 * 20 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f))));
       }
     }
   }
-  // %1292 = contract f64[4] -> v24
+  // %1292 = contract f64[4] -> v6
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4852,27 +4716,27 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v19[i0 * L + l], v28[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v19[(i0 + 20) * L + l], v28[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v19[(i0 + 40) * L + l], v28[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v19[(i0 + 60) * L + l], v28[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v17[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v17[(i0 + 20) * L + l], v18[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v17[(i0 + 40) * L + l], v18[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v17[(i0 + 60) * L + l], v18[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v24[l] = acc0_v[l];
-    v24[1 * L + l] = acc1_v[l];
-    v24[2 * L + l] = acc2_v[l];
-    v24[3 * L + l] = acc3_v[l];
+    v6[l] = acc0_v[l];
+    v6[1 * L + l] = acc1_v[l];
+    v6[2 * L + l] = acc2_v[l];
+    v6[3 * L + l] = acc3_v[l];
   }
-  // %1293 = mul f64[4] -> v8
+  // %1293 = mul f64[4] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = ((1.0f - v22[i0 * L + l]) * v22[i0 * L + l]) * v24[i0 * L + l];
+      v22[i0 * L + l] = ((1.0f - v20[i0 * L + l]) * v20[i0 * L + l]) * v6[i0 * L + l];
     }
   }
-  // %1294 = contract f64[21] -> v26
+  // %1294 = contract f64[21] -> v6
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4884,18 +4748,18 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v22[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v22[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v22[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v22[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -4905,21 +4769,21 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v8[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v22[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v26[20 * L + l] = acc0_v[l];
+    v6[20 * L + l] = acc0_v[l];
   }
-  // %1295 = add f64[4,20] -> v31
+  // %1295 = add f64[4,20] -> v27
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = v11[i0 * L + l] + v20[i0 * L + l];
+      v27[i0 * L + l] = v9[i0 * L + l] + v16[i0 * L + l];
     }
   }
-  // %1296 = contract f64[21] -> v32
+  // %1296 = contract f64[21] -> v28
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4933,22 +4797,22 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21], v31[(i1 * 20 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21], v27[(i1 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 1], v31[(i1 * 20 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 1], v27[(i1 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 2], v31[(i1 * 20 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 2], v27[(i1 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 3], v31[(i1 * 20 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 3], v27[(i1 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 * 4) * L + l] = acc0_v[l];
-      v32[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v32[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 4) * L + l] = acc0_v[l];
+      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -4959,22 +4823,22 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v31[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v27[(i0 * 20 + i1) * L + l], acc0_v[l]);
       }
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v32[20 * L + l] = acc0_v[l];
+    v28[20 * L + l] = acc0_v[l];
   }
-  // %1297 = add f64[21] -> v33
+  // %1297 = add f64[21] -> v29
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = v26[i0 * L + l] + v32[i0 * L + l];
+      v29[i0 * L + l] = v6[i0 * L + l] + v28[i0 * L + l];
     }
   }
-  // %1054 = contract f64[4,20] -> v26
+  // %1054 = contract f64[4,20] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4987,26 +4851,26 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v4[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v17[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v4[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v17[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v4[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v17[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v4[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v17[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v15[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v15[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v15[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v15[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v26[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v26[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v26[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
       }
     }
   }
-  // %1265 = contract f64[4] -> v24
+  // %1265 = contract f64[4] -> v28
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5017,37 +4881,31 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v17[i0 * L + l], v11[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v17[(i0 + 20) * L + l], v11[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v17[(i0 + 40) * L + l], v11[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v17[(i0 + 60) * L + l], v11[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v15[i0 * L + l], v9[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v15[(i0 + 20) * L + l], v9[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v15[(i0 + 40) * L + l], v9[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v15[(i0 + 60) * L + l], v9[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v24[l] = acc0_v[l];
-    v24[1 * L + l] = acc1_v[l];
-    v24[2 * L + l] = acc2_v[l];
-    v24[3 * L + l] = acc3_v[l];
+    v28[l] = acc0_v[l];
+    v28[1 * L + l] = acc1_v[l];
+    v28[2 * L + l] = acc2_v[l];
+    v28[3 * L + l] = acc3_v[l];
   }
-  // %1266 = contract f64[4] -> v32
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] = v24[i0 * L + l] * u3[0];
-    }
-  }
-  // %1268 = sub f64[4,20] -> v17
+  // %1268 = sub f64[4,20] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 20 + i1) * L + l] =
-            v26[(i0 * 20 + i1) * L + l] - (v19[(i0 * 20 + i1) * L + l] * v32[i0 * L + l]);
+        v15[(i0 * 20 + i1) * L + l] =
+            v6[(i0 * 20 + i1) * L + l] -
+            (v17[(i0 * 20 + i1) * L + l] * (v28[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %1269 = contract f64[4] -> v24
+  // %1269 = contract f64[4] -> v6
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5058,27 +4916,27 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v17[i0 * L + l], v16[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v17[(i0 + 20) * L + l], v16[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v17[(i0 + 40) * L + l], v16[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v17[(i0 + 60) * L + l], v16[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v15[i0 * L + l], v14[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v15[(i0 + 20) * L + l], v14[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v15[(i0 + 40) * L + l], v14[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v15[(i0 + 60) * L + l], v14[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v24[l] = acc0_v[l];
-    v24[1 * L + l] = acc1_v[l];
-    v24[2 * L + l] = acc2_v[l];
-    v24[3 * L + l] = acc3_v[l];
+    v6[l] = acc0_v[l];
+    v6[1 * L + l] = acc1_v[l];
+    v6[2 * L + l] = acc2_v[l];
+    v6[3 * L + l] = acc3_v[l];
   }
-  // %1270 = mul f64[4] -> v26
+  // %1270 = mul f64[4] -> v30
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = ((1.0f - v14[i0 * L + l]) * v14[i0 * L + l]) * v24[i0 * L + l];
+      v30[i0 * L + l] = ((1.0f - v12[i0 * L + l]) * v12[i0 * L + l]) * v6[i0 * L + l];
     }
   }
-  // %1271 = contract f64[21] -> v4
+  // %1271 = contract f64[21] -> v6
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5090,18 +4948,18 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v26[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v26[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v26[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v26[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v30[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v30[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v30[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v30[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -5111,14 +4969,14 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v26[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v30[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v4[20 * L + l] = acc0_v[l];
+    v6[20 * L + l] = acc0_v[l];
   }
-  // %1264 = contract f64[21] -> v34
+  // %1264 = contract f64[21] -> v31
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5132,22 +4990,22 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21], v29[(i1 * 20 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21], v24[(i1 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 1], v29[(i1 * 20 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 1], v24[(i1 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 2], v29[(i1 * 20 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 2], v24[(i1 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 3], v29[(i1 * 20 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 3], v24[(i1 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[(i0 * 4) * L + l] = acc0_v[l];
-      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v31[(i0 * 4) * L + l] = acc0_v[l];
+      v31[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v31[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v31[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -5158,19 +5016,19 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v29[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v24[(i0 * 20 + i1) * L + l], acc0_v[l]);
       }
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v34[20 * L + l] = acc0_v[l];
+    v31[20 * L + l] = acc0_v[l];
   }
-  // %1272 = add f64[21] -> v35
+  // %1272 = add f64[21] -> v32
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v35[i0 * L + l] = v4[i0 * L + l] + v34[i0 * L + l];
+      v32[i0 * L + l] = v6[i0 * L + l] + v31[i0 * L + l];
     }
   }
   // %1300 = add f64[21] -> d.ln.gain
@@ -5179,8 +5037,8 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((v0[i0 * L + l] * v30[i0 * L + l]) + (v33[i0 * L + l] * v9[i0 * L + l])) +
-                 (v12[i0 * L + l] * v35[i0 * L + l]);
+        sum[l] = ((v0[i0 * L + l] * v26[i0 * L + l]) + (v29[i0 * L + l] * v7[i0 * L + l])) +
+                 (v10[i0 * L + l] * v32[i0 * L + l]);
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
@@ -5191,7 +5049,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v30[i0 * L + l] + v33[i0 * L + l]) + v35[i0 * L + l];
+        sum[l] = (v26[i0 * L + l] + v29[i0 * L + l]) + v32[i0 * L + l];
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
@@ -5203,14 +5061,14 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v26[i0 * L + l] * v13[i1 * L + l]) +
-                   ((v10[i1 * L + l] * v8[i0 * L + l]) + (v2[i0 * L + l] * v5[i1 * L + l]));
+          sum[l] = (v30[i0 * L + l] * v11[i1 * L + l]) +
+                   ((v8[i1 * L + l] * v22[i0 * L + l]) + (v2[i0 * L + l] * v3[i1 * L + l]));
         }
         theta_bar_Wb[i0 * 21 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1309 = contract f64[4,20] -> v8
+  // %1309 = contract f64[4,20] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5224,35 +5082,35 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v29[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v24[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v29[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v24[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v29[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v24[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v29[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v24[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1310 = sub f64[4,20] -> v26
+  // %1310 = sub f64[4,20] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 20 + i1) * L + l] =
-            (v17[(i0 * 20 + i1) * L + l] * v14[i0 * L + l]) - v8[(i0 * 20 + i1) * L + l];
+        v22[(i0 * 20 + i1) * L + l] =
+            (v15[(i0 * 20 + i1) * L + l] * v12[i0 * L + l]) - v6[(i0 * 20 + i1) * L + l];
       }
     }
   }
-  // %1311 = contract f64[4] -> v24
+  // %1311 = contract f64[4] -> v30
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5263,30 +5121,30 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v16[i0 * L + l], v26[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v16[(i0 + 20) * L + l], v26[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v16[(i0 + 40) * L + l], v26[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v16[(i0 + 60) * L + l], v26[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v14[i0 * L + l], v22[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v14[(i0 + 20) * L + l], v22[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v14[(i0 + 40) * L + l], v22[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v14[(i0 + 60) * L + l], v22[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v24[l] = acc0_v[l];
-    v24[1 * L + l] = acc1_v[l];
-    v24[2 * L + l] = acc2_v[l];
-    v24[3 * L + l] = acc3_v[l];
+    v30[l] = acc0_v[l];
+    v30[1 * L + l] = acc1_v[l];
+    v30[2 * L + l] = acc2_v[l];
+    v30[3 * L + l] = acc3_v[l];
   }
-  // %1314 = mul f64[4,20] -> v8
+  // %1314 = mul f64[4,20] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 20 + i1) * L + l] =
-            v16[(i0 * 20 + i1) * L + l] * (v26[(i0 * 20 + i1) * L + l] - v24[i0 * L + l]);
+        v6[(i0 * 20 + i1) * L + l] =
+            v14[(i0 * 20 + i1) * L + l] * (v22[(i0 * 20 + i1) * L + l] - v30[i0 * L + l]);
       }
     }
   }
-  // %1317 = contract f64[4,20] -> v14
+  // %1317 = contract f64[4,20] -> v12
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5300,25 +5158,25 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v11[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v9[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v11[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v9[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v11[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v9[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v11[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v9[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v12[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v12[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1321 = contract f64[4,20] -> v11
+  // %1321 = contract f64[4,20] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5332,144 +5190,146 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v20[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v16[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v20[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v16[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v20[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v16[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v20[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v16[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v9[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v9[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v9[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v9[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1325 = add f64[4,20] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 20 + i1) * L + l] =
-            (v28[(i0 * 20 + i1) * L + l] * v22[i0 * L + l]) +
-            ((-((v15[(i0 * 20 + i1) * L + l] * v32[i0 * L + l]) + v14[(i0 * 20 + i1) * L + l])) -
-             ((v23[(i0 * 20 + i1) * L + l] * v21[i0 * L + l]) + v11[(i0 * 20 + i1) * L + l]));
-      }
-    }
-  }
-  // %1326 = contract f64[4] -> v22
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v19[i0 * L + l], v16[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v19[(i0 + 20) * L + l], v16[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v19[(i0 + 40) * L + l], v16[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v19[(i0 + 60) * L + l], v16[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v22[l] = acc0_v[l];
-    v22[1 * L + l] = acc1_v[l];
-    v22[2 * L + l] = acc2_v[l];
-    v22[3 * L + l] = acc3_v[l];
-  }
-  // %1329 = mul f64[4,20] -> v11
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 20 + i1) * L + l] =
-            (v16[(i0 * 20 + i1) * L + l] - v22[i0 * L + l]) * v19[(i0 * 20 + i1) * L + l];
-      }
-    }
-  }
-  // %1333 = contract f64[4,20] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v7[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v7[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v7[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v7[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1335 = sub f64[4,20] -> v15
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 20 + i1) * L + l] =
-            (v18[(i0 * 20 + i1) * L + l] * v6[i0 * L + l]) -
-            (v14[(i0 * 20 + i1) * L + l] + (v23[(i0 * 20 + i1) * L + l] * v25[i0 * L + l]));
-      }
-    }
-  }
-  // %1336 = contract f64[4] -> v6
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v15[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v15[(i0 + 20) * L + l], v1[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v15[(i0 + 40) * L + l], v1[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v15[(i0 + 60) * L + l], v1[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v6[l] = acc0_v[l];
-    v6[1 * L + l] = acc1_v[l];
-    v6[2 * L + l] = acc2_v[l];
-    v6[3 * L + l] = acc3_v[l];
-  }
-  // %1339 = mul f64[4,20] -> v14
+  // %1325 = add f64[4,20] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v14[(i0 * 20 + i1) * L + l] =
-            (v15[(i0 * 20 + i1) * L + l] - v6[i0 * L + l]) * v1[(i0 * 20 + i1) * L + l];
+            (v18[(i0 * 20 + i1) * L + l] * v20[i0 * L + l]) +
+            ((-((v13[(i0 * 20 + i1) * L + l] * (v28[i0 * L + l] * (T(h) * 0.5f))) +
+                v12[(i0 * 20 + i1) * L + l])) -
+             ((v21[(i0 * 20 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f))) +
+              v9[(i0 * 20 + i1) * L + l]));
+      }
+    }
+  }
+  // %1326 = contract f64[4] -> v20
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v17[i0 * L + l], v14[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v17[(i0 + 20) * L + l], v14[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v17[(i0 + 40) * L + l], v14[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v17[(i0 + 60) * L + l], v14[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v20[l] = acc0_v[l];
+    v20[1 * L + l] = acc1_v[l];
+    v20[2 * L + l] = acc2_v[l];
+    v20[3 * L + l] = acc3_v[l];
+  }
+  // %1329 = mul f64[4,20] -> v9
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 20 + i1) * L + l] =
+            (v14[(i0 * 20 + i1) * L + l] - v20[i0 * L + l]) * v17[(i0 * 20 + i1) * L + l];
+      }
+    }
+  }
+  // %1333 = contract f64[4,20] -> v12
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v12[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1335 = sub f64[4,20] -> v13
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 20 + i1) * L + l] = (v25[(i0 * 20 + i1) * L + l] * v4[i0 * L + l]) -
+                                      (v12[(i0 * 20 + i1) * L + l] +
+                                       (v21[(i0 * 20 + i1) * L + l] * (v19[i0 * L + l] * T(h))));
+      }
+    }
+  }
+  // %1336 = contract f64[4] -> v4
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v13[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v13[(i0 + 20) * L + l], v1[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v13[(i0 + 40) * L + l], v1[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v13[(i0 + 60) * L + l], v1[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[l] = acc0_v[l];
+    v4[1 * L + l] = acc1_v[l];
+    v4[2 * L + l] = acc2_v[l];
+    v4[3 * L + l] = acc3_v[l];
+  }
+  // %1339 = mul f64[4,20] -> v12
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 20 + i1) * L + l] =
+            (v13[(i0 * 20 + i1) * L + l] - v4[i0 * L + l]) * v1[(i0 * 20 + i1) * L + l];
       }
     }
   }
@@ -5481,9 +5341,9 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v8[(i0 * 20 + i1) * L + l] * u_stages[(i2 + 21) * L + l]) +
-                     ((u_stages[(i2 + 63) * L + l] * v11[(i0 * 20 + i1) * L + l]) +
-                      (u_stages[(i2 + 147) * L + l] * v14[(i0 * 20 + i1) * L + l]));
+            sum[l] = (v6[(i0 * 20 + i1) * L + l] * u_stages[(i2 + 21) * L + l]) +
+                     ((u_stages[(i2 + 63) * L + l] * v9[(i0 * 20 + i1) * L + l]) +
+                      (u_stages[(i2 + 147) * L + l] * v12[(i0 * 20 + i1) * L + l]));
           }
           theta_bar_Wk[i0 * 420 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
@@ -5498,9 +5358,9 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v13[i2 * L + l] * v29[(i0 * 20 + i1) * L + l]) +
-                     ((v5[i2 * L + l] * v7[(i0 * 20 + i1) * L + l]) +
-                      (v10[i2 * L + l] * v31[(i0 * 20 + i1) * L + l]));
+            sum[l] = (v11[i2 * L + l] * v24[(i0 * 20 + i1) * L + l]) +
+                     ((v3[i2 * L + l] * v5[(i0 * 20 + i1) * L + l]) +
+                      (v8[i2 * L + l] * v27[(i0 * 20 + i1) * L + l]));
           }
           theta_bar_Wv[i0 * 420 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
@@ -5508,7 +5368,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
   }
   if (u_stages_bar) {
-    // %701 = reduce_sum f64[] -> v6
+    // %701 = reduce_sum f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5521,14 +5381,9 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v4[l] = acc_v[l];
     }
-    // %702 = mul f64[] -> v22
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[l] = v6[l] * 0.04761905f;
-    }
-    // %706 = reduce_sum f64[] -> v6
+    // %706 = reduce_sum f64[] -> v19
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5536,26 +5391,26 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - v22[l]);
+        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - (v4[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v19[l] = acc_v[l];
     }
-    // %710 = reciprocal f64[] -> v22
+    // %710 = reciprocal f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[l] = T(1) / std::sqrt((v6[l] * 0.04761905f) + 1e-05f);
+      v4[l] = T(1) / std::sqrt((v19[l] * 0.04761905f) + 1e-05f);
     }
-    // %1348 = mul f64[21] -> v5
+    // %1348 = mul f64[21] -> v3
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[i0 * L + l] = v35[i0 * L + l] * ln_gain[i0];
+        v3[i0 * L + l] = v32[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1349 = reduce_sum f64[] -> v6
+    // %1349 = reduce_sum f64[] -> v19
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5563,19 +5418,14 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v5[i0 * L + l];
+        acc_v[l] = acc_v[l] + v3[i0 * L + l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v19[l] = acc_v[l];
     }
-    // %1350 = mul f64[] -> v24
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[l] = v6[l] * 0.04761905f;
-    }
-    // %1353 = contract f64[] -> v6
+    // %1353 = contract f64[] -> v20
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5583,24 +5433,19 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[i0 * L + l], v5[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v10[i0 * L + l], v3[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc0_v[l];
-    }
-    // %1354 = mul f64[] -> v2
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[l] = v6[l] * 0.04761905f;
+      v20[l] = acc0_v[l];
     }
     // %1358 = mul f64[21] -> d.x@0
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[i0 * L + l] +=
-            v22[l] * ((v5[i0 * L + l] - v24[l]) - (v12[i0 * L + l] * v2[l]));
+        u_stages_bar[i0 * L + l] += v4[l] * ((v3[i0 * L + l] - (v19[l] * 0.04761905f)) -
+                                             (v10[i0 * L + l] * (v20[l] * 0.04761905f)));
       }
     }
     // %1359 = contract f64[21] -> d.dx@0
@@ -5617,12 +5462,12 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21], v8[(i1 * 20 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 1], v8[(i1 * 20 + i2) * L + l],
+                std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21], v6[(i1 * 20 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 1], v6[(i1 * 20 + i2) * L + l],
                                  acc1_v[l]);
-            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 2], v8[(i1 * 20 + i2) * L + l],
+            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 2], v6[(i1 * 20 + i2) * L + l],
                                  acc2_v[l]);
-            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 3], v8[(i1 * 20 + i2) * L + l],
+            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 3], v6[(i1 * 20 + i2) * L + l],
                                  acc3_v[l]);
           }
         }
@@ -5643,7 +5488,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i1 = 0; i1 < 20; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v8[(i0 * 20 + i1) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v6[(i0 * 20 + i1) * L + l], acc0_v[l]);
         }
       }
     }
@@ -5651,14 +5496,14 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[41 * L + l] += acc0_v[l];
     }
-    // %1360 = mul f64[21] -> v5
+    // %1360 = mul f64[21] -> v3
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[i0 * L + l] = ln_gain[i0] * v33[i0 * L + l];
+        v3[i0 * L + l] = ln_gain[i0] * v29[i0 * L + l];
       }
     }
-    // %1361 = reduce_sum f64[] -> v6
+    // %1361 = reduce_sum f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5666,19 +5511,14 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v5[i0 * L + l];
+        acc_v[l] = acc_v[l] + v3[i0 * L + l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v4[l] = acc_v[l];
     }
-    // %1362 = mul f64[] -> v22
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[l] = v6[l] * 0.04761905f;
-    }
-    // %1365 = contract f64[] -> v6
+    // %1365 = contract f64[] -> v19
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5686,19 +5526,14 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[i0 * L + l], v5[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v7[i0 * L + l], v3[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc0_v[l];
+      v19[l] = acc0_v[l];
     }
-    // %1366 = mul f64[] -> v24
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[l] = v6[l] * 0.04761905f;
-    }
-    // %642 = reduce_sum f64[] -> v6
+    // %642 = reduce_sum f64[] -> v20
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5711,14 +5546,9 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v20[l] = acc_v[l];
     }
-    // %643 = mul f64[] -> v2
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[l] = v6[l] * 0.04761905f;
-    }
-    // %647 = reduce_sum f64[] -> v6
+    // %647 = reduce_sum f64[] -> v30
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5726,24 +5556,25 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 42) * L + l] - v2[l]);
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 42) * L + l] - (v20[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v30[l] = acc_v[l];
     }
-    // %651 = reciprocal f64[] -> v2
+    // %651 = reciprocal f64[] -> v20
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[l] = T(1) / std::sqrt((v6[l] * 0.04761905f) + 1e-05f);
+      v20[l] = T(1) / std::sqrt((v30[l] * 0.04761905f) + 1e-05f);
     }
     // %1370 = mul f64[21] -> d.x@1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 + 42) * L + l] +=
-            ((v5[i0 * L + l] - v22[l]) - (v24[l] * v9[i0 * L + l])) * v2[l];
+            ((v3[i0 * L + l] - (v4[l] * 0.04761905f)) - ((v19[l] * 0.04761905f) * v7[i0 * L + l])) *
+            v20[l];
       }
     }
     // %1371 = contract f64[21] -> d.dx@1
@@ -5760,12 +5591,12 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21], v11[(i1 * 20 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 1], v11[(i1 * 20 + i2) * L + l],
+                std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21], v9[(i1 * 20 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 1], v9[(i1 * 20 + i2) * L + l],
                                  acc1_v[l]);
-            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 2], v11[(i1 * 20 + i2) * L + l],
+            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 2], v9[(i1 * 20 + i2) * L + l],
                                  acc2_v[l]);
-            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 3], v11[(i1 * 20 + i2) * L + l],
+            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 3], v9[(i1 * 20 + i2) * L + l],
                                  acc3_v[l]);
           }
         }
@@ -5786,7 +5617,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i1 = 0; i1 < 20; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v11[(i0 * 20 + i1) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v9[(i0 * 20 + i1) * L + l], acc0_v[l]);
         }
       }
     }
@@ -5794,14 +5625,14 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[83 * L + l] += acc0_v[l];
     }
-    // %1372 = mul f64[21] -> v5
+    // %1372 = mul f64[21] -> v3
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[i0 * L + l] = ln_gain[i0] * v30[i0 * L + l];
+        v3[i0 * L + l] = ln_gain[i0] * v26[i0 * L + l];
       }
     }
-    // %1373 = reduce_sum f64[] -> v6
+    // %1373 = reduce_sum f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5809,19 +5640,14 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v5[i0 * L + l];
+        acc_v[l] = acc_v[l] + v3[i0 * L + l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v4[l] = acc_v[l];
     }
-    // %1374 = mul f64[] -> v22
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[l] = v6[l] * 0.04761905f;
-    }
-    // %1377 = contract f64[] -> v6
+    // %1377 = contract f64[] -> v19
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5829,19 +5655,14 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v0[i0 * L + l], v5[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v0[i0 * L + l], v3[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc0_v[l];
+      v19[l] = acc0_v[l];
     }
-    // %1378 = mul f64[] -> v24
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[l] = v6[l] * 0.04761905f;
-    }
-    // %574 = reduce_sum f64[] -> v6
+    // %574 = reduce_sum f64[] -> v20
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5854,14 +5675,9 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v20[l] = acc_v[l];
     }
-    // %575 = mul f64[] -> v2
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[l] = v6[l] * 0.04761905f;
-    }
-    // %579 = reduce_sum f64[] -> v6
+    // %579 = reduce_sum f64[] -> v30
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5869,24 +5685,25 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 126) * L + l] - v2[l]);
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 126) * L + l] - (v20[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v30[l] = acc_v[l];
     }
-    // %583 = reciprocal f64[] -> v2
+    // %583 = reciprocal f64[] -> v20
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[l] = T(1) / std::sqrt((v6[l] * 0.04761905f) + 1e-05f);
+      v20[l] = T(1) / std::sqrt((v30[l] * 0.04761905f) + 1e-05f);
     }
     // %1382 = mul f64[21] -> d.x@2
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 + 126) * L + l] +=
-            ((v5[i0 * L + l] - v22[l]) - (v0[i0 * L + l] * v24[l])) * v2[l];
+            ((v3[i0 * L + l] - (v4[l] * 0.04761905f)) - (v0[i0 * L + l] * (v19[l] * 0.04761905f))) *
+            v20[l];
       }
     }
     // %1383 = contract f64[21] -> d.dx@2
@@ -5903,12 +5720,12 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21], v14[(i1 * 20 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 1], v14[(i1 * 20 + i2) * L + l],
+                std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21], v12[(i1 * 20 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 1], v12[(i1 * 20 + i2) * L + l],
                                  acc1_v[l]);
-            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 2], v14[(i1 * 20 + i2) * L + l],
+            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 2], v12[(i1 * 20 + i2) * L + l],
                                  acc2_v[l]);
-            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 3], v14[(i1 * 20 + i2) * L + l],
+            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 3], v12[(i1 * 20 + i2) * L + l],
                                  acc3_v[l]);
           }
         }
@@ -5929,7 +5746,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i1 = 0; i1 < 20; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v12[(i0 * 20 + i1) * L + l], acc0_v[l]);
         }
       }
     }
@@ -5989,30 +5806,27 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17664);
   T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20224);
   T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22784);
-  T* __restrict u15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25344);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25408);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27968);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30528);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33088);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33216);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35776);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38336);
-  T* __restrict u23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40896);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40960);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43520);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46080);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48640);
-  T* __restrict u28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51200);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25344);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27904);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28032);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30592);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33152);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33792);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36352);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38912);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41472);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44032);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46592);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49152);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49856);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 50560);
   T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51264);
   T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53824);
   T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 54528);
   T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 55232);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 55936);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56640);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57344);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59904);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62464);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 63168);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57792);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 60352);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61056);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -6469,16 +6283,7 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     v11[2 * L + l] = acc2_v[l];
     v11[3 * L + l] = acc3_v[l];
   }
-  // %480 = mul f64[] -> u15
-  u15[0] = T(h) * 0.5f;
-  // %982 = contract f64[4] -> v13
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v11[i0 * L + l] * u15[0];
-    }
-  }
-  // %758 = contract f64[4,20] -> v16
+  // %758 = contract f64[4,20] -> v13
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6503,21 +6308,22 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v16[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v16[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v16[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v13[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v13[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v13[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v13[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1230 = tanh f64[4,20] -> v17
+  // %1230 = tanh f64[4,20] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 20 + i1) * L + l] =
-            vm::tanh(v5[(i0 * 20 + i1) * L + l] - ((v12[(i0 * 20 + i1) * L + l] * v13[i0 * L + l]) +
-                                                   v16[(i0 * 20 + i1) * L + l]));
+        v15[(i0 * 20 + i1) * L + l] =
+            vm::tanh(v5[(i0 * 20 + i1) * L + l] -
+                     ((v12[(i0 * 20 + i1) * L + l] * (v11[i0 * L + l] * (T(h) * 0.5f))) +
+                      v13[(i0 * 20 + i1) * L + l]));
       }
     }
   }
@@ -6545,19 +6351,19 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     v11[2 * L + l] = acc2_v[l];
     v11[3 * L + l] = acc3_v[l];
   }
-  // %494 = sigmoid f64[4] -> v13
+  // %494 = sigmoid f64[4] -> v16
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = sigmoid(v11[i0 * L + l]);
+      v16[i0 * L + l] = sigmoid(v11[i0 * L + l]);
     }
   }
-  // %495 = contract f64[4,20] -> v18
+  // %495 = contract f64[4,20] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 20 + i1) * L + l] = v14[(i0 * 20 + i1) * L + l] * v13[i0 * L + l];
+        v17[(i0 * 20 + i1) * L + l] = v14[(i0 * 20 + i1) * L + l] * v16[i0 * L + l];
       }
     }
   }
@@ -6572,10 +6378,10 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v18[i0 * L + l], v14[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v18[(i0 + 20) * L + l], v14[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v18[(i0 + 40) * L + l], v14[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v18[(i0 + 60) * L + l], v14[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v17[i0 * L + l], v14[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v17[(i0 + 20) * L + l], v14[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v17[(i0 + 40) * L + l], v14[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v17[(i0 + 60) * L + l], v14[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -6585,21 +6391,15 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     v11[2 * L + l] = acc2_v[l];
     v11[3 * L + l] = acc3_v[l];
   }
-  // %775 = contract f64[4] -> v19
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = v11[i0 * L + l] * u15[0];
-    }
-  }
-  // %1234 = tanh f64[4,20] -> v20
+  // %1234 = tanh f64[4,20] -> v18
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 20 + i1) * L + l] =
-            vm::tanh(v5[(i0 * 20 + i1) * L + l] - ((v17[(i0 * 20 + i1) * L + l] * v19[i0 * L + l]) +
-                                                   v16[(i0 * 20 + i1) * L + l]));
+        v18[(i0 * 20 + i1) * L + l] =
+            vm::tanh(v5[(i0 * 20 + i1) * L + l] -
+                     ((v15[(i0 * 20 + i1) * L + l] * (v11[i0 * L + l] * (T(h) * 0.5f))) +
+                      v13[(i0 * 20 + i1) * L + l]));
       }
     }
   }
@@ -6635,7 +6435,7 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %516 = softmax f64[4,20] -> v16
+  // %516 = softmax f64[4,20] -> v13
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6656,18 +6456,18 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[i1 * L + l] = vm::exp(v5[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        v19[i1 * L + l] = vm::exp(v5[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
         rowsum_v[l] = rowsum_v[l] + vm::exp(v5[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 20 + i1) * L + l] = v11[i1 * L + l] / rowsum_v[l];
+        v13[(i0 * 20 + i1) * L + l] = v19[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %788 = contract f64[4] -> v11
+  // %788 = contract f64[4] -> v19
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6678,27 +6478,20 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v18[i0 * L + l], v16[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v18[(i0 + 20) * L + l], v16[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v18[(i0 + 40) * L + l], v16[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v18[(i0 + 60) * L + l], v16[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v17[i0 * L + l], v13[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v17[(i0 + 20) * L + l], v13[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v17[(i0 + 40) * L + l], v13[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v17[(i0 + 60) * L + l], v13[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v11[l] = acc0_v[l];
-    v11[1 * L + l] = acc1_v[l];
-    v11[2 * L + l] = acc2_v[l];
-    v11[3 * L + l] = acc3_v[l];
+    v19[l] = acc0_v[l];
+    v19[1 * L + l] = acc1_v[l];
+    v19[2 * L + l] = acc2_v[l];
+    v19[3 * L + l] = acc3_v[l];
   }
-  // %789 = contract f64[4] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v11[i0 * L + l] * T(h);
-    }
-  }
-  // %791 = contract f64[4,20] -> v21
+  // %791 = contract f64[4,20] -> v5
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6711,48 +6504,37 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v16[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v13[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v16[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v13[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v16[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v13[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v16[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v13[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v5[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v5[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v5[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v5[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1238 = tanh f64[4,20] -> v22
+  // %1238 = tanh f64[4,20] -> v20
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 20 + i1) * L + l] =
-            vm::tanh(v2[(i0 * 20 + i1) * L + l] - ((v20[(i0 * 20 + i1) * L + l] * v5[i0 * L + l]) +
-                                                   v21[(i0 * 20 + i1) * L + l]));
+        v20[(i0 * 20 + i1) * L + l] = vm::tanh(
+            v2[(i0 * 20 + i1) * L + l] - ((v18[(i0 * 20 + i1) * L + l] * (v19[i0 * L + l] * T(h))) +
+                                          v5[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %800 = mul f64[] -> u23
-  u23[0] = T(h) * 0.16666667f;
-  // %2216 = contract f64[4,20] -> v2
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 20 + i1) * L + l] = v22[(i0 * 20 + i1) * L + l] * u23[0];
-      }
-    }
-  }
-  // %520 = contract f64[4] -> v11
+  // %520 = contract f64[4] -> v19
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6771,59 +6553,32 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v11[l] = acc0_v[l];
-    v11[1 * L + l] = acc1_v[l];
-    v11[2 * L + l] = acc2_v[l];
-    v11[3 * L + l] = acc3_v[l];
+    v19[l] = acc0_v[l];
+    v19[1 * L + l] = acc1_v[l];
+    v19[2 * L + l] = acc2_v[l];
+    v19[3 * L + l] = acc3_v[l];
   }
-  // %521 = sigmoid f64[4] -> v5
+  // %521 = sigmoid f64[4] -> v2
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = sigmoid(v11[i0 * L + l]);
+      v2[i0 * L + l] = sigmoid(v19[i0 * L + l]);
     }
   }
-  // %522 = contract f64[4,20] -> v21
+  // %522 = contract f64[4,20] -> v5
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 20 + i1) * L + l] = v16[(i0 * 20 + i1) * L + l] * v5[i0 * L + l];
+        v5[(i0 * 20 + i1) * L + l] = v13[(i0 * 20 + i1) * L + l] * v2[i0 * L + l];
       }
     }
   }
-  // %2210 = contract f64[4,20] -> v24
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 20 + i1) * L + l] = v20[(i0 * 20 + i1) * L + l] * T(h);
-      }
-    }
-  }
-  // %762 = mul f64[4,20] -> v25
+  // %762 = mul f64[4,20] -> v21
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v18[i0 * L + l] * 0.33333334f;
-    }
-  }
-  // %2212 = contract f64[4,20] -> v26
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 20 + i1) * L + l] = v17[(i0 * 20 + i1) * L + l] * T(h);
-      }
-    }
-  }
-  // %1906 = contract f64[4,20] -> v27
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 20 + i1) * L + l] = v12[(i0 * 20 + i1) * L + l] * u23[0];
-      }
+      v21[i0 * L + l] = v17[i0 * L + l] * 0.33333334f;
     }
   }
   // %2219 = add f64[4,20,20] -> W
@@ -6833,16 +6588,17 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 400 + i1 * 20 + i2) * L + l] =
-              ((v2[(i0 * 20 + i1) * L + l] * v21[(i0 * 20 + i2) * L + l]) +
-               ((v24[(i0 * 20 + i1) * L + l] * v25[(i0 * 20 + i2) * L + l]) +
-                ((v26[(i0 * 20 + i1) * L + l] * v25[(i0 * 20 + i2) * L + l]) +
-                 (v9[(i0 * 20 + i2) * L + l] * v27[(i0 * 20 + i1) * L + l])))) +
+              (((v20[(i0 * 20 + i1) * L + l] * (T(h) * 0.16666667f)) * v5[(i0 * 20 + i2) * L + l]) +
+               (((v18[(i0 * 20 + i1) * L + l] * T(h)) * v21[(i0 * 20 + i2) * L + l]) +
+                (((v15[(i0 * 20 + i1) * L + l] * T(h)) * v21[(i0 * 20 + i2) * L + l]) +
+                 (v9[(i0 * 20 + i2) * L + l] *
+                  (v12[(i0 * 20 + i1) * L + l] * (T(h) * 0.16666667f)))))) +
               z0_W[(i0 * 400 + i1 * 20 + i2) * L + l];
         }
       }
     }
   }
-  // %1497 = contract f64[4,20] -> v2
+  // %1497 = contract f64[4,20] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6867,30 +6623,21 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v21[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1498 = mul f64[4,20] -> v24
+  // %1498 = mul f64[4,20] -> v22
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v2[i0 * L + l] * (1.0f - square(v12[i0 * L + l]));
+      v22[i0 * L + l] = v21[i0 * L + l] * (1.0f - square(v12[i0 * L + l]));
     }
   }
-  // %1970 = contract f64[4,20] -> v2
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 20 + i1) * L + l] = v10[(i0 * 20 + i1) * L + l] * u23[0];
-      }
-    }
-  }
-  // %1921 = contract f64[4] -> v11
+  // %1921 = contract f64[4] -> v19
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6901,138 +6648,10 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v18[i0 * L + l], v10[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v18[(i0 + 20) * L + l], v10[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v18[(i0 + 40) * L + l], v10[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v18[(i0 + 60) * L + l], v10[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v11[l] = acc0_v[l];
-    v11[1 * L + l] = acc1_v[l];
-    v11[2 * L + l] = acc2_v[l];
-    v11[3 * L + l] = acc3_v[l];
-  }
-  // %1922 = contract f64[4] -> v25
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v11[i0 * L + l] * u15[0];
-    }
-  }
-  // %1924 = contract f64[4,20] -> v26
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v18[(i0 * 20 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v18[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v18[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v18[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v26[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v26[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v26[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %2220 = mul f64[4,20] -> v27
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 20 + i1) * L + l] =
-            ((v24[(i0 * 20 + i1) * L + l] * v25[i0 * L + l]) + v26[(i0 * 20 + i1) * L + l]) *
-            (1.0f - square(v17[(i0 * 20 + i1) * L + l]));
-      }
-    }
-  }
-  // %1001 = mul f64[] -> u28
-  u28[0] = T(h) * 0.33333334f;
-  // %1964 = contract f64[4,20] -> v25
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 20 + i1) * L + l] = v14[(i0 * 20 + i1) * L + l] * u28[0];
-      }
-    }
-  }
-  // %2223 = mul f64[4,20] -> v29
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 20 + i1) * L + l] =
-            ((v27[(i0 * 20 + i1) * L + l] * v19[i0 * L + l]) + v26[(i0 * 20 + i1) * L + l]) *
-            (1.0f - square(v20[(i0 * 20 + i1) * L + l]));
-      }
-    }
-  }
-  // %1954 = contract f64[4,20] -> v26
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v21[(i0 * 20 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v21[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v21[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v21[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v26[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v26[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v26[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1951 = contract f64[4] -> v19
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v21[i0 * L + l], v14[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v21[(i0 + 20) * L + l], v14[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v21[(i0 + 40) * L + l], v14[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v21[(i0 + 60) * L + l], v14[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v17[i0 * L + l], v10[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v17[(i0 + 20) * L + l], v10[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v17[(i0 + 40) * L + l], v10[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v17[(i0 + 60) * L + l], v10[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -7042,30 +6661,126 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     v19[2 * L + l] = acc2_v[l];
     v19[3 * L + l] = acc3_v[l];
   }
-  // %1952 = contract f64[4] -> v11
+  // %1924 = contract f64[4,20] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v19[i0 * L + l] * T(h);
-    }
-  }
-  // %2230 = mul f64[4,20] -> v21
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 20 + i1) * L + l] =
-            (1.0f - square(v22[(i0 * 20 + i1) * L + l])) *
-            (v26[(i0 * 20 + i1) * L + l] + (v29[(i0 * 20 + i1) * L + l] * v11[i0 * L + l]));
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v17[(i0 * 20 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v17[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                               v17[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                               v17[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v21[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1974 = contract f64[4,20] -> v26
+  // %2220 = mul f64[4,20] -> v23
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 20 + i1) * L + l] = v16[(i0 * 20 + i1) * L + l] * u23[0];
+        v23[(i0 * 20 + i1) * L + l] =
+            ((v22[(i0 * 20 + i1) * L + l] * (v19[i0 * L + l] * (T(h) * 0.5f))) +
+             v21[(i0 * 20 + i1) * L + l]) *
+            (1.0f - square(v15[(i0 * 20 + i1) * L + l]));
+      }
+    }
+  }
+  // %2223 = mul f64[4,20] -> v24
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v24[(i0 * 20 + i1) * L + l] =
+            ((v23[(i0 * 20 + i1) * L + l] * (v11[i0 * L + l] * (T(h) * 0.5f))) +
+             v21[(i0 * 20 + i1) * L + l]) *
+            (1.0f - square(v18[(i0 * 20 + i1) * L + l]));
+      }
+    }
+  }
+  // %1954 = contract f64[4,20] -> v21
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v5[(i0 * 20 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v21[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1951 = contract f64[4] -> v11
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v5[i0 * L + l], v14[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v5[(i0 + 20) * L + l], v14[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v5[(i0 + 40) * L + l], v14[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v5[(i0 + 60) * L + l], v14[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v11[l] = acc0_v[l];
+    v11[1 * L + l] = acc1_v[l];
+    v11[2 * L + l] = acc2_v[l];
+    v11[3 * L + l] = acc3_v[l];
+  }
+  // %2230 = mul f64[4,20] -> v5
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5[(i0 * 20 + i1) * L + l] = (1.0f - square(v20[(i0 * 20 + i1) * L + l])) *
+                                     (v21[(i0 * 20 + i1) * L + l] +
+                                      (v24[(i0 * 20 + i1) * L + l] * (v11[i0 * L + l] * T(h))));
       }
     }
   }
@@ -7077,22 +6792,25 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         for (int64_t l = 0; l < L; ++l) {
           a1[(i0 * 400 + i1 * 20 + i2) * L + l] =
               a0[(i0 * 400 + i1 * 20 + i2) * L + l] +
-              (((v24[(i0 * 20 + i1) * L + l] * v2[(i0 * 20 + i2) * L + l]) +
-                ((v27[(i0 * 20 + i1) * L + l] * v25[(i0 * 20 + i2) * L + l]) +
-                 (v29[(i0 * 20 + i1) * L + l] * v25[(i0 * 20 + i2) * L + l]))) +
-               (v21[(i0 * 20 + i1) * L + l] * v26[(i0 * 20 + i2) * L + l]));
+              (((v22[(i0 * 20 + i1) * L + l] *
+                 (v10[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f))) +
+                ((v23[(i0 * 20 + i1) * L + l] *
+                  (v14[(i0 * 20 + i2) * L + l] * (T(h) * 0.33333334f))) +
+                 (v24[(i0 * 20 + i1) * L + l] *
+                  (v14[(i0 * 20 + i2) * L + l] * (T(h) * 0.33333334f))))) +
+               (v5[(i0 * 20 + i1) * L + l] * (v13[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f))));
         }
       }
     }
   }
-  // %632 = mul f64[4] -> v19
+  // %632 = mul f64[4] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = (1.0f - v13[i0 * L + l]) * v13[i0 * L + l];
+      v11[i0 * L + l] = (1.0f - v16[i0 * L + l]) * v16[i0 * L + l];
     }
   }
-  // %2234 = contract f64[4,20] -> v2
+  // %2234 = contract f64[4,20] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7106,25 +6824,25 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v17[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v15[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v17[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v15[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v17[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v15[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v17[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v15[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v21[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2235 = contract f64[4] -> v11
+  // %2235 = contract f64[4] -> v19
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -7135,37 +6853,31 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v24[i0 * L + l], v17[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v24[(i0 + 20) * L + l], v17[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v24[(i0 + 40) * L + l], v17[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v24[(i0 + 60) * L + l], v17[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v22[i0 * L + l], v15[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v22[(i0 + 20) * L + l], v15[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v22[(i0 + 40) * L + l], v15[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v22[(i0 + 60) * L + l], v15[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v11[l] = acc0_v[l];
-    v11[1 * L + l] = acc1_v[l];
-    v11[2 * L + l] = acc2_v[l];
-    v11[3 * L + l] = acc3_v[l];
+    v19[l] = acc0_v[l];
+    v19[1 * L + l] = acc1_v[l];
+    v19[2 * L + l] = acc2_v[l];
+    v19[3 * L + l] = acc3_v[l];
   }
-  // %2236 = contract f64[4] -> v25
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v11[i0 * L + l] * u15[0];
-    }
-  }
-  // %2238 = add f64[4,20] -> v26
+  // %2238 = add f64[4,20] -> v25
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 20 + i1) * L + l] =
-            v2[(i0 * 20 + i1) * L + l] + (v10[(i0 * 20 + i1) * L + l] * v25[i0 * L + l]);
+        v25[(i0 * 20 + i1) * L + l] =
+            v21[(i0 * 20 + i1) * L + l] +
+            (v10[(i0 * 20 + i1) * L + l] * (v19[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %2239 = contract f64[4] -> v11
+  // %2239 = contract f64[4] -> v19
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -7176,27 +6888,27 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v26[i0 * L + l], v14[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v26[(i0 + 20) * L + l], v14[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v26[(i0 + 40) * L + l], v14[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v26[(i0 + 60) * L + l], v14[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v25[i0 * L + l], v14[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v25[(i0 + 20) * L + l], v14[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v25[(i0 + 40) * L + l], v14[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v25[(i0 + 60) * L + l], v14[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v11[l] = acc0_v[l];
-    v11[1 * L + l] = acc1_v[l];
-    v11[2 * L + l] = acc2_v[l];
-    v11[3 * L + l] = acc3_v[l];
+    v19[l] = acc0_v[l];
+    v19[1 * L + l] = acc1_v[l];
+    v19[2 * L + l] = acc2_v[l];
+    v19[3 * L + l] = acc3_v[l];
   }
-  // %2240 = mul f64[4] -> v2
+  // %2240 = mul f64[4] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v19[i0 * L + l] * v11[i0 * L + l];
+      v21[i0 * L + l] = v11[i0 * L + l] * v19[i0 * L + l];
     }
   }
-  // %2241 = contract f64[21] -> v25
+  // %2241 = contract f64[21] -> v26
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7208,18 +6920,18 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v21[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v21[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v21[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v21[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v26[(i0 * 4) * L + l] = acc0_v[l];
+      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -7229,14 +6941,14 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v2[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v21[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v25[20 * L + l] = acc0_v[l];
+    v26[20 * L + l] = acc0_v[l];
   }
-  // %2242 = contract f64[21] -> v30
+  // %2242 = contract f64[21] -> v27
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7250,22 +6962,22 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21], v27[(i1 * 20 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21], v23[(i1 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 1], v27[(i1 * 20 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 1], v23[(i1 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 2], v27[(i1 * 20 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 2], v23[(i1 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 3], v27[(i1 * 20 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 3], v23[(i1 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 4) * L + l] = acc0_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 4) * L + l] = acc0_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -7276,22 +6988,22 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v27[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v23[(i0 * 20 + i1) * L + l], acc0_v[l]);
       }
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v30[20 * L + l] = acc0_v[l];
+    v27[20 * L + l] = acc0_v[l];
   }
-  // %2244 = mul f64[21] -> v31
+  // %2244 = mul f64[21] -> v28
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = (v25[i0 * L + l] + v30[i0 * L + l]) * 0.33333334f;
+      v28[i0 * L + l] = (v26[i0 * L + l] + v27[i0 * L + l]) * 0.33333334f;
     }
   }
-  // %1502 = contract f64[4,20] -> v25
+  // %1502 = contract f64[4,20] -> v29
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7316,14 +7028,14 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v25[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v25[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v25[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v29[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v29[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v29[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v29[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1503 = contract f64[4] -> v11
+  // %1503 = contract f64[4] -> v19
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -7334,27 +7046,268 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v25[i0 * L + l], v10[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v25[(i0 + 20) * L + l], v10[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v25[(i0 + 40) * L + l], v10[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v25[(i0 + 60) * L + l], v10[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v29[i0 * L + l], v10[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v29[(i0 + 20) * L + l], v10[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v29[(i0 + 40) * L + l], v10[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v29[(i0 + 60) * L + l], v10[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v11[l] = acc0_v[l];
-    v11[1 * L + l] = acc1_v[l];
-    v11[2 * L + l] = acc2_v[l];
-    v11[3 * L + l] = acc3_v[l];
+    v19[l] = acc0_v[l];
+    v19[1 * L + l] = acc1_v[l];
+    v19[2 * L + l] = acc2_v[l];
+    v19[3 * L + l] = acc3_v[l];
   }
-  // %1504 = mul f64[4] -> v30
+  // %1504 = mul f64[4] -> v26
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = ((1.0f - v8[i0 * L + l]) * v8[i0 * L + l]) * v11[i0 * L + l];
+      v26[i0 * L + l] = ((1.0f - v8[i0 * L + l]) * v8[i0 * L + l]) * v19[i0 * L + l];
     }
   }
-  // %1505 = contract f64[21] -> v32
+  // %1505 = contract f64[21] -> v27
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v26[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v26[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v26[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v26[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v27[(i0 * 4) * L + l] = acc0_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v26[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v27[20 * L + l] = acc0_v[l];
+  }
+  // %1991 = contract f64[21] -> v30
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21], v22[(i1 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 1], v22[(i1 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 2], v22[(i1 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 3], v22[(i1 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[(i0 * 4) * L + l] = acc0_v[l];
+      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v22[(i0 * 20 + i1) * L + l], acc0_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v30[20 * L + l] = acc0_v[l];
+  }
+  // %1993 = add f64[21] -> v31
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v31[i0 * L + l] = v27[i0 * L + l] + v30[i0 * L + l];
+    }
+  }
+  // %2250 = contract f64[21] -> v27
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21], v24[(i1 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 1], v24[(i1 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 2], v24[(i1 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 3], v24[(i1 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v27[(i0 * 4) * L + l] = acc0_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v24[(i0 * 20 + i1) * L + l], acc0_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v27[20 * L + l] = acc0_v[l];
+  }
+  // %2254 = contract f64[4,20] -> v32
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v18[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v18[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v18[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v18[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v32[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v32[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v32[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v32[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %2251 = contract f64[4] -> v19
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v23[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v23[(i0 + 20) * L + l], v18[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v23[(i0 + 40) * L + l], v18[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v23[(i0 + 60) * L + l], v18[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v19[l] = acc0_v[l];
+    v19[1 * L + l] = acc1_v[l];
+    v19[2 * L + l] = acc2_v[l];
+    v19[3 * L + l] = acc3_v[l];
+  }
+  // %2255 = add f64[4,20] -> v33
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v33[(i0 * 20 + i1) * L + l] =
+            v32[(i0 * 20 + i1) * L + l] +
+            (v14[(i0 * 20 + i1) * L + l] * (v19[i0 * L + l] * (T(h) * 0.5f)));
+      }
+    }
+  }
+  // %2256 = contract f64[4] -> v19
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v14[i0 * L + l], v33[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v14[(i0 + 20) * L + l], v33[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v14[(i0 + 40) * L + l], v33[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v14[(i0 + 60) * L + l], v33[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v19[l] = acc0_v[l];
+    v19[1 * L + l] = acc1_v[l];
+    v19[2 * L + l] = acc2_v[l];
+    v19[3 * L + l] = acc3_v[l];
+  }
+  // %2257 = mul f64[4] -> v30
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[i0 * L + l] = v11[i0 * L + l] * v19[i0 * L + l];
+    }
+  }
+  // %2258 = contract f64[21] -> v32
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7394,62 +7347,14 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t l = 0; l < L; ++l) {
     v32[20 * L + l] = acc0_v[l];
   }
-  // %1991 = contract f64[21] -> v33
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21], v24[(i1 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 1], v24[(i1 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 2], v24[(i1 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 3], v24[(i1 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v33[(i0 * 4) * L + l] = acc0_v[l];
-      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v24[(i0 * 20 + i1) * L + l], acc0_v[l]);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v33[20 * L + l] = acc0_v[l];
-  }
-  // %1993 = add f64[21] -> v34
+  // %2260 = mul f64[21] -> v34
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = v32[i0 * L + l] + v33[i0 * L + l];
+      v34[i0 * L + l] = (v27[i0 * L + l] + v32[i0 * L + l]) * 0.33333334f;
     }
   }
-  // %2250 = contract f64[21] -> v32
+  // %2271 = contract f64[21] -> v27
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7463,22 +7368,22 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21], v29[(i1 * 20 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21], v5[(i1 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 1], v29[(i1 * 20 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 1], v5[(i1 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 2], v29[(i1 * 20 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 2], v5[(i1 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 3], v29[(i1 * 20 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 3], v5[(i1 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 * 4) * L + l] = acc0_v[l];
-      v32[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v32[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 4) * L + l] = acc0_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -7489,15 +7394,15 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v29[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v5[(i0 * 20 + i1) * L + l], acc0_v[l]);
       }
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v32[20 * L + l] = acc0_v[l];
+    v27[20 * L + l] = acc0_v[l];
   }
-  // %2254 = contract f64[4,20] -> v35
+  // %2266 = contract f64[4,20] -> v32
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7522,14 +7427,14 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v35[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v35[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v35[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v32[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v32[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v32[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v32[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2251 = contract f64[4] -> v11
+  // %2263 = contract f64[4] -> v11
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -7540,10 +7445,10 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v27[i0 * L + l], v20[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v27[(i0 + 20) * L + l], v20[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v27[(i0 + 40) * L + l], v20[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v27[(i0 + 60) * L + l], v20[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v24[i0 * L + l], v20[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v24[(i0 + 20) * L + l], v20[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v24[(i0 + 40) * L + l], v20[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v24[(i0 + 60) * L + l], v20[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -7553,24 +7458,17 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     v11[2 * L + l] = acc2_v[l];
     v11[3 * L + l] = acc3_v[l];
   }
-  // %2252 = contract f64[4] -> v33
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = v11[i0 * L + l] * u15[0];
-    }
-  }
-  // %2255 = add f64[4,20] -> v36
+  // %2267 = add f64[4,20] -> v20
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v36[(i0 * 20 + i1) * L + l] =
-            v35[(i0 * 20 + i1) * L + l] + (v14[(i0 * 20 + i1) * L + l] * v33[i0 * L + l]);
+        v20[(i0 * 20 + i1) * L + l] =
+            v32[(i0 * 20 + i1) * L + l] + (v14[(i0 * 20 + i1) * L + l] * (v11[i0 * L + l] * T(h)));
       }
     }
   }
-  // %2256 = contract f64[4] -> v11
+  // %2268 = contract f64[4] -> v11
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -7581,10 +7479,10 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v14[i0 * L + l], v36[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v14[(i0 + 20) * L + l], v36[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v14[(i0 + 40) * L + l], v36[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v14[(i0 + 60) * L + l], v36[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v13[i0 * L + l], v20[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v13[(i0 + 20) * L + l], v20[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v13[(i0 + 40) * L + l], v20[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v13[(i0 + 60) * L + l], v20[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -7594,14 +7492,14 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     v11[2 * L + l] = acc2_v[l];
     v11[3 * L + l] = acc3_v[l];
   }
-  // %2257 = mul f64[4] -> v33
+  // %2269 = mul f64[4] -> v19
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = v19[i0 * L + l] * v11[i0 * L + l];
+      v19[i0 * L + l] = v11[i0 * L + l] * (v2[i0 * L + l] * (1.0f - v2[i0 * L + l]));
     }
   }
-  // %2258 = contract f64[21] -> v35
+  // %2270 = contract f64[21] -> v32
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7613,63 +7511,10 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v33[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v33[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v33[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v33[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 4) * L + l] = acc0_v[l];
-      v35[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v35[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v33[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v35[20 * L + l] = acc0_v[l];
-  }
-  // %2260 = mul f64[21] -> v37
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v37[i0 * L + l] = (v32[i0 * L + l] + v35[i0 * L + l]) * 0.33333334f;
-    }
-  }
-  // %2271 = contract f64[21] -> v32
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21], v21[(i1 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 1], v21[(i1 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 2], v21[(i1 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 3], v21[(i1 * 20 + i2) * L + l], acc3_v[l]);
-        }
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v19[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v19[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v19[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v19[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7685,166 +7530,20 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v21[(i0 * 20 + i1) * L + l], acc0_v[l]);
-      }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v19[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v32[20 * L + l] = acc0_v[l];
   }
-  // %2266 = contract f64[4,20] -> v35
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v22[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v22[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v22[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v22[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v35[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v35[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v35[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %2263 = contract f64[4] -> v19
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v29[i0 * L + l], v22[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v29[(i0 + 20) * L + l], v22[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v29[(i0 + 40) * L + l], v22[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v29[(i0 + 60) * L + l], v22[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v19[l] = acc0_v[l];
-    v19[1 * L + l] = acc1_v[l];
-    v19[2 * L + l] = acc2_v[l];
-    v19[3 * L + l] = acc3_v[l];
-  }
-  // %2264 = contract f64[4] -> v11
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v19[i0 * L + l] * T(h);
-    }
-  }
-  // %2267 = add f64[4,20] -> v22
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 20 + i1) * L + l] =
-            v35[(i0 * 20 + i1) * L + l] + (v14[(i0 * 20 + i1) * L + l] * v11[i0 * L + l]);
-      }
-    }
-  }
-  // %2268 = contract f64[4] -> v19
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v16[i0 * L + l], v22[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v16[(i0 + 20) * L + l], v22[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v16[(i0 + 40) * L + l], v22[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v16[(i0 + 60) * L + l], v22[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v19[l] = acc0_v[l];
-    v19[1 * L + l] = acc1_v[l];
-    v19[2 * L + l] = acc2_v[l];
-    v19[3 * L + l] = acc3_v[l];
-  }
-  // %2269 = mul f64[4] -> v11
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v19[i0 * L + l] * (v5[i0 * L + l] * (1.0f - v5[i0 * L + l]));
-    }
-  }
-  // %2270 = contract f64[21] -> v35
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v11[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 4) * L + l] = acc0_v[l];
-      v35[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v35[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v11[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v35[20 * L + l] = acc0_v[l];
-  }
-  // %2273 = mul f64[21] -> v38
+  // %2273 = mul f64[21] -> v35
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[i0 * L + l] = (v32[i0 * L + l] + v35[i0 * L + l]) * 0.16666667f;
+      v35[i0 * L + l] = (v27[i0 * L + l] + v32[i0 * L + l]) * 0.16666667f;
     }
   }
   // %2276 = mul f64[21] -> adj.ln.gain
@@ -7853,10 +7552,10 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v3[i0 * L + l] * v31[i0 * L + l])) -
-                    ((v6[i0 * L + l] * v34[i0 * L + l]) * 0.16666667f)) -
-                   (v37[i0 * L + l] * v3[i0 * L + l])) -
-                  (v0[i0 * L + l] * v38[i0 * L + l])) *
+        sum[l] = ((((-(v3[i0 * L + l] * v28[i0 * L + l])) -
+                    ((v6[i0 * L + l] * v31[i0 * L + l]) * 0.16666667f)) -
+                   (v34[i0 * L + l] * v3[i0 * L + l])) -
+                  (v0[i0 * L + l] * v35[i0 * L + l])) *
                  T(h);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
@@ -7869,38 +7568,10 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         sum[l] =
-            T(h) * ((((-v31[i0 * L + l]) - (v34[i0 * L + l] * 0.16666667f)) - v37[i0 * L + l]) -
-                    v38[i0 * L + l]);
+            T(h) * ((((-v28[i0 * L + l]) - (v31[i0 * L + l] * 0.16666667f)) - v34[i0 * L + l]) -
+                    v35[i0 * L + l]);
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %2043 = contract f64[4] -> v19
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = v30[i0 * L + l] * u23[0];
-    }
-  }
-  // %2283 = contract f64[4] -> v0
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v2[i0 * L + l] * u28[0];
-    }
-  }
-  // %2286 = contract f64[4] -> v3
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v33[i0 * L + l] * u28[0];
-    }
-  }
-  // %2289 = contract f64[4] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v11[i0 * L + l] * u23[0];
     }
   }
   // %2291 = sub f64[4,21] -> adj.Wb
@@ -7910,15 +7581,16 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v19[i0 * L + l] * v7[i1 * L + l])) - (v4[i1 * L + l] * v0[i0 * L + l])) -
-                    (v4[i1 * L + l] * v3[i0 * L + l])) -
-                   (v6[i0 * L + l] * v1[i1 * L + l]);
+          sum[l] = (((-((v26[i0 * L + l] * (T(h) * 0.16666667f)) * v7[i1 * L + l])) -
+                     (v4[i1 * L + l] * (v21[i0 * L + l] * (T(h) * 0.33333334f)))) -
+                    (v4[i1 * L + l] * (v30[i0 * L + l] * (T(h) * 0.33333334f)))) -
+                   ((v19[i0 * L + l] * (T(h) * 0.16666667f)) * v1[i1 * L + l]);
         }
         dtheta_Wb[i0 * 21 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %2293 = contract f64[4] -> v19
+  // %2293 = contract f64[4] -> v11
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -7929,27 +7601,20 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v12[i0 * L + l], v27[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v12[(i0 + 20) * L + l], v27[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v12[(i0 + 40) * L + l], v27[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v12[(i0 + 60) * L + l], v27[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v12[i0 * L + l], v23[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v12[(i0 + 20) * L + l], v23[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v12[(i0 + 40) * L + l], v23[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v12[(i0 + 60) * L + l], v23[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v19[l] = acc0_v[l];
-    v19[1 * L + l] = acc1_v[l];
-    v19[2 * L + l] = acc2_v[l];
-    v19[3 * L + l] = acc3_v[l];
+    v11[l] = acc0_v[l];
+    v11[1 * L + l] = acc1_v[l];
+    v11[2 * L + l] = acc2_v[l];
+    v11[3 * L + l] = acc3_v[l];
   }
-  // %2294 = contract f64[4] -> v11
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v19[i0 * L + l] * u15[0];
-    }
-  }
-  // %2296 = contract f64[4,20] -> v2
+  // %2296 = contract f64[4,20] -> v12
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7963,36 +7628,37 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v27[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v23[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v27[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v23[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v27[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v23[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v27[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v23[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v12[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v12[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2298 = sub f64[4,20] -> v12
+  // %2298 = sub f64[4,20] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 20 + i1) * L + l] =
-            (v26[(i0 * 20 + i1) * L + l] * v13[i0 * L + l]) -
-            ((v9[(i0 * 20 + i1) * L + l] * v11[i0 * L + l]) + v2[(i0 * 20 + i1) * L + l]);
+        v21[(i0 * 20 + i1) * L + l] =
+            (v25[(i0 * 20 + i1) * L + l] * v16[i0 * L + l]) -
+            ((v9[(i0 * 20 + i1) * L + l] * (v11[i0 * L + l] * (T(h) * 0.5f))) +
+             v12[(i0 * 20 + i1) * L + l]);
       }
     }
   }
-  // %2299 = contract f64[4] -> v19
+  // %2299 = contract f64[4] -> v11
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -8003,37 +7669,130 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v14[i0 * L + l], v12[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v14[(i0 + 20) * L + l], v12[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v14[(i0 + 40) * L + l], v12[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v14[(i0 + 60) * L + l], v12[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v14[i0 * L + l], v21[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v14[(i0 + 20) * L + l], v21[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v14[(i0 + 40) * L + l], v21[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v14[(i0 + 60) * L + l], v21[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v19[l] = acc0_v[l];
-    v19[1 * L + l] = acc1_v[l];
-    v19[2 * L + l] = acc2_v[l];
-    v19[3 * L + l] = acc3_v[l];
+    v11[l] = acc0_v[l];
+    v11[1 * L + l] = acc1_v[l];
+    v11[2 * L + l] = acc2_v[l];
+    v11[3 * L + l] = acc3_v[l];
   }
-  // %2302 = contract f64[4,20] -> v2
+  // %2302 = contract f64[4,20] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 20 + i1) * L + l] =
-            (v12[(i0 * 20 + i1) * L + l] - v19[i0 * L + l]) * v14[(i0 * 20 + i1) * L + l];
+        v9[(i0 * 20 + i1) * L + l] =
+            (v21[(i0 * 20 + i1) * L + l] - v11[i0 * L + l]) * v14[(i0 * 20 + i1) * L + l];
       }
     }
   }
-  // %2374 = contract f64[21] -> v0
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = u_stages[(i0 + 63) * L + l] * u28[0];
+  // %1842 = contract f64[4,20] -> v12
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v12[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
     }
   }
-  // %1842 = contract f64[4,20] -> v9
+  // %1844 = sub f64[4,20] -> v21
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v21[(i0 * 20 + i1) * L + l] =
+            (v29[(i0 * 20 + i1) * L + l] * v8[i0 * L + l]) - v12[(i0 * 20 + i1) * L + l];
+      }
+    }
+  }
+  // %2085 = contract f64[4] -> v11
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v10[i0 * L + l], v21[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v10[(i0 + 20) * L + l], v21[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v10[(i0 + 40) * L + l], v21[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v10[(i0 + 60) * L + l], v21[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v11[l] = acc0_v[l];
+    v11[1 * L + l] = acc1_v[l];
+    v11[2 * L + l] = acc2_v[l];
+    v11[3 * L + l] = acc3_v[l];
+  }
+  // %2306 = contract f64[4,20] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 20 + i1) * L + l] =
+            (v21[(i0 * 20 + i1) * L + l] - v11[i0 * L + l]) * v10[(i0 * 20 + i1) * L + l];
+      }
+    }
+  }
+  // %2311 = contract f64[4] -> v11
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v24[i0 * L + l], v15[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v24[(i0 + 20) * L + l], v15[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v24[(i0 + 40) * L + l], v15[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v24[(i0 + 60) * L + l], v15[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v11[l] = acc0_v[l];
+    v11[1 * L + l] = acc1_v[l];
+    v11[2 * L + l] = acc2_v[l];
+    v11[3 * L + l] = acc3_v[l];
+  }
+  // %2310 = contract f64[4,20] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -8058,197 +7817,6 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1844 = sub f64[4,20] -> v12
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 20 + i1) * L + l] =
-            (v25[(i0 * 20 + i1) * L + l] * v8[i0 * L + l]) - v9[(i0 * 20 + i1) * L + l];
-      }
-    }
-  }
-  // %2085 = contract f64[4] -> v19
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v10[i0 * L + l], v12[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v10[(i0 + 20) * L + l], v12[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v10[(i0 + 40) * L + l], v12[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v10[(i0 + 60) * L + l], v12[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v19[l] = acc0_v[l];
-    v19[1 * L + l] = acc1_v[l];
-    v19[2 * L + l] = acc2_v[l];
-    v19[3 * L + l] = acc3_v[l];
-  }
-  // %2306 = contract f64[4,20] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 20 + i1) * L + l] =
-            (v12[(i0 * 20 + i1) * L + l] - v19[i0 * L + l]) * v10[(i0 * 20 + i1) * L + l];
-      }
-    }
-  }
-  // %2153 = contract f64[21] -> v3
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = u_stages[(i0 + 21) * L + l] * u23[0];
-    }
-  }
-  // %2311 = contract f64[4] -> v19
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v29[i0 * L + l], v17[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v29[(i0 + 20) * L + l], v17[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v29[(i0 + 40) * L + l], v17[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v29[(i0 + 60) * L + l], v17[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v19[l] = acc0_v[l];
-    v19[1 * L + l] = acc1_v[l];
-    v19[2 * L + l] = acc2_v[l];
-    v19[3 * L + l] = acc3_v[l];
-  }
-  // %2312 = contract f64[4] -> v11
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v19[i0 * L + l] * u15[0];
-    }
-  }
-  // %2310 = contract f64[4,20] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v29[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v29[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v29[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v29[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %2315 = sub f64[4,20] -> v10
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 20 + i1) * L + l] =
-            (v36[(i0 * 20 + i1) * L + l] * v13[i0 * L + l]) -
-            ((v18[(i0 * 20 + i1) * L + l] * v11[i0 * L + l]) + v9[(i0 * 20 + i1) * L + l]);
-      }
-    }
-  }
-  // %2316 = contract f64[4] -> v19
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v10[i0 * L + l], v14[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v10[(i0 + 20) * L + l], v14[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v10[(i0 + 40) * L + l], v14[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v10[(i0 + 60) * L + l], v14[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v19[l] = acc0_v[l];
-    v19[1 * L + l] = acc1_v[l];
-    v19[2 * L + l] = acc2_v[l];
-    v19[3 * L + l] = acc3_v[l];
-  }
-  // %2319 = contract f64[4,20] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 20 + i1) * L + l] =
-            (v10[(i0 * 20 + i1) * L + l] - v19[i0 * L + l]) * v14[(i0 * 20 + i1) * L + l];
-      }
-    }
-  }
-  // %2326 = contract f64[4,20] -> v10
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v21[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v21[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v21[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v21[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
         v10[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
         v10[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
         v10[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
@@ -8256,49 +7824,19 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %2323 = contract f64[4] -> v19
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v21[i0 * L + l], v20[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v21[(i0 + 20) * L + l], v20[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v21[(i0 + 40) * L + l], v20[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v21[(i0 + 60) * L + l], v20[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v19[l] = acc0_v[l];
-    v19[1 * L + l] = acc1_v[l];
-    v19[2 * L + l] = acc2_v[l];
-    v19[3 * L + l] = acc3_v[l];
-  }
-  // %2324 = contract f64[4] -> v11
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v19[i0 * L + l] * T(h);
-    }
-  }
-  // %2328 = sub f64[4,20] -> v12
+  // %2315 = sub f64[4,20] -> v12
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v12[(i0 * 20 + i1) * L + l] =
-            (v22[(i0 * 20 + i1) * L + l] * v5[i0 * L + l]) -
-            (v10[(i0 * 20 + i1) * L + l] + (v18[(i0 * 20 + i1) * L + l] * v11[i0 * L + l]));
+            (v33[(i0 * 20 + i1) * L + l] * v16[i0 * L + l]) -
+            ((v17[(i0 * 20 + i1) * L + l] * (v11[i0 * L + l] * (T(h) * 0.5f))) +
+             v10[(i0 * 20 + i1) * L + l]);
       }
     }
   }
-  // %2329 = contract f64[4] -> v19
+  // %2316 = contract f64[4] -> v16
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -8309,34 +7847,128 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v16[i0 * L + l], v12[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v16[(i0 + 20) * L + l], v12[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v16[(i0 + 40) * L + l], v12[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v16[(i0 + 60) * L + l], v12[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v12[i0 * L + l], v14[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v12[(i0 + 20) * L + l], v14[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v12[(i0 + 40) * L + l], v14[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v12[(i0 + 60) * L + l], v14[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v19[l] = acc0_v[l];
-    v19[1 * L + l] = acc1_v[l];
-    v19[2 * L + l] = acc2_v[l];
-    v19[3 * L + l] = acc3_v[l];
+    v16[l] = acc0_v[l];
+    v16[1 * L + l] = acc1_v[l];
+    v16[2 * L + l] = acc2_v[l];
+    v16[3 * L + l] = acc3_v[l];
   }
-  // %2332 = contract f64[4,20] -> v5
+  // %2319 = contract f64[4,20] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 20 + i1) * L + l] =
-            v16[(i0 * 20 + i1) * L + l] * (v12[(i0 * 20 + i1) * L + l] - v19[i0 * L + l]);
+        v10[(i0 * 20 + i1) * L + l] =
+            (v12[(i0 * 20 + i1) * L + l] - v16[i0 * L + l]) * v14[(i0 * 20 + i1) * L + l];
       }
     }
   }
-  // %2160 = contract f64[21] -> v6
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
+  // %2326 = contract f64[4,20] -> v12
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v12[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %2323 = contract f64[4] -> v16
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = u_stages[(i0 + 147) * L + l] * u23[0];
+      acc0_v[l] = std::fma(v5[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v5[(i0 + 20) * L + l], v18[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v5[(i0 + 40) * L + l], v18[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v5[(i0 + 60) * L + l], v18[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v16[l] = acc0_v[l];
+    v16[1 * L + l] = acc1_v[l];
+    v16[2 * L + l] = acc2_v[l];
+    v16[3 * L + l] = acc3_v[l];
+  }
+  // %2328 = sub f64[4,20] -> v14
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 20 + i1) * L + l] = (v20[(i0 * 20 + i1) * L + l] * v2[i0 * L + l]) -
+                                      (v12[(i0 * 20 + i1) * L + l] +
+                                       (v17[(i0 * 20 + i1) * L + l] * (v16[i0 * L + l] * T(h))));
+      }
+    }
+  }
+  // %2329 = contract f64[4] -> v16
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v13[i0 * L + l], v14[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v13[(i0 + 20) * L + l], v14[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v13[(i0 + 40) * L + l], v14[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v13[(i0 + 60) * L + l], v14[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v16[l] = acc0_v[l];
+    v16[1 * L + l] = acc1_v[l];
+    v16[2 * L + l] = acc2_v[l];
+    v16[3 * L + l] = acc3_v[l];
+  }
+  // %2332 = contract f64[4,20] -> v2
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 20 + i1) * L + l] =
+            v13[(i0 * 20 + i1) * L + l] * (v14[(i0 * 20 + i1) * L + l] - v16[i0 * L + l]);
+      }
     }
   }
   // %2395 = sub f64[4,20,21] -> adj.Wk
@@ -8347,35 +7979,18 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v2[(i0 * 20 + i1) * L + l] * v0[i2 * L + l])) -
-                       (v8[(i0 * 20 + i1) * L + l] * v3[i2 * L + l])) -
-                      (v9[(i0 * 20 + i1) * L + l] * v0[i2 * L + l])) -
-                     (v5[(i0 * 20 + i1) * L + l] * v6[i2 * L + l]);
+            sum[l] = (((-(v9[(i0 * 20 + i1) * L + l] *
+                          (u_stages[(i2 + 63) * L + l] * (T(h) * 0.33333334f)))) -
+                       (v8[(i0 * 20 + i1) * L + l] *
+                        (u_stages[(i2 + 21) * L + l] * (T(h) * 0.16666667f)))) -
+                      (v10[(i0 * 20 + i1) * L + l] *
+                       (u_stages[(i2 + 63) * L + l] * (T(h) * 0.33333334f)))) -
+                     (v2[(i0 * 20 + i1) * L + l] *
+                      (u_stages[(i2 + 147) * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 420 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
       }
-    }
-  }
-  // %2195 = contract f64[21] -> v0
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v7[i0 * L + l] * u23[0];
-    }
-  }
-  // %2390 = contract f64[21] -> v3
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v4[i0 * L + l] * u28[0];
-    }
-  }
-  // %2206 = contract f64[21] -> v4
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = v1[i0 * L + l] * u23[0];
     }
   }
   // %2398 = sub f64[4,20,21] -> adj.Wv
@@ -8386,47 +8001,45 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v24[(i0 * 20 + i1) * L + l] * v0[i2 * L + l])) -
-                       (v27[(i0 * 20 + i1) * L + l] * v3[i2 * L + l])) -
-                      (v29[(i0 * 20 + i1) * L + l] * v3[i2 * L + l])) -
-                     (v21[(i0 * 20 + i1) * L + l] * v4[i2 * L + l]);
+            sum[l] = (((-(v22[(i0 * 20 + i1) * L + l] * (v7[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                       (v23[(i0 * 20 + i1) * L + l] * (v4[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                      (v24[(i0 * 20 + i1) * L + l] * (v4[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                     (v5[(i0 * 20 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 420 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1891 = mul f64[] -> u15
-  u15[0] = T(h) * -0.0f;
   // %1892 = broadcast f64[4,20,21] -> adj.Wq
   for (int64_t i0 = 0; i0 < 1680; ++i0) {
-    dtheta_Wq[i0] += u15[0] * 8.0f;
+    dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1893 = broadcast f64[80] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 80; ++i0) {
-    dtheta_ff_norm_gain[i0] += u15[0] * 8.0f;
-    dtheta_ff_norm_bias[i0] += u15[0] * 8.0f;
-    dtheta_ff_down_bias[i0] += u15[0] * 8.0f;
+    dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
+    dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
+    dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1894 = broadcast f64[320,80] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 25600; ++i0) {
-    dtheta_ff_up_weight[i0] += u15[0] * 8.0f;
+    dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1895 = broadcast f64[320] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 320; ++i0) {
-    dtheta_ff_up_bias[i0] += u15[0] * 8.0f;
+    dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1896 = broadcast f64[80,320] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 25600; ++i0) {
-    dtheta_ff_down_weight[i0] += u15[0] * 8.0f;
+    dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1897 = broadcast f64[10,80] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 800; ++i0) {
-    dtheta_out_weight[i0] += u15[0] * 8.0f;
+    dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1898 = broadcast f64[10] -> adj.out.bias
   for (int64_t i0 = 0; i0 < 10; ++i0) {
-    dtheta_out_bias[i0] += u15[0] * 8.0f;
+    dtheta_out_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
 }
 
@@ -9076,13 +8689,7 @@ extern "C" void fwp_delta_cde_output_vjp(const void* /*ctx*/, double /*t*/, cons
   for (int64_t l = 0; l < L; ++l) {
     v2[l] = acc_v[l];
   }
-  // %357 = mul f64[] -> v10
-  // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v10[l] = v2[l] * 0.0125f;
-  }
-  // %383 = contract f64[] -> v2
+  // %383 = contract f64[] -> v10
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -9095,14 +8702,9 @@ extern "C" void fwp_delta_cde_output_vjp(const void* /*ctx*/, double /*t*/, cons
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v2[l] = acc0_v[l];
+    v10[l] = acc0_v[l];
   }
-  // %419 = mul f64[] -> v11
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v11[l] = v2[l] * 0.0125f;
-  }
-  // %340 = reduce_sum f64[] -> v2
+  // %340 = reduce_sum f64[] -> v11
   // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -9116,15 +8718,9 @@ extern "C" void fwp_delta_cde_output_vjp(const void* /*ctx*/, double /*t*/, cons
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v2[l] = acc_v[l];
+    v11[l] = acc_v[l];
   }
-  // %342 = mul f64[] -> v12
-  // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v12[l] = v2[l] * 0.0125f;
-  }
-  // %346 = reduce_sum f64[] -> v2
+  // %346 = reduce_sum f64[] -> v12
   // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -9133,25 +8729,27 @@ extern "C" void fwp_delta_cde_output_vjp(const void* /*ctx*/, double /*t*/, cons
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v0[i0 * L + l] - v12[l]);
+      acc_v[l] = acc_v[l] + square(v0[i0 * L + l] - (v11[l] * 0.0125f));
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v2[l] = acc_v[l];
+    v12[l] = acc_v[l];
   }
-  // %350 = reciprocal f64[] -> v12
+  // %350 = reciprocal f64[] -> v11
   // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v12[l] = T(1) / std::sqrt((v2[l] * 0.0125f) + 1e-05f);
+    v11[l] = T(1) / std::sqrt((v12[l] * 0.0125f) + 1e-05f);
   }
   // %425 = reshape f64[4,20] -> v13
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] =
-          (((v9[i0 * L + l] - v10[l]) - (v3[i0 * L + l] * v11[l])) * v12[l]) + v5[i0 * L + l];
+          (((v9[i0 * L + l] - (v2[l] * 0.0125f)) - (v3[i0 * L + l] * (v10[l] * 0.0125f))) *
+           v11[l]) +
+          v5[i0 * L + l];
     }
   }
   // %426 = contract f64[4,20,20] -> d.W
@@ -9788,9 +9386,9 @@ const plastic_model kModel = {
             .field = 11584,
             .field_vjp = 20672,
             .adjoint_field = 33856,
-            .step = 30400,
-            .step_vjp = 156672,
-            .adjoint_step = 63872,
+            .step = 27712,
+            .step_vjp = 54272,
+            .adjoint_step = 61760,
             .output = 28800,
             .output_vjp = 67392,
             .loss = 128,

@@ -2090,12 +2090,10 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
   T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13440);
   T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16000);
   T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18560);
-  T* __restrict u9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21120);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21184);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23744);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23872);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26432);
-  T* __restrict u14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28992);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21120);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23680);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23808);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26368);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -2445,21 +2443,19 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
       v6[i0 * L + l] = sigmoid(v5[i0 * L + l]);
     }
   }
-  // %574 = mul f64[] -> u9
-  u9[0] = T(h) * 0.015f;
   // %579 = contract f64[4] -> v5
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v4[i0 * L + l] * (v6[i0 * L + l] * u9[0]);
+      v5[i0 * L + l] = v4[i0 * L + l] * (v6[i0 * L + l] * (T(h) * 0.015f));
     }
   }
-  // %647 = tanh f64[4,20] -> v10
+  // %647 = tanh f64[4,20] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 20 + i1) * L + l] =
+        v9[(i0 * 20 + i1) * L + l] =
             vm::tanh(v1[(i0 * 20 + i1) * L + l] -
                      (v2[(i0 * 20 + i1) * L + l] + (v8[(i0 * 20 + i1) * L + l] * v5[i0 * L + l])));
       }
@@ -2496,8 +2492,6 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
       v5[i0 * L + l] = sigmoid(v4[i0 * L + l]) * 0.03f;
     }
   }
-  // %382 = mul f64[] -> u9
-  u9[0] = T(h) * 0.5f;
   // %596 = contract f64[4] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -2522,21 +2516,21 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
     v4[2 * L + l] = acc2_v[l];
     v4[3 * L + l] = acc3_v[l];
   }
-  // %597 = contract f64[4] -> v11
+  // %597 = contract f64[4] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = (v5[i0 * L + l] * u9[0]) * v4[i0 * L + l];
+      v10[i0 * L + l] = (v5[i0 * L + l] * (T(h) * 0.5f)) * v4[i0 * L + l];
     }
   }
-  // %653 = tanh f64[4,20] -> v12
+  // %653 = tanh f64[4,20] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 20 + i1) * L + l] =
-            vm::tanh(v1[(i0 * 20 + i1) * L + l] - ((v10[(i0 * 20 + i1) * L + l] * v11[i0 * L + l]) +
-                                                   v2[(i0 * 20 + i1) * L + l]));
+        v11[(i0 * 20 + i1) * L + l] =
+            vm::tanh(v1[(i0 * 20 + i1) * L + l] -
+                     ((v9[(i0 * 20 + i1) * L + l] * v10[i0 * L + l]) + v2[(i0 * 20 + i1) * L + l]));
       }
     }
   }
@@ -2603,7 +2597,7 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
       }
     }
   }
-  // %604 = contract f64[4] -> v11
+  // %604 = contract f64[4] -> v10
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -2622,16 +2616,16 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v11[l] = acc0_v[l];
-    v11[1 * L + l] = acc1_v[l];
-    v11[2 * L + l] = acc2_v[l];
-    v11[3 * L + l] = acc3_v[l];
+    v10[l] = acc0_v[l];
+    v10[1 * L + l] = acc1_v[l];
+    v10[2 * L + l] = acc2_v[l];
+    v10[3 * L + l] = acc3_v[l];
   }
   // %605 = contract f64[4] -> v4
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = (v5[i0 * L + l] * T(h)) * v11[i0 * L + l];
+      v4[i0 * L + l] = (v5[i0 * L + l] * T(h)) * v10[i0 * L + l];
     }
   }
   // %607 = contract f64[4,20] -> v1
@@ -2666,18 +2660,18 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
       }
     }
   }
-  // %658 = tanh f64[4,20] -> v13
+  // %658 = tanh f64[4,20] -> v12
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 20 + i1) * L + l] =
+        v12[(i0 * 20 + i1) * L + l] =
             vm::tanh(v0[(i0 * 20 + i1) * L + l] -
-                     ((v12[(i0 * 20 + i1) * L + l] * v4[i0 * L + l]) + v1[(i0 * 20 + i1) * L + l]));
+                     ((v11[(i0 * 20 + i1) * L + l] * v4[i0 * L + l]) + v1[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %423 = contract f64[4] -> v11
+  // %423 = contract f64[4] -> v10
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -2696,18 +2690,16 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v11[l] = acc0_v[l];
-    v11[1 * L + l] = acc1_v[l];
-    v11[2 * L + l] = acc2_v[l];
-    v11[3 * L + l] = acc3_v[l];
+    v10[l] = acc0_v[l];
+    v10[1 * L + l] = acc1_v[l];
+    v10[2 * L + l] = acc2_v[l];
+    v10[3 * L + l] = acc3_v[l];
   }
-  // %629 = mul f64[] -> u9
-  u9[0] = T(h) * 0.005f;
   // %630 = contract f64[4] -> v4
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = sigmoid(v11[i0 * L + l]) * u9[0];
+      v4[i0 * L + l] = sigmoid(v10[i0 * L + l]) * (T(h) * 0.005f);
     }
   }
   // %631 = contract f64[4,20] -> v0
@@ -2719,29 +2711,14 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
       }
     }
   }
-  // %665 = mul f64[] -> u14
-  u14[0] = T(h) * 0.33333334f;
-  // %666 = contract f64[4] -> v11
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v5[i0 * L + l] * u14[0];
-    }
-  }
   // %668 = contract f64[4,20] -> v1
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 20 + i1) * L + l] = v3[(i0 * 20 + i1) * L + l] * v11[i0 * L + l];
+        v1[(i0 * 20 + i1) * L + l] =
+            v3[(i0 * 20 + i1) * L + l] * (v5[i0 * L + l] * (T(h) * 0.33333334f));
       }
-    }
-  }
-  // %639 = contract f64[4] -> v11
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v6[i0 * L + l] * u9[0];
     }
   }
   // %640 = contract f64[4,20] -> v2
@@ -2749,7 +2726,8 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 20 + i1) * L + l] = v8[(i0 * 20 + i1) * L + l] * v11[i0 * L + l];
+        v2[(i0 * 20 + i1) * L + l] =
+            v8[(i0 * 20 + i1) * L + l] * (v6[i0 * L + l] * (T(h) * 0.005f));
       }
     }
   }
@@ -2761,10 +2739,10 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 400 + i1 * 20 + i2) * L + l] =
               z0_W[(i0 * 400 + i1 * 20 + i2) * L + l] +
-              ((((v13[(i0 * 20 + i1) * L + l] * v0[(i0 * 20 + i2) * L + l]) +
-                 (v1[(i0 * 20 + i2) * L + l] * v12[(i0 * 20 + i1) * L + l])) +
+              ((((v12[(i0 * 20 + i1) * L + l] * v0[(i0 * 20 + i2) * L + l]) +
+                 (v1[(i0 * 20 + i2) * L + l] * v11[(i0 * 20 + i1) * L + l])) +
                 (v2[(i0 * 20 + i1) * L + l] * v7[(i0 * 20 + i2) * L + l])) +
-               (v10[(i0 * 20 + i1) * L + l] * v1[(i0 * 20 + i2) * L + l]));
+               (v9[(i0 * 20 + i1) * L + l] * v1[(i0 * 20 + i2) * L + l]));
         }
       }
     }
@@ -2796,34 +2774,29 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2560);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5120);
-  T* __restrict u3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5760);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5824);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57024);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57152);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59712);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62272);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64832);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67392);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69952);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70592);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73152);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 75712);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78272);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78912);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 81472);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84032);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84160);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86720);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86848);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86976);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89536);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 92096);
-  T* __restrict u25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94656);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94720);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 145920);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 148480);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 151040);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 153600);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5760);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5888);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8448);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11008);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13568);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16128);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18688);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19328);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21888);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24448);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27008);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27648);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30208);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30336);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30464);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33024);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33152);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35712);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38272);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40832);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43392);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45952);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48512);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -2894,20 +2867,6 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       }
     }
   }
-  // %797 = mul f64[] -> u3
-  u3[0] = T(h) * 0.16666667f;
-  // %798 = contract f64[4,20,20] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v4[(i0 * 400 + i1 * 20 + i2) * L + l] =
-              z1_bar_W[(i0 * 400 + i1 * 20 + i2) * L + l] * u3[0];
-        }
-      }
-    }
-  }
   // %987 = contract f64[4,20] -> v0
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -2921,22 +2880,22 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v4[(i0 * 400 + i1 * 80 + i2) * L + l], v1[(i0 * 20 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v4[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
                                v1[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v4[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
                                v1[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v4[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+          acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
                                v1[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+        v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
       }
     }
   }
@@ -2964,21 +2923,21 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
     v2[2 * L + l] = acc2_v[l];
     v2[3 * L + l] = acc3_v[l];
   }
-  // %424 = sigmoid f64[4] -> v5
+  // %424 = sigmoid f64[4] -> v3
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = sigmoid(v2[i0 * L + l]);
+      v3[i0 * L + l] = sigmoid(v2[i0 * L + l]);
     }
   }
   // %425 = mul f64[4] -> v2
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v5[i0 * L + l] * 0.03f;
+      v2[i0 * L + l] = v3[i0 * L + l] * 0.03f;
     }
   }
-  // %419 = contract f64[4,20] -> v6
+  // %419 = contract f64[4,20] -> v4
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3002,14 +2961,14 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v4[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v4[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v4[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v4[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %393 = contract f64[4,20] -> v7
+  // %393 = contract f64[4,20] -> v5
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3033,14 +2992,14 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v5[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v5[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v5[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v5[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %372 = contract f64[4,20] -> v8
+  // %372 = contract f64[4,20] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3061,14 +3020,14 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %369 = contract f64[4,20] -> v9
+  // %369 = contract f64[4,20] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3092,14 +3051,14 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v7[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %370 = softmax f64[4,20] -> v10
+  // %370 = softmax f64[4,20] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3109,7 +3068,7 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v9[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v9[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+            (v7[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v7[(i0 * 20 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3120,18 +3079,18 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[i1 * L + l] = vm::exp(v9[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v9[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        v9[i1 * L + l] = vm::exp(v7[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v7[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 20 + i1) * L + l] = v11[i1 * L + l] / rowsum_v[l];
+        v8[(i0 * 20 + i1) * L + l] = v9[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %373 = contract f64[4,20] -> v9
+  // %373 = contract f64[4,20] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3144,33 +3103,33 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v10[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v8[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v10[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v8[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v10[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v8[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v10[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v8[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v7[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %375 = tanh f64[4,20] -> v12
+  // %375 = tanh f64[4,20] -> v10
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = vm::tanh(v8[i0 * L + l] - v9[i0 * L + l]);
+      v10[i0 * L + l] = vm::tanh(v6[i0 * L + l] - v7[i0 * L + l]);
     }
   }
-  // %376 = contract f64[4] -> v11
+  // %376 = contract f64[4] -> v9
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -3189,35 +3148,35 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v11[l] = acc0_v[l];
-    v11[1 * L + l] = acc1_v[l];
-    v11[2 * L + l] = acc2_v[l];
-    v11[3 * L + l] = acc3_v[l];
+    v9[l] = acc0_v[l];
+    v9[1 * L + l] = acc1_v[l];
+    v9[2 * L + l] = acc2_v[l];
+    v9[3 * L + l] = acc3_v[l];
   }
-  // %377 = sigmoid f64[4] -> v8
+  // %377 = sigmoid f64[4] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = sigmoid(v11[i0 * L + l]);
+      v6[i0 * L + l] = sigmoid(v9[i0 * L + l]);
     }
   }
-  // %378 = mul f64[4] -> v11
+  // %378 = mul f64[4] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v8[i0 * L + l] * 0.03f;
+      v9[i0 * L + l] = v6[i0 * L + l] * 0.03f;
     }
   }
-  // %379 = contract f64[4,20] -> v9
+  // %379 = contract f64[4,20] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 20 + i1) * L + l] = v12[(i0 * 20 + i1) * L + l] * v11[i0 * L + l];
+        v7[(i0 * 20 + i1) * L + l] = v10[(i0 * 20 + i1) * L + l] * v9[i0 * L + l];
       }
     }
   }
-  // %390 = contract f64[4,20] -> v13
+  // %390 = contract f64[4,20] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3241,14 +3200,14 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v11[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v11[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v11[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %391 = softmax f64[4,20] -> v14
+  // %391 = softmax f64[4,20] -> v12
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3258,7 +3217,7 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v13[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v13[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+            (v11[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 20 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3269,18 +3228,18 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[i1 * L + l] = vm::exp(v13[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v13[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        v13[i1 * L + l] = vm::exp(v11[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 20 + i1) * L + l] = v15[i1 * L + l] / rowsum_v[l];
+        v12[(i0 * 20 + i1) * L + l] = v13[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %578 = contract f64[4] -> v15
+  // %578 = contract f64[4] -> v13
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -3291,29 +3250,20 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v10[i0 * L + l], v14[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v10[(i0 + 20) * L + l], v14[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v10[(i0 + 40) * L + l], v14[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v10[(i0 + 60) * L + l], v14[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v8[i0 * L + l], v12[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v8[(i0 + 20) * L + l], v12[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v8[(i0 + 40) * L + l], v12[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v8[(i0 + 60) * L + l], v12[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v15[l] = acc0_v[l];
-    v15[1 * L + l] = acc1_v[l];
-    v15[2 * L + l] = acc2_v[l];
-    v15[3 * L + l] = acc3_v[l];
+    v13[l] = acc0_v[l];
+    v13[1 * L + l] = acc1_v[l];
+    v13[2 * L + l] = acc2_v[l];
+    v13[3 * L + l] = acc3_v[l];
   }
-  // %382 = mul f64[] -> u3
-  u3[0] = T(h) * 0.5f;
-  // %810 = contract f64[4] -> v13
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v15[i0 * L + l] * u3[0];
-    }
-  }
-  // %581 = contract f64[4,20] -> v16
+  // %581 = contract f64[4,20] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3326,33 +3276,34 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v14[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v12[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v14[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v12[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v14[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v12[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v14[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v12[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v16[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v16[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v16[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v11[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v11[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v11[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %990 = tanh f64[4,20] -> v17
+  // %990 = tanh f64[4,20] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 20 + i1) * L + l] =
-            vm::tanh(v7[(i0 * 20 + i1) * L + l] - ((v9[(i0 * 20 + i1) * L + l] * v13[i0 * L + l]) +
-                                                   v16[(i0 * 20 + i1) * L + l]));
+        v14[(i0 * 20 + i1) * L + l] =
+            vm::tanh(v5[(i0 * 20 + i1) * L + l] -
+                     ((v7[(i0 * 20 + i1) * L + l] * (v13[i0 * L + l] * (T(h) * 0.5f))) +
+                      v11[(i0 * 20 + i1) * L + l]));
       }
     }
   }
@@ -3380,30 +3331,30 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
     v15[2 * L + l] = acc2_v[l];
     v15[3 * L + l] = acc3_v[l];
   }
-  // %398 = sigmoid f64[4] -> v18
+  // %398 = sigmoid f64[4] -> v16
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = sigmoid(v15[i0 * L + l]);
+      v16[i0 * L + l] = sigmoid(v15[i0 * L + l]);
     }
   }
   // %399 = mul f64[4] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v18[i0 * L + l] * 0.03f;
+      v15[i0 * L + l] = v16[i0 * L + l] * 0.03f;
     }
   }
-  // %991 = contract f64[4,20] -> v19
+  // %991 = contract f64[4,20] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 20 + i1) * L + l] = v17[(i0 * 20 + i1) * L + l] * v15[i0 * L + l];
+        v17[(i0 * 20 + i1) * L + l] = v14[(i0 * 20 + i1) * L + l] * v15[i0 * L + l];
       }
     }
   }
-  // %596 = contract f64[4] -> v20
+  // %596 = contract f64[4] -> v18
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -3414,47 +3365,41 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v14[i0 * L + l], v14[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v14[(i0 + 20) * L + l], v14[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v14[(i0 + 40) * L + l], v14[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v14[(i0 + 60) * L + l], v14[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v12[i0 * L + l], v12[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v12[(i0 + 20) * L + l], v12[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v12[(i0 + 40) * L + l], v12[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v12[(i0 + 60) * L + l], v12[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v20[l] = acc0_v[l];
-    v20[1 * L + l] = acc1_v[l];
-    v20[2 * L + l] = acc2_v[l];
-    v20[3 * L + l] = acc3_v[l];
+    v18[l] = acc0_v[l];
+    v18[1 * L + l] = acc1_v[l];
+    v18[2 * L + l] = acc2_v[l];
+    v18[3 * L + l] = acc3_v[l];
   }
-  // %822 = contract f64[4] -> v21
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = v20[i0 * L + l] * u3[0];
-    }
-  }
-  // %995 = tanh f64[4,20] -> v22
+  // %995 = tanh f64[4,20] -> v19
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 20 + i1) * L + l] =
-            vm::tanh(v7[(i0 * 20 + i1) * L + l] - ((v19[(i0 * 20 + i1) * L + l] * v21[i0 * L + l]) +
-                                                   v16[(i0 * 20 + i1) * L + l]));
+        v19[(i0 * 20 + i1) * L + l] =
+            vm::tanh(v5[(i0 * 20 + i1) * L + l] -
+                     ((v17[(i0 * 20 + i1) * L + l] * (v18[i0 * L + l] * (T(h) * 0.5f))) +
+                      v11[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %996 = contract f64[4,20] -> v7
+  // %996 = contract f64[4,20] -> v5
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1) * L + l] = v22[(i0 * 20 + i1) * L + l] * v15[i0 * L + l];
+        v5[(i0 * 20 + i1) * L + l] = v19[(i0 * 20 + i1) * L + l] * v15[i0 * L + l];
       }
     }
   }
-  // %604 = contract f64[4] -> v20
+  // %604 = contract f64[4] -> v11
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -3465,27 +3410,20 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v1[i0 * L + l], v14[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v1[(i0 + 20) * L + l], v14[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v1[(i0 + 40) * L + l], v14[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v1[(i0 + 60) * L + l], v14[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v1[i0 * L + l], v12[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v1[(i0 + 20) * L + l], v12[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v1[(i0 + 40) * L + l], v12[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v1[(i0 + 60) * L + l], v12[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v20[l] = acc0_v[l];
-    v20[1 * L + l] = acc1_v[l];
-    v20[2 * L + l] = acc2_v[l];
-    v20[3 * L + l] = acc3_v[l];
+    v11[l] = acc0_v[l];
+    v11[1 * L + l] = acc1_v[l];
+    v11[2 * L + l] = acc2_v[l];
+    v11[3 * L + l] = acc3_v[l];
   }
-  // %829 = contract f64[4] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v20[i0 * L + l] * T(h);
-    }
-  }
-  // %607 = contract f64[4,20] -> v23
+  // %607 = contract f64[4,20] -> v20
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3510,49 +3448,35 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v23[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v23[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v23[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v20[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v20[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v20[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v20[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1000 = tanh f64[4,20] -> v24
+  // %1000 = tanh f64[4,20] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 20 + i1) * L + l] =
-            vm::tanh(v6[(i0 * 20 + i1) * L + l] - ((v7[(i0 * 20 + i1) * L + l] * v16[i0 * L + l]) +
-                                                   v23[(i0 * 20 + i1) * L + l]));
+        v21[(i0 * 20 + i1) * L + l] = vm::tanh(
+            v4[(i0 * 20 + i1) * L + l] - ((v5[(i0 * 20 + i1) * L + l] * (v11[i0 * L + l] * T(h))) +
+                                          v20[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %1003 = mul f64[4,20] -> v6
+  // %1003 = mul f64[4,20] -> v4
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 20 + i1) * L + l] = (v0[(i0 * 20 + i1) * L + l] * v2[i0 * L + l]) *
-                                     (1.0f - square(v24[(i0 * 20 + i1) * L + l]));
+        v4[(i0 * 20 + i1) * L + l] = (v0[(i0 * 20 + i1) * L + l] * v2[i0 * L + l]) *
+                                     (1.0f - square(v21[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %665 = mul f64[] -> u25
-  u25[0] = T(h) * 0.33333334f;
-  // %837 = contract f64[4,20,20] -> v26
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v26[(i0 * 400 + i1 * 20 + i2) * L + l] =
-              z1_bar_W[(i0 * 400 + i1 * 20 + i2) * L + l] * u25[0];
-        }
-      }
-    }
-  }
-  // %844 = contract f64[4,20] -> v23
+  // %844 = contract f64[4,20] -> v20
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3565,66 +3489,67 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v26[(i0 * 400 + i1 * 80 + i2) * L + l], v14[(i0 * 20 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v26[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v14[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v26[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v14[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v26[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v14[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2) * L + l],
+                               v12[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v12[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                               v12[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                               v12[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v23[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v23[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v23[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v20[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
+        v20[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
+        v20[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
+        v20[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
       }
     }
   }
-  // %1007 = sub f64[4,20] -> v27
+  // %1007 = sub f64[4,20] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 20 + i1) * L + l] =
-            v23[(i0 * 20 + i1) * L + l] - (v6[(i0 * 20 + i1) * L + l] * v16[i0 * L + l]);
+        v22[(i0 * 20 + i1) * L + l] =
+            v20[(i0 * 20 + i1) * L + l] - (v4[(i0 * 20 + i1) * L + l] * (v11[i0 * L + l] * T(h)));
       }
     }
   }
-  // %1011 = mul f64[4,20] -> v16
+  // %1011 = mul f64[4,20] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 20 + i1) * L + l] = (1.0f - square(v22[(i0 * 20 + i1) * L + l])) *
-                                      (v27[(i0 * 20 + i1) * L + l] * v15[i0 * L + l]);
+        v11[(i0 * 20 + i1) * L + l] = (1.0f - square(v19[(i0 * 20 + i1) * L + l])) *
+                                      (v22[(i0 * 20 + i1) * L + l] * v15[i0 * L + l]);
       }
     }
   }
-  // %1017 = sub f64[4,20] -> v28
+  // %1017 = sub f64[4,20] -> v23
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 20 + i1) * L + l] =
-            v23[(i0 * 20 + i1) * L + l] - (v16[(i0 * 20 + i1) * L + l] * v21[i0 * L + l]);
+        v23[(i0 * 20 + i1) * L + l] =
+            v20[(i0 * 20 + i1) * L + l] -
+            (v11[(i0 * 20 + i1) * L + l] * (v18[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %1019 = mul f64[4,20] -> v23
+  // %1019 = mul f64[4,20] -> v20
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 20 + i1) * L + l] = (1.0f - square(v17[(i0 * 20 + i1) * L + l])) *
-                                      (v28[(i0 * 20 + i1) * L + l] * v15[i0 * L + l]);
+        v20[(i0 * 20 + i1) * L + l] = (1.0f - square(v14[(i0 * 20 + i1) * L + l])) *
+                                      (v23[(i0 * 20 + i1) * L + l] * v15[i0 * L + l]);
       }
     }
   }
-  // %873 = contract f64[4,20] -> v29
+  // %873 = contract f64[4,20] -> v24
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3637,42 +3562,43 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v4[(i0 * 400 + i1 * 80 + i2) * L + l], v10[(i0 * 20 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v4[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v10[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v4[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v10[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v4[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v10[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2) * L + l],
+                               v8[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v8[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                               v8[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                               v8[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v29[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v29[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v29[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v24[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v24[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+        v24[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v24[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
       }
     }
   }
-  // %1023 = sub f64[4,20] -> v30
+  // %1023 = sub f64[4,20] -> v25
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 20 + i1) * L + l] =
-            v29[(i0 * 20 + i1) * L + l] - (v23[(i0 * 20 + i1) * L + l] * v13[i0 * L + l]);
+        v25[(i0 * 20 + i1) * L + l] =
+            v24[(i0 * 20 + i1) * L + l] -
+            (v20[(i0 * 20 + i1) * L + l] * (v13[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %1025 = mul f64[4,20] -> v13
+  // %1025 = mul f64[4,20] -> v24
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 20 + i1) * L + l] = (1.0f - square(v12[(i0 * 20 + i1) * L + l])) *
-                                      (v30[(i0 * 20 + i1) * L + l] * v11[i0 * L + l]);
+        v24[(i0 * 20 + i1) * L + l] = (1.0f - square(v10[(i0 * 20 + i1) * L + l])) *
+                                      (v25[(i0 * 20 + i1) * L + l] * v9[i0 * L + l]);
       }
     }
   }
@@ -3684,15 +3610,15 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
         for (int64_t l = 0; l < L; ++l) {
           z0_bar_W[(i0 * 400 + i1 * 20 + i2) * L + l] +=
               (((z1_bar_W[(i0 * 400 + i1 * 20 + i2) * L + l] -
-                 (v1[(i0 * 20 + i2) * L + l] * v6[(i0 * 20 + i1) * L + l])) -
-                (v14[(i0 * 20 + i2) * L + l] * v16[(i0 * 20 + i1) * L + l])) -
-               (v23[(i0 * 20 + i1) * L + l] * v14[(i0 * 20 + i2) * L + l])) -
-              (v13[(i0 * 20 + i1) * L + l] * v10[(i0 * 20 + i2) * L + l]);
+                 (v1[(i0 * 20 + i2) * L + l] * v4[(i0 * 20 + i1) * L + l])) -
+                (v12[(i0 * 20 + i2) * L + l] * v11[(i0 * 20 + i1) * L + l])) -
+               (v20[(i0 * 20 + i1) * L + l] * v12[(i0 * 20 + i2) * L + l])) -
+              (v24[(i0 * 20 + i1) * L + l] * v8[(i0 * 20 + i2) * L + l]);
         }
       }
     }
   }
-  // %1028 = contract f64[4] -> v20
+  // %1028 = contract f64[4] -> v15
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -3703,27 +3629,27 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v12[i0 * L + l], v30[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v12[(i0 + 20) * L + l], v30[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v12[(i0 + 40) * L + l], v30[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v12[(i0 + 60) * L + l], v30[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v10[i0 * L + l], v25[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v10[(i0 + 20) * L + l], v25[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v10[(i0 + 40) * L + l], v25[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v10[(i0 + 60) * L + l], v25[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v20[l] = acc0_v[l];
-    v20[1 * L + l] = acc1_v[l];
-    v20[2 * L + l] = acc2_v[l];
-    v20[3 * L + l] = acc3_v[l];
+    v15[l] = acc0_v[l];
+    v15[1 * L + l] = acc1_v[l];
+    v15[2 * L + l] = acc2_v[l];
+    v15[3 * L + l] = acc3_v[l];
   }
-  // %1029 = contract f64[4] -> v21
+  // %1029 = contract f64[4] -> v18
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = (v11[i0 * L + l] * (1.0f - v8[i0 * L + l])) * v20[i0 * L + l];
+      v18[i0 * L + l] = (v9[i0 * L + l] * (1.0f - v6[i0 * L + l])) * v15[i0 * L + l];
     }
   }
-  // %1032 = contract f64[4] -> v20
+  // %1032 = contract f64[4] -> v15
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -3734,20 +3660,20 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v28[i0 * L + l], v17[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v28[(i0 + 20) * L + l], v17[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v28[(i0 + 40) * L + l], v17[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v28[(i0 + 60) * L + l], v17[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v23[i0 * L + l], v14[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v23[(i0 + 20) * L + l], v14[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v23[(i0 + 40) * L + l], v14[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v23[(i0 + 60) * L + l], v14[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v20[l] = acc0_v[l];
-    v20[1 * L + l] = acc1_v[l];
-    v20[2 * L + l] = acc2_v[l];
-    v20[3 * L + l] = acc3_v[l];
+    v15[l] = acc0_v[l];
+    v15[1 * L + l] = acc1_v[l];
+    v15[2 * L + l] = acc2_v[l];
+    v15[3 * L + l] = acc3_v[l];
   }
-  // %1031 = contract f64[4] -> v11
+  // %1031 = contract f64[4] -> v9
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -3758,28 +3684,28 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v27[i0 * L + l], v22[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v27[(i0 + 20) * L + l], v22[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v27[(i0 + 40) * L + l], v22[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v27[(i0 + 60) * L + l], v22[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v22[i0 * L + l], v19[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v22[(i0 + 20) * L + l], v19[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v22[(i0 + 40) * L + l], v19[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v22[(i0 + 60) * L + l], v19[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v11[l] = acc0_v[l];
-    v11[1 * L + l] = acc1_v[l];
-    v11[2 * L + l] = acc2_v[l];
-    v11[3 * L + l] = acc3_v[l];
+    v9[l] = acc0_v[l];
+    v9[1 * L + l] = acc1_v[l];
+    v9[2 * L + l] = acc2_v[l];
+    v9[3 * L + l] = acc3_v[l];
   }
-  // %1035 = mul f64[4] -> v15
+  // %1035 = mul f64[4] -> v13
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = ((1.0f - v18[i0 * L + l]) * v18[i0 * L + l]) *
-                        ((v20[i0 * L + l] + v11[i0 * L + l]) * 0.03f);
+      v13[i0 * L + l] = ((1.0f - v16[i0 * L + l]) * v16[i0 * L + l]) *
+                        ((v15[i0 * L + l] + v9[i0 * L + l]) * 0.03f);
     }
   }
-  // %1037 = contract f64[4] -> v18
+  // %1037 = contract f64[4] -> v15
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -3790,24 +3716,24 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v24[i0 * L + l], v0[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v24[(i0 + 20) * L + l], v0[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v24[(i0 + 40) * L + l], v0[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v24[(i0 + 60) * L + l], v0[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v21[i0 * L + l], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v21[(i0 + 20) * L + l], v0[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v21[(i0 + 40) * L + l], v0[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v21[(i0 + 60) * L + l], v0[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v18[l] = acc0_v[l];
-    v18[1 * L + l] = acc1_v[l];
-    v18[2 * L + l] = acc2_v[l];
-    v18[3 * L + l] = acc3_v[l];
+    v15[l] = acc0_v[l];
+    v15[1 * L + l] = acc1_v[l];
+    v15[2 * L + l] = acc2_v[l];
+    v15[3 * L + l] = acc3_v[l];
   }
-  // %1038 = contract f64[4] -> v20
+  // %1038 = contract f64[4] -> v16
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = v18[i0 * L + l] * (v2[i0 * L + l] * (1.0f - v5[i0 * L + l]));
+      v16[i0 * L + l] = v15[i0 * L + l] * (v2[i0 * L + l] * (1.0f - v3[i0 * L + l]));
     }
   }
   // %1041 = add f64[4,4] -> d.Wb
@@ -3817,9 +3743,9 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (u_stages[i1 * L + l] * v21[i0 * L + l]) +
-                   ((u_stages[(i1 + 8) * L + l] * v15[i0 * L + l]) +
-                    (u_stages[(i1 + 24) * L + l] * v20[i0 * L + l]));
+          sum[l] = (u_stages[i1 * L + l] * v18[i0 * L + l]) +
+                   ((u_stages[(i1 + 8) * L + l] * v13[i0 * L + l]) +
+                    (u_stages[(i1 + 24) * L + l] * v16[i0 * L + l]));
         }
         theta_bar_Wb[i0 * 4 + i1] += lane_sum<L>(sum);
       }
@@ -3830,11 +3756,11 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 20 + i1) * L + l] = v24[(i0 * 20 + i1) * L + l] * v2[i0 * L + l];
+        v0[(i0 * 20 + i1) * L + l] = v21[(i0 * 20 + i1) * L + l] * v2[i0 * L + l];
       }
     }
   }
-  // %1078 = contract f64[4,20] -> v8
+  // %1078 = contract f64[4,20] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3847,26 +3773,26 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v4[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
                                v0[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v4[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
                                v0[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v4[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
                                v0[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v4[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+          acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
                                v0[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
       }
     }
   }
-  // %1054 = contract f64[4] -> v5
+  // %1054 = contract f64[4] -> v3
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -3877,25 +3803,18 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v7[i0 * L + l], v6[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v7[(i0 + 20) * L + l], v6[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v7[(i0 + 40) * L + l], v6[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v7[(i0 + 60) * L + l], v6[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v5[i0 * L + l], v4[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v5[(i0 + 20) * L + l], v4[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v5[(i0 + 40) * L + l], v4[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v5[(i0 + 60) * L + l], v4[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v5[l] = acc0_v[l];
-    v5[1 * L + l] = acc1_v[l];
-    v5[2 * L + l] = acc2_v[l];
-    v5[3 * L + l] = acc3_v[l];
-  }
-  // %1055 = contract f64[4] -> v18
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = v5[i0 * L + l] * T(h);
-    }
+    v3[l] = acc0_v[l];
+    v3[1 * L + l] = acc1_v[l];
+    v3[2 * L + l] = acc2_v[l];
+    v3[3 * L + l] = acc3_v[l];
   }
   // %1079 = contract f64[4,20] -> v0
   for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -3911,13 +3830,13 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v6[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v4[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v6[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v4[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v6[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v4[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v6[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v4[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -3929,18 +3848,18 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       }
     }
   }
-  // %1082 = sub f64[4,20] -> v12
+  // %1082 = sub f64[4,20] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 20 + i1) * L + l] =
-            v8[(i0 * 20 + i1) * L + l] -
-            ((v14[(i0 * 20 + i1) * L + l] * v18[i0 * L + l]) + v0[(i0 * 20 + i1) * L + l]);
+        v10[(i0 * 20 + i1) * L + l] =
+            v6[(i0 * 20 + i1) * L + l] -
+            ((v12[(i0 * 20 + i1) * L + l] * (v3[i0 * L + l] * T(h))) + v0[(i0 * 20 + i1) * L + l]);
       }
     }
   }
-  // %1083 = contract f64[4] -> v5
+  // %1083 = contract f64[4] -> v15
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -3951,18 +3870,18 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v1[i0 * L + l], v12[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v1[(i0 + 20) * L + l], v12[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v1[(i0 + 40) * L + l], v12[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v1[(i0 + 60) * L + l], v12[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v1[i0 * L + l], v10[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v1[(i0 + 20) * L + l], v10[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v1[(i0 + 40) * L + l], v10[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v1[(i0 + 60) * L + l], v10[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v5[l] = acc0_v[l];
-    v5[1 * L + l] = acc1_v[l];
-    v5[2 * L + l] = acc2_v[l];
-    v5[3 * L + l] = acc3_v[l];
+    v15[l] = acc0_v[l];
+    v15[1 * L + l] = acc1_v[l];
+    v15[2 * L + l] = acc2_v[l];
+    v15[3 * L + l] = acc3_v[l];
   }
   // %1086 = mul f64[4,20] -> v0
   for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -3970,11 +3889,11 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v0[(i0 * 20 + i1) * L + l] =
-            v1[(i0 * 20 + i1) * L + l] * (v12[(i0 * 20 + i1) * L + l] - v5[i0 * L + l]);
+            v1[(i0 * 20 + i1) * L + l] * (v10[(i0 * 20 + i1) * L + l] - v15[i0 * L + l]);
       }
     }
   }
-  // %911 = contract f64[4,20] -> v8
+  // %911 = contract f64[4,20] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3987,238 +3906,50 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v4[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v9[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v4[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v9[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v4[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v9[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v4[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v9[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1042 = contract f64[4] -> v5
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v9[i0 * L + l], v23[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v9[(i0 + 20) * L + l], v23[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v9[(i0 + 40) * L + l], v23[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v9[(i0 + 60) * L + l], v23[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v5[l] = acc0_v[l];
-    v5[1 * L + l] = acc1_v[l];
-    v5[2 * L + l] = acc2_v[l];
-    v5[3 * L + l] = acc3_v[l];
-  }
-  // %1043 = contract f64[4] -> v2
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v5[i0 * L + l] * u3[0];
-    }
-  }
-  // %1046 = contract f64[4,20] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v13[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v13[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v13[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v13[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1047 = sub f64[4,20] -> v12
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 20 + i1) * L + l] =
-            (v8[(i0 * 20 + i1) * L + l] - (v14[(i0 * 20 + i1) * L + l] * v2[i0 * L + l])) -
-            v9[(i0 * 20 + i1) * L + l];
-      }
-    }
-  }
-  // %1048 = contract f64[4] -> v5
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v10[i0 * L + l], v12[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v10[(i0 + 20) * L + l], v12[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v10[(i0 + 40) * L + l], v12[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v10[(i0 + 60) * L + l], v12[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v5[l] = acc0_v[l];
-    v5[1 * L + l] = acc1_v[l];
-    v5[2 * L + l] = acc2_v[l];
-    v5[3 * L + l] = acc3_v[l];
-  }
-  // %1051 = mul f64[4,20] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 20 + i1) * L + l] =
-            (v12[(i0 * 20 + i1) * L + l] - v5[i0 * L + l]) * v10[(i0 * 20 + i1) * L + l];
-      }
-    }
-  }
-  // %1064 = contract f64[4,20] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v26[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v19[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v26[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v19[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v26[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v19[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v26[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v19[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1058 = contract f64[4] -> v5
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v19[i0 * L + l], v16[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v19[(i0 + 20) * L + l], v16[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v19[(i0 + 40) * L + l], v16[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v19[(i0 + 60) * L + l], v16[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v5[l] = acc0_v[l];
-    v5[1 * L + l] = acc1_v[l];
-    v5[2 * L + l] = acc2_v[l];
-    v5[3 * L + l] = acc3_v[l];
-  }
-  // %1059 = contract f64[4] -> v11
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v5[i0 * L + l] * u3[0];
-    }
-  }
-  // %1060 = contract f64[4,20] -> v12
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 20 + i1) * L + l] = v14[(i0 * 20 + i1) * L + l] * v11[i0 * L + l];
-      }
-    }
-  }
-  // %1053 = contract f64[4,20] -> v17
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v26[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
                                v7[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v26[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
                                v7[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v26[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
                                v7[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v26[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+          acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
                                v7[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v17[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v17[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v17[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
       }
     }
   }
-  // %1061 = contract f64[4,20] -> v7
+  // %1042 = contract f64[4] -> v15
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v7[i0 * L + l], v20[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v7[(i0 + 20) * L + l], v20[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v7[(i0 + 40) * L + l], v20[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v7[(i0 + 60) * L + l], v20[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v15[l] = acc0_v[l];
+    v15[1 * L + l] = acc1_v[l];
+    v15[2 * L + l] = acc2_v[l];
+    v15[3 * L + l] = acc3_v[l];
+  }
+  // %1046 = contract f64[4,20] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4232,13 +3963,13 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v16[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v24[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v16[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v24[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v16[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v24[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v16[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v24[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -4250,7 +3981,151 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       }
     }
   }
-  // %1067 = contract f64[4,20] -> v19
+  // %1047 = sub f64[4,20] -> v10
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 20 + i1) * L + l] =
+            (v6[(i0 * 20 + i1) * L + l] -
+             (v12[(i0 * 20 + i1) * L + l] * (v15[i0 * L + l] * (T(h) * 0.5f)))) -
+            v7[(i0 * 20 + i1) * L + l];
+      }
+    }
+  }
+  // %1048 = contract f64[4] -> v2
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v8[i0 * L + l], v10[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v8[(i0 + 20) * L + l], v10[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v8[(i0 + 40) * L + l], v10[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v8[(i0 + 60) * L + l], v10[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v2[l] = acc0_v[l];
+    v2[1 * L + l] = acc1_v[l];
+    v2[2 * L + l] = acc2_v[l];
+    v2[3 * L + l] = acc3_v[l];
+  }
+  // %1051 = mul f64[4,20] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 20 + i1) * L + l] =
+            (v10[(i0 * 20 + i1) * L + l] - v2[i0 * L + l]) * v8[(i0 * 20 + i1) * L + l];
+      }
+    }
+  }
+  // %1064 = contract f64[4,20] -> v7
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v17[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v17[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v17[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v17[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
+        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
+        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
+        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
+      }
+    }
+  }
+  // %1058 = contract f64[4] -> v2
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v17[i0 * L + l], v11[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v17[(i0 + 20) * L + l], v11[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v17[(i0 + 40) * L + l], v11[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v17[(i0 + 60) * L + l], v11[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v2[l] = acc0_v[l];
+    v2[1 * L + l] = acc1_v[l];
+    v2[2 * L + l] = acc2_v[l];
+    v2[3 * L + l] = acc3_v[l];
+  }
+  // %1060 = contract f64[4,20] -> v10
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 20 + i1) * L + l] =
+            v12[(i0 * 20 + i1) * L + l] * (v2[i0 * L + l] * (T(h) * 0.5f));
+      }
+    }
+  }
+  // %1053 = contract f64[4,20] -> v14
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
+        v14[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
+        v14[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
+        v14[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
+      }
+    }
+  }
+  // %1061 = contract f64[4,20] -> v5
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4264,38 +4139,72 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v23[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v11[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v23[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v11[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v23[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v11[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v23[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v11[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v19[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v19[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v19[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v5[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v5[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v5[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v5[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1070 = sub f64[4,20] -> v22
+  // %1067 = contract f64[4,20] -> v17
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v20[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v20[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v20[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v20[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v17[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v17[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v17[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v17[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1070 = sub f64[4,20] -> v19
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 20 + i1) * L + l] =
-            ((v9[(i0 * 20 + i1) * L + l] - v12[(i0 * 20 + i1) * L + l]) +
-             ((v17[(i0 * 20 + i1) * L + l] - (v1[(i0 * 20 + i1) * L + l] * v18[i0 * L + l])) -
-              (v12[(i0 * 20 + i1) * L + l] + v7[(i0 * 20 + i1) * L + l]))) -
-            ((v10[(i0 * 20 + i1) * L + l] * v2[i0 * L + l]) + v19[(i0 * 20 + i1) * L + l]);
+        v19[(i0 * 20 + i1) * L + l] =
+            ((v7[(i0 * 20 + i1) * L + l] - v10[(i0 * 20 + i1) * L + l]) +
+             ((v14[(i0 * 20 + i1) * L + l] -
+               (v1[(i0 * 20 + i1) * L + l] * (v3[i0 * L + l] * T(h)))) -
+              (v10[(i0 * 20 + i1) * L + l] + v5[(i0 * 20 + i1) * L + l]))) -
+            ((v8[(i0 * 20 + i1) * L + l] * (v15[i0 * L + l] * (T(h) * 0.5f))) +
+             v17[(i0 * 20 + i1) * L + l]);
       }
     }
   }
-  // %1071 = contract f64[4] -> v5
+  // %1071 = contract f64[4] -> v3
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4306,18 +4215,18 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v22[i0 * L + l], v14[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v22[(i0 + 20) * L + l], v14[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v22[(i0 + 40) * L + l], v14[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v22[(i0 + 60) * L + l], v14[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v19[i0 * L + l], v12[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v19[(i0 + 20) * L + l], v12[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v19[(i0 + 40) * L + l], v12[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v19[(i0 + 60) * L + l], v12[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v5[l] = acc0_v[l];
-    v5[1 * L + l] = acc1_v[l];
-    v5[2 * L + l] = acc2_v[l];
-    v5[3 * L + l] = acc3_v[l];
+    v3[l] = acc0_v[l];
+    v3[1 * L + l] = acc1_v[l];
+    v3[2 * L + l] = acc2_v[l];
+    v3[3 * L + l] = acc3_v[l];
   }
   // %1074 = mul f64[4,20] -> v1
   for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -4325,7 +4234,7 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[(i0 * 20 + i1) * L + l] =
-            (v22[(i0 * 20 + i1) * L + l] - v5[i0 * L + l]) * v14[(i0 * 20 + i1) * L + l];
+            (v19[(i0 * 20 + i1) * L + l] - v3[i0 * L + l]) * v12[(i0 * 20 + i1) * L + l];
       }
     }
   }
@@ -4338,7 +4247,7 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             sum[l] = (v0[(i0 * 20 + i1) * L + l] * u_stages[(i2 + 28) * L + l]) +
-                     ((v8[(i0 * 20 + i1) * L + l] * u_stages[(i2 + 4) * L + l]) +
+                     ((v6[(i0 * 20 + i1) * L + l] * u_stages[(i2 + 4) * L + l]) +
                       (u_stages[(i2 + 12) * L + l] * v1[(i0 * 20 + i1) * L + l]));
           }
           theta_bar_Wk[i0 * 80 + i1 * 4 + i2] += lane_sum<L>(sum);
@@ -4346,11 +4255,11 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       }
     }
   }
-  // %1090 = add f64[4,20] -> v7
+  // %1090 = add f64[4,20] -> v5
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v23[i0 * L + l] + v16[i0 * L + l];
+      v5[i0 * L + l] = v20[i0 * L + l] + v11[i0 * L + l];
     }
   }
   // %1094 = add f64[4,20,4] -> d.Wv
@@ -4361,9 +4270,9 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((u_stages[i2 * L + l] * v13[(i0 * 20 + i1) * L + l]) +
-                      (u_stages[(i2 + 8) * L + l] * v7[(i0 * 20 + i1) * L + l])) +
-                     (v6[(i0 * 20 + i1) * L + l] * u_stages[(i2 + 24) * L + l]);
+            sum[l] = ((u_stages[i2 * L + l] * v24[(i0 * 20 + i1) * L + l]) +
+                      (u_stages[(i2 + 8) * L + l] * v5[(i0 * 20 + i1) * L + l])) +
+                     (v4[(i0 * 20 + i1) * L + l] * u_stages[(i2 + 24) * L + l]);
           }
           theta_bar_Wv[i0 * 80 + i1 * 4 + i2] += lane_sum<L>(sum);
         }
@@ -4371,7 +4280,7 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
     }
   }
   if (u_stages_bar) {
-    // %1096 = contract f64[4] -> v5
+    // %1096 = contract f64[4] -> v3
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4383,21 +4292,21 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       for (int64_t i1 = 0; i1 < 20; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 4], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 1], v13[(i0 * 20 + i1) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 2], v13[(i0 * 20 + i1) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 3], v13[(i0 * 20 + i1) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 4], v24[(i0 * 20 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 1], v24[(i0 * 20 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 2], v24[(i0 * 20 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 3], v24[(i0 * 20 + i1) * L + l], acc3_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[l] = acc0_v[l];
-      v5[1 * L + l] = acc1_v[l];
-      v5[2 * L + l] = acc2_v[l];
-      v5[3 * L + l] = acc3_v[l];
+      v3[l] = acc0_v[l];
+      v3[1 * L + l] = acc1_v[l];
+      v3[2 * L + l] = acc2_v[l];
+      v3[3 * L + l] = acc3_v[l];
     }
-    // %1095 = contract f64[4] -> v18
+    // %1095 = contract f64[4] -> v15
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4408,24 +4317,24 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4], v21[i0 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + 1], v21[i0 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + 2], v21[i0 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + 3], v21[i0 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4], v18[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + 1], v18[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + 2], v18[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + 3], v18[i0 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[l] = acc0_v[l];
-      v18[1 * L + l] = acc1_v[l];
-      v18[2 * L + l] = acc2_v[l];
-      v18[3 * L + l] = acc3_v[l];
+      v15[l] = acc0_v[l];
+      v15[1 * L + l] = acc1_v[l];
+      v15[2 * L + l] = acc2_v[l];
+      v15[3 * L + l] = acc3_v[l];
     }
     // %1097 = add f64[4] -> d.x@0
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[i0 * L + l] += v5[i0 * L + l] + v18[i0 * L + l];
+        u_stages_bar[i0 * L + l] += v3[i0 * L + l] + v15[i0 * L + l];
       }
     }
     // %1098 = contract f64[4] -> d.dx@0
@@ -4440,10 +4349,10 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       for (int64_t i1 = 0; i1 < 20; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 4], v8[(i0 * 20 + i1) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 1], v8[(i0 * 20 + i1) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 2], v8[(i0 * 20 + i1) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 3], v8[(i0 * 20 + i1) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 4], v6[(i0 * 20 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 1], v6[(i0 * 20 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 2], v6[(i0 * 20 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 3], v6[(i0 * 20 + i1) * L + l], acc3_v[l]);
         }
       }
     }
@@ -4454,7 +4363,7 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       u_stages_bar[6 * L + l] += acc2_v[l];
       u_stages_bar[7 * L + l] += acc3_v[l];
     }
-    // %1100 = contract f64[4] -> v5
+    // %1100 = contract f64[4] -> v3
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4465,20 +4374,20 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4], v15[i0 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + 1], v15[i0 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + 2], v15[i0 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + 3], v15[i0 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4], v13[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + 1], v13[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + 2], v13[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + 3], v13[i0 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[l] = acc0_v[l];
-      v5[1 * L + l] = acc1_v[l];
-      v5[2 * L + l] = acc2_v[l];
-      v5[3 * L + l] = acc3_v[l];
+      v3[l] = acc0_v[l];
+      v3[1 * L + l] = acc1_v[l];
+      v3[2 * L + l] = acc2_v[l];
+      v3[3 * L + l] = acc3_v[l];
     }
-    // %1099 = contract f64[4] -> v18
+    // %1099 = contract f64[4] -> v15
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4490,25 +4399,25 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       for (int64_t i1 = 0; i1 < 20; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 4], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 1], v7[(i0 * 20 + i1) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 2], v7[(i0 * 20 + i1) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 3], v7[(i0 * 20 + i1) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 4], v5[(i0 * 20 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 1], v5[(i0 * 20 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 2], v5[(i0 * 20 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 3], v5[(i0 * 20 + i1) * L + l], acc3_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[l] = acc0_v[l];
-      v18[1 * L + l] = acc1_v[l];
-      v18[2 * L + l] = acc2_v[l];
-      v18[3 * L + l] = acc3_v[l];
+      v15[l] = acc0_v[l];
+      v15[1 * L + l] = acc1_v[l];
+      v15[2 * L + l] = acc2_v[l];
+      v15[3 * L + l] = acc3_v[l];
     }
     // %1101 = add f64[4] -> d.x@1
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 8) * L + l] += v5[i0 * L + l] + v18[i0 * L + l];
+        u_stages_bar[(i0 + 8) * L + l] += v3[i0 * L + l] + v15[i0 * L + l];
       }
     }
     // %1102 = contract f64[4] -> d.dx@1
@@ -4537,7 +4446,7 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       u_stages_bar[14 * L + l] += acc2_v[l];
       u_stages_bar[15 * L + l] += acc3_v[l];
     }
-    // %1104 = contract f64[4] -> v5
+    // %1104 = contract f64[4] -> v3
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4549,21 +4458,21 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       for (int64_t i1 = 0; i1 < 20; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 4], v6[(i0 * 20 + i1) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 1], v6[(i0 * 20 + i1) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 2], v6[(i0 * 20 + i1) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 3], v6[(i0 * 20 + i1) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 4], v4[(i0 * 20 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 1], v4[(i0 * 20 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 2], v4[(i0 * 20 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 3], v4[(i0 * 20 + i1) * L + l], acc3_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[l] = acc0_v[l];
-      v5[1 * L + l] = acc1_v[l];
-      v5[2 * L + l] = acc2_v[l];
-      v5[3 * L + l] = acc3_v[l];
+      v3[l] = acc0_v[l];
+      v3[1 * L + l] = acc1_v[l];
+      v3[2 * L + l] = acc2_v[l];
+      v3[3 * L + l] = acc3_v[l];
     }
-    // %1103 = contract f64[4] -> v18
+    // %1103 = contract f64[4] -> v15
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4574,24 +4483,24 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4], v20[i0 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + 1], v20[i0 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + 2], v20[i0 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + 3], v20[i0 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4], v16[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + 1], v16[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + 2], v16[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + 3], v16[i0 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[l] = acc0_v[l];
-      v18[1 * L + l] = acc1_v[l];
-      v18[2 * L + l] = acc2_v[l];
-      v18[3 * L + l] = acc3_v[l];
+      v15[l] = acc0_v[l];
+      v15[1 * L + l] = acc1_v[l];
+      v15[2 * L + l] = acc2_v[l];
+      v15[3 * L + l] = acc3_v[l];
     }
     // %1105 = add f64[4] -> d.x@2
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 24) * L + l] += v5[i0 * L + l] + v18[i0 * L + l];
+        u_stages_bar[(i0 + 24) * L + l] += v3[i0 * L + l] + v15[i0 * L + l];
       }
     }
     // %1106 = contract f64[4] -> d.dx@2
@@ -4659,36 +4568,29 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5120);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7680);
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8320);
-  T* __restrict u5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10880);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10944);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13504);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16064);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18624);
-  T* __restrict u10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19264);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19328);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19456);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22016);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24576);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24704);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27264);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27392);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27520);
-  T* __restrict u19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30080);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30144);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32704);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35264);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37824);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38464);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41024);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43584);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46144);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48704);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51264);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53824);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56384);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58944);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61504);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64064);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10880);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13440);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16000);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16640);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19200);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21760);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21888);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22016);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24576);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24704);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27264);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29824);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32384);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33024);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35584);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38144);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40704);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43264);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45824);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48384);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 50944);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53504);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56064);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -4877,18 +4779,7 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
       }
     }
   }
-  // %797 = mul f64[] -> u5
-  u5[0] = T(h) * 0.16666667f;
-  // %1520 = contract f64[4,20] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 20 + i1) * L + l] = v2[(i0 * 20 + i1) * L + l] * u5[0];
-      }
-    }
-  }
-  // %390 = contract f64[4,20] -> v7
+  // %390 = contract f64[4,20] -> v5
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4912,14 +4803,14 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v5[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v5[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v5[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v5[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %391 = softmax f64[4,20] -> v8
+  // %391 = softmax f64[4,20] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4929,7 +4820,7 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v7[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v7[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+            (v5[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v5[(i0 * 20 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -4940,18 +4831,18 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[i1 * L + l] = vm::exp(v7[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v7[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        v7[i1 * L + l] = vm::exp(v5[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v5[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 20 + i1) * L + l] = v9[i1 * L + l] / rowsum_v[l];
+        v6[(i0 * 20 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %393 = contract f64[4,20] -> v7
+  // %393 = contract f64[4,20] -> v5
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4975,14 +4866,14 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v5[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v5[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v5[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v5[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %578 = contract f64[4] -> v9
+  // %578 = contract f64[4] -> v7
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4993,29 +4884,20 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v2[i0 * L + l], v8[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v2[(i0 + 20) * L + l], v8[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v2[(i0 + 40) * L + l], v8[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v2[(i0 + 60) * L + l], v8[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v2[i0 * L + l], v6[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v2[(i0 + 20) * L + l], v6[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v2[(i0 + 40) * L + l], v6[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v2[(i0 + 60) * L + l], v6[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v9[l] = acc0_v[l];
-    v9[1 * L + l] = acc1_v[l];
-    v9[2 * L + l] = acc2_v[l];
-    v9[3 * L + l] = acc3_v[l];
+    v7[l] = acc0_v[l];
+    v7[1 * L + l] = acc1_v[l];
+    v7[2 * L + l] = acc2_v[l];
+    v7[3 * L + l] = acc3_v[l];
   }
-  // %382 = mul f64[] -> u10
-  u10[0] = T(h) * 0.5f;
-  // %810 = contract f64[4] -> v11
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v9[i0 * L + l] * u10[0];
-    }
-  }
-  // %581 = contract f64[4,20] -> v12
+  // %581 = contract f64[4,20] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5028,37 +4910,38 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v8[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v6[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v6[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v6[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v6[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v8[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v8[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v8[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v8[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %990 = tanh f64[4,20] -> v13
+  // %990 = tanh f64[4,20] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 20 + i1) * L + l] =
-            vm::tanh(v7[(i0 * 20 + i1) * L + l] - ((v1[(i0 * 20 + i1) * L + l] * v11[i0 * L + l]) +
-                                                   v12[(i0 * 20 + i1) * L + l]));
+        v9[(i0 * 20 + i1) * L + l] =
+            vm::tanh(v5[(i0 * 20 + i1) * L + l] -
+                     ((v1[(i0 * 20 + i1) * L + l] * (v7[i0 * L + l] * (T(h) * 0.5f))) +
+                      v8[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %397 = contract f64[4] -> v9
+  // %397 = contract f64[4] -> v10
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5077,35 +4960,35 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v9[l] = acc0_v[l];
-    v9[1 * L + l] = acc1_v[l];
-    v9[2 * L + l] = acc2_v[l];
-    v9[3 * L + l] = acc3_v[l];
+    v10[l] = acc0_v[l];
+    v10[1 * L + l] = acc1_v[l];
+    v10[2 * L + l] = acc2_v[l];
+    v10[3 * L + l] = acc3_v[l];
   }
-  // %398 = sigmoid f64[4] -> v14
+  // %398 = sigmoid f64[4] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = sigmoid(v9[i0 * L + l]);
+      v11[i0 * L + l] = sigmoid(v10[i0 * L + l]);
     }
   }
-  // %399 = mul f64[4] -> v9
+  // %399 = mul f64[4] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v14[i0 * L + l] * 0.03f;
+      v10[i0 * L + l] = v11[i0 * L + l] * 0.03f;
     }
   }
-  // %991 = contract f64[4,20] -> v15
+  // %991 = contract f64[4,20] -> v12
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 20 + i1) * L + l] = v13[(i0 * 20 + i1) * L + l] * v9[i0 * L + l];
+        v12[(i0 * 20 + i1) * L + l] = v9[(i0 * 20 + i1) * L + l] * v10[i0 * L + l];
       }
     }
   }
-  // %596 = contract f64[4] -> v16
+  // %596 = contract f64[4] -> v13
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5116,58 +4999,41 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v8[i0 * L + l], v8[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v8[(i0 + 20) * L + l], v8[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v8[(i0 + 40) * L + l], v8[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v8[(i0 + 60) * L + l], v8[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v6[i0 * L + l], v6[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v6[(i0 + 20) * L + l], v6[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v6[(i0 + 40) * L + l], v6[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v6[(i0 + 60) * L + l], v6[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v16[l] = acc0_v[l];
-    v16[1 * L + l] = acc1_v[l];
-    v16[2 * L + l] = acc2_v[l];
-    v16[3 * L + l] = acc3_v[l];
+    v13[l] = acc0_v[l];
+    v13[1 * L + l] = acc1_v[l];
+    v13[2 * L + l] = acc2_v[l];
+    v13[3 * L + l] = acc3_v[l];
   }
-  // %822 = contract f64[4] -> v17
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = v16[i0 * L + l] * u10[0];
-    }
-  }
-  // %995 = tanh f64[4,20] -> v18
+  // %995 = tanh f64[4,20] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 20 + i1) * L + l] =
-            vm::tanh(v7[(i0 * 20 + i1) * L + l] - ((v15[(i0 * 20 + i1) * L + l] * v17[i0 * L + l]) +
-                                                   v12[(i0 * 20 + i1) * L + l]));
+        v14[(i0 * 20 + i1) * L + l] =
+            vm::tanh(v5[(i0 * 20 + i1) * L + l] -
+                     ((v12[(i0 * 20 + i1) * L + l] * (v13[i0 * L + l] * (T(h) * 0.5f))) +
+                      v8[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %996 = contract f64[4,20] -> v7
+  // %996 = contract f64[4,20] -> v5
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1) * L + l] = v18[(i0 * 20 + i1) * L + l] * v9[i0 * L + l];
+        v5[(i0 * 20 + i1) * L + l] = v14[(i0 * 20 + i1) * L + l] * v10[i0 * L + l];
       }
     }
   }
-  // %665 = mul f64[] -> u19
-  u19[0] = T(h) * 0.33333334f;
-  // %1802 = contract f64[4,20] -> v12
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 20 + i1) * L + l] = v7[(i0 * 20 + i1) * L + l] * u19[0];
-      }
-    }
-  }
-  // %419 = contract f64[4,20] -> v20
+  // %419 = contract f64[4,20] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5191,14 +5057,14 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v20[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v20[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v20[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v8[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v8[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v8[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v8[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %416 = contract f64[4,20] -> v21
+  // %416 = contract f64[4,20] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5222,14 +5088,14 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v15[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v15[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v15[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v15[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %417 = softmax f64[4,20] -> v22
+  // %417 = softmax f64[4,20] -> v16
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5239,7 +5105,7 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v21[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v21[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+            (v15[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v15[(i0 * 20 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -5250,18 +5116,18 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[i1 * L + l] = vm::exp(v21[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v21[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        v17[i1 * L + l] = vm::exp(v15[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v15[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 20 + i1) * L + l] = v23[i1 * L + l] / rowsum_v[l];
+        v16[(i0 * 20 + i1) * L + l] = v17[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %604 = contract f64[4] -> v16
+  // %604 = contract f64[4] -> v17
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5272,27 +5138,20 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v22[i0 * L + l], v8[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v22[(i0 + 20) * L + l], v8[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v22[(i0 + 40) * L + l], v8[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v22[(i0 + 60) * L + l], v8[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v16[i0 * L + l], v6[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v16[(i0 + 20) * L + l], v6[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v16[(i0 + 40) * L + l], v6[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v16[(i0 + 60) * L + l], v6[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v16[l] = acc0_v[l];
-    v16[1 * L + l] = acc1_v[l];
-    v16[2 * L + l] = acc2_v[l];
-    v16[3 * L + l] = acc3_v[l];
+    v17[l] = acc0_v[l];
+    v17[1 * L + l] = acc1_v[l];
+    v17[2 * L + l] = acc2_v[l];
+    v17[3 * L + l] = acc3_v[l];
   }
-  // %829 = contract f64[4] -> v23
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = v16[i0 * L + l] * T(h);
-    }
-  }
-  // %607 = contract f64[4,20] -> v21
+  // %607 = contract f64[4,20] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5305,37 +5164,37 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v22[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v16[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v22[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v16[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v22[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v16[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v22[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v16[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v15[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v15[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v15[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v15[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1000 = tanh f64[4,20] -> v24
+  // %1000 = tanh f64[4,20] -> v18
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 20 + i1) * L + l] =
-            vm::tanh(v20[(i0 * 20 + i1) * L + l] - ((v7[(i0 * 20 + i1) * L + l] * v23[i0 * L + l]) +
-                                                    v21[(i0 * 20 + i1) * L + l]));
+        v18[(i0 * 20 + i1) * L + l] = vm::tanh(
+            v8[(i0 * 20 + i1) * L + l] - ((v5[(i0 * 20 + i1) * L + l] * (v17[i0 * L + l] * T(h))) +
+                                          v15[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %423 = contract f64[4] -> v16
+  // %423 = contract f64[4] -> v8
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5354,49 +5213,31 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v16[l] = acc0_v[l];
-    v16[1 * L + l] = acc1_v[l];
-    v16[2 * L + l] = acc2_v[l];
-    v16[3 * L + l] = acc3_v[l];
+    v8[l] = acc0_v[l];
+    v8[1 * L + l] = acc1_v[l];
+    v8[2 * L + l] = acc2_v[l];
+    v8[3 * L + l] = acc3_v[l];
   }
-  // %424 = sigmoid f64[4] -> v20
+  // %424 = sigmoid f64[4] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = sigmoid(v16[i0 * L + l]);
+      v15[i0 * L + l] = sigmoid(v8[i0 * L + l]);
     }
   }
-  // %425 = mul f64[4] -> v16
+  // %425 = mul f64[4] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v20[i0 * L + l] * 0.03f;
+      v8[i0 * L + l] = v15[i0 * L + l] * 0.03f;
     }
   }
-  // %1077 = contract f64[4,20] -> v21
+  // %1077 = contract f64[4,20] -> v19
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 20 + i1) * L + l] = v24[(i0 * 20 + i1) * L + l] * v16[i0 * L + l];
-      }
-    }
-  }
-  // %799 = contract f64[4,20] -> v25
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 20 + i1) * L + l] = v22[(i0 * 20 + i1) * L + l] * u5[0];
-      }
-    }
-  }
-  // %1808 = contract f64[4,20] -> v26
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 20 + i1) * L + l] = v15[(i0 * 20 + i1) * L + l] * u19[0];
+        v19[(i0 * 20 + i1) * L + l] = v18[(i0 * 20 + i1) * L + l] * v8[i0 * L + l];
       }
     }
   }
@@ -5408,15 +5249,17 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 400 + i1 * 20 + i2) * L + l] =
               z0_W[(i0 * 400 + i1 * 20 + i2) * L + l] +
-              (((v1[(i0 * 20 + i1) * L + l] * v6[(i0 * 20 + i2) * L + l]) +
-                ((v8[(i0 * 20 + i2) * L + l] * v12[(i0 * 20 + i1) * L + l]) +
-                 (v21[(i0 * 20 + i1) * L + l] * v25[(i0 * 20 + i2) * L + l]))) +
-               (v26[(i0 * 20 + i1) * L + l] * v8[(i0 * 20 + i2) * L + l]));
+              (((v1[(i0 * 20 + i1) * L + l] * (v2[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f))) +
+                ((v6[(i0 * 20 + i2) * L + l] *
+                  (v5[(i0 * 20 + i1) * L + l] * (T(h) * 0.33333334f))) +
+                 (v19[(i0 * 20 + i1) * L + l] *
+                  (v16[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f))))) +
+               ((v12[(i0 * 20 + i1) * L + l] * (T(h) * 0.33333334f)) * v6[(i0 * 20 + i2) * L + l]));
         }
       }
     }
   }
-  // %1539 = contract f64[4,20] -> v12
+  // %1539 = contract f64[4,20] -> v20
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5429,26 +5272,26 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v8[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v6[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v6[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v6[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v6[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v20[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v20[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v20[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v20[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1175 = contract f64[4,20] -> v26
+  // %1175 = contract f64[4,20] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5473,64 +5316,66 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v26[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v26[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v26[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v21[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1177 = mul f64[4,20] -> v27
+  // %1177 = mul f64[4,20] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 20 + i1) * L + l] = (1.0f - square(v4[(i0 * 20 + i1) * L + l])) *
-                                      (v26[(i0 * 20 + i1) * L + l] * v3[i0 * L + l]);
+        v22[(i0 * 20 + i1) * L + l] = (1.0f - square(v4[(i0 * 20 + i1) * L + l])) *
+                                      (v21[(i0 * 20 + i1) * L + l] * v3[i0 * L + l]);
       }
     }
   }
-  // %1540 = add f64[4,20] -> v28
+  // %1540 = add f64[4,20] -> v23
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 20 + i1) * L + l] =
-            v12[(i0 * 20 + i1) * L + l] + (v27[(i0 * 20 + i1) * L + l] * v11[i0 * L + l]);
+        v23[(i0 * 20 + i1) * L + l] =
+            v20[(i0 * 20 + i1) * L + l] +
+            (v22[(i0 * 20 + i1) * L + l] * (v7[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %1813 = mul f64[4,20] -> v29
+  // %1813 = mul f64[4,20] -> v24
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 20 + i1) * L + l] = (v28[(i0 * 20 + i1) * L + l] * v9[i0 * L + l]) *
-                                      (1.0f - square(v13[(i0 * 20 + i1) * L + l]));
+        v24[(i0 * 20 + i1) * L + l] = (v23[(i0 * 20 + i1) * L + l] * v10[i0 * L + l]) *
+                                      (1.0f - square(v9[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %1818 = add f64[4,20] -> v30
+  // %1818 = add f64[4,20] -> v25
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 20 + i1) * L + l] =
-            v12[(i0 * 20 + i1) * L + l] + (v29[(i0 * 20 + i1) * L + l] * v17[i0 * L + l]);
+        v25[(i0 * 20 + i1) * L + l] =
+            v20[(i0 * 20 + i1) * L + l] +
+            (v24[(i0 * 20 + i1) * L + l] * (v13[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %1820 = mul f64[4,20] -> v12
+  // %1820 = mul f64[4,20] -> v20
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 20 + i1) * L + l] = (v30[(i0 * 20 + i1) * L + l] * v9[i0 * L + l]) *
-                                      (1.0f - square(v18[(i0 * 20 + i1) * L + l]));
+        v20[(i0 * 20 + i1) * L + l] = (v25[(i0 * 20 + i1) * L + l] * v10[i0 * L + l]) *
+                                      (1.0f - square(v14[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %1568 = contract f64[4,20] -> v31
+  // %1568 = contract f64[4,20] -> v26
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5543,60 +5388,42 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v22[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v16[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v22[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v16[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v22[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v16[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v22[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v16[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v31[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v31[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v31[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v26[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v26[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v26[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v26[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1825 = add f64[4,20] -> v32
+  // %1825 = add f64[4,20] -> v27
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 20 + i1) * L + l] =
-            (v12[(i0 * 20 + i1) * L + l] * v23[i0 * L + l]) + v31[(i0 * 20 + i1) * L + l];
+        v27[(i0 * 20 + i1) * L + l] =
+            (v20[(i0 * 20 + i1) * L + l] * (v17[i0 * L + l] * T(h))) + v26[(i0 * 20 + i1) * L + l];
       }
     }
   }
-  // %1827 = mul f64[4,20] -> v31
+  // %1827 = mul f64[4,20] -> v26
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 20 + i1) * L + l] = (v32[(i0 * 20 + i1) * L + l] * v16[i0 * L + l]) *
-                                      (1.0f - square(v24[(i0 * 20 + i1) * L + l]));
-      }
-    }
-  }
-  // %1821 = contract f64[4,20] -> v33
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 20 + i1) * L + l] = v12[(i0 * 20 + i1) * L + l] * u19[0];
-      }
-    }
-  }
-  // %1814 = contract f64[4,20] -> v34
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 20 + i1) * L + l] = v29[(i0 * 20 + i1) * L + l] * u19[0];
+        v26[(i0 * 20 + i1) * L + l] = (v27[(i0 * 20 + i1) * L + l] * v8[i0 * L + l]) *
+                                      (1.0f - square(v18[(i0 * 20 + i1) * L + l]));
       }
     }
   }
@@ -5608,15 +5435,19 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
         for (int64_t l = 0; l < L; ++l) {
           a1[(i0 * 400 + i1 * 20 + i2) * L + l] =
               a0[(i0 * 400 + i1 * 20 + i2) * L + l] +
-              ((v31[(i0 * 20 + i1) * L + l] * v25[(i0 * 20 + i2) * L + l]) +
-               ((v33[(i0 * 20 + i1) * L + l] * v8[(i0 * 20 + i2) * L + l]) +
-                ((v6[(i0 * 20 + i2) * L + l] * v27[(i0 * 20 + i1) * L + l]) +
-                 (v34[(i0 * 20 + i1) * L + l] * v8[(i0 * 20 + i2) * L + l]))));
+              ((v26[(i0 * 20 + i1) * L + l] *
+                (v16[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f))) +
+               (((v20[(i0 * 20 + i1) * L + l] * (T(h) * 0.33333334f)) *
+                 v6[(i0 * 20 + i2) * L + l]) +
+                (((v2[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f)) *
+                  v22[(i0 * 20 + i1) * L + l]) +
+                 ((v24[(i0 * 20 + i1) * L + l] * (T(h) * 0.33333334f)) *
+                  v6[(i0 * 20 + i2) * L + l]))));
         }
       }
     }
   }
-  // %1181 = contract f64[4] -> v11
+  // %1181 = contract f64[4] -> v10
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5627,31 +5458,31 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v4[i0 * L + l], v26[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v4[(i0 + 20) * L + l], v26[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v4[(i0 + 40) * L + l], v26[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v4[(i0 + 60) * L + l], v26[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v4[i0 * L + l], v21[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v4[(i0 + 20) * L + l], v21[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v4[(i0 + 40) * L + l], v21[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v4[(i0 + 60) * L + l], v21[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v11[l] = acc0_v[l];
-    v11[1 * L + l] = acc1_v[l];
-    v11[2 * L + l] = acc2_v[l];
-    v11[3 * L + l] = acc3_v[l];
+    v10[l] = acc0_v[l];
+    v10[1 * L + l] = acc1_v[l];
+    v10[2 * L + l] = acc2_v[l];
+    v10[3 * L + l] = acc3_v[l];
   }
-  // %1590 = contract f64[4] -> v17
+  // %1590 = contract f64[4] -> v13
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = (v3[i0 * L + l] * (1.0f - v0[i0 * L + l])) * v11[i0 * L + l];
+      v13[i0 * L + l] = (v3[i0 * L + l] * (1.0f - v0[i0 * L + l])) * v10[i0 * L + l];
     }
   }
-  // %1617 = mul f64[4] -> v11
+  // %1617 = mul f64[4] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = ((1.0f - v14[i0 * L + l]) * v14[i0 * L + l]) * 0.01f;
+      v10[i0 * L + l] = ((1.0f - v11[i0 * L + l]) * v11[i0 * L + l]) * 0.01f;
     }
   }
   // %1922 = contract f64[4,4] -> v3
@@ -5659,11 +5490,11 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 4 + i1) * L + l] = u_stages[(i0 + 8) * L + l] * v11[i1 * L + l];
+        v3[(i0 * 4 + i1) * L + l] = u_stages[(i0 + 8) * L + l] * v10[i1 * L + l];
       }
     }
   }
-  // %1834 = contract f64[4] -> v11
+  // %1834 = contract f64[4] -> v10
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5674,10 +5505,34 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v13[i0 * L + l], v28[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v13[(i0 + 20) * L + l], v28[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v13[(i0 + 40) * L + l], v28[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v13[(i0 + 60) * L + l], v28[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v9[i0 * L + l], v23[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v9[(i0 + 20) * L + l], v23[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v9[(i0 + 40) * L + l], v23[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v9[(i0 + 60) * L + l], v23[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v10[l] = acc0_v[l];
+    v10[1 * L + l] = acc1_v[l];
+    v10[2 * L + l] = acc2_v[l];
+    v10[3 * L + l] = acc3_v[l];
+  }
+  // %1837 = contract f64[4] -> v11
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v25[i0 * L + l], v14[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v25[(i0 + 20) * L + l], v14[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v25[(i0 + 40) * L + l], v14[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v25[(i0 + 60) * L + l], v14[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -5687,7 +5542,7 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
     v11[2 * L + l] = acc2_v[l];
     v11[3 * L + l] = acc3_v[l];
   }
-  // %1837 = contract f64[4] -> v14
+  // %1840 = contract f64[4] -> v7
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5698,48 +5553,24 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v30[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v30[(i0 + 20) * L + l], v18[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v30[(i0 + 40) * L + l], v18[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v30[(i0 + 60) * L + l], v18[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v18[i0 * L + l], v27[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v18[(i0 + 20) * L + l], v27[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v18[(i0 + 40) * L + l], v27[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v18[(i0 + 60) * L + l], v27[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v14[l] = acc0_v[l];
-    v14[1 * L + l] = acc1_v[l];
-    v14[2 * L + l] = acc2_v[l];
-    v14[3 * L + l] = acc3_v[l];
+    v7[l] = acc0_v[l];
+    v7[1 * L + l] = acc1_v[l];
+    v7[2 * L + l] = acc2_v[l];
+    v7[3 * L + l] = acc3_v[l];
   }
-  // %1840 = contract f64[4] -> v9
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v24[i0 * L + l], v32[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v24[(i0 + 20) * L + l], v32[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v24[(i0 + 40) * L + l], v32[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v24[(i0 + 60) * L + l], v32[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v9[l] = acc0_v[l];
-    v9[1 * L + l] = acc1_v[l];
-    v9[2 * L + l] = acc2_v[l];
-    v9[3 * L + l] = acc3_v[l];
-  }
-  // %1841 = contract f64[4] -> v23
+  // %1841 = contract f64[4] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = v9[i0 * L + l] * (v16[i0 * L + l] * (1.0f - v20[i0 * L + l]));
+      v17[i0 * L + l] = v7[i0 * L + l] * (v8[i0 * L + l] * (1.0f - v15[i0 * L + l]));
     }
   }
   // %1970 = mul f64[4,4] -> adj.Wb
@@ -5749,10 +5580,10 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = T(h) * ((((-((v17[i0 * L + l] * u_stages[i1 * L + l]) * 0.16666667f)) -
-                             (v3[(i0 + i1 * 4) * L + l] * v11[i0 * L + l])) -
-                            (v3[(i0 + i1 * 4) * L + l] * v14[i0 * L + l])) -
-                           ((v23[i0 * L + l] * u_stages[(i1 + 24) * L + l]) * 0.16666667f));
+          sum[l] = T(h) * ((((-((v13[i0 * L + l] * u_stages[i1 * L + l]) * 0.16666667f)) -
+                             (v3[(i0 + i1 * 4) * L + l] * v10[i0 * L + l])) -
+                            (v3[(i0 + i1 * 4) * L + l] * v11[i0 * L + l])) -
+                           ((v17[i0 * L + l] * u_stages[(i1 + 24) * L + l]) * 0.16666667f));
         }
         dtheta_Wb[i0 * 4 + i1] += lane_sum<L>(sum);
       }
@@ -5804,13 +5635,13 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v27[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v22[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v27[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v22[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v27[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v22[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v27[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v22[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -5822,14 +5653,14 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
       }
     }
   }
-  // %1430 = sub f64[4,20] -> v6
+  // %1430 = sub f64[4,20] -> v8
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v0[i0 * L + l] - v4[i0 * L + l];
+      v8[i0 * L + l] = v0[i0 * L + l] - v4[i0 * L + l];
     }
   }
-  // %1645 = contract f64[4] -> v11
+  // %1645 = contract f64[4] -> v10
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5840,18 +5671,18 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v6[i0 * L + l], v2[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v6[(i0 + 20) * L + l], v2[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v6[(i0 + 40) * L + l], v2[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v6[(i0 + 60) * L + l], v2[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v8[i0 * L + l], v2[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v8[(i0 + 20) * L + l], v2[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v8[(i0 + 40) * L + l], v2[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v8[(i0 + 60) * L + l], v2[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v11[l] = acc0_v[l];
-    v11[1 * L + l] = acc1_v[l];
-    v11[2 * L + l] = acc2_v[l];
-    v11[3 * L + l] = acc3_v[l];
+    v10[l] = acc0_v[l];
+    v10[1 * L + l] = acc1_v[l];
+    v10[2 * L + l] = acc2_v[l];
+    v10[3 * L + l] = acc3_v[l];
   }
   // %1847 = contract f64[4,20] -> v0
   for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -5859,18 +5690,11 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v0[(i0 * 20 + i1) * L + l] =
-            v2[(i0 * 20 + i1) * L + l] * (v6[(i0 * 20 + i1) * L + l] - v11[i0 * L + l]);
+            v2[(i0 * 20 + i1) * L + l] * (v8[(i0 * 20 + i1) * L + l] - v10[i0 * L + l]);
       }
     }
   }
-  // %1744 = contract f64[4] -> v11
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = u_stages[(i0 + 4) * L + l] * u5[0];
-    }
-  }
-  // %1851 = contract f64[4] -> v14
+  // %1851 = contract f64[4] -> v10
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5881,25 +5705,18 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v15[i0 * L + l], v27[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v15[(i0 + 20) * L + l], v27[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v15[(i0 + 40) * L + l], v27[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v15[(i0 + 60) * L + l], v27[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v12[i0 * L + l], v22[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v12[(i0 + 20) * L + l], v22[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v12[(i0 + 40) * L + l], v22[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v12[(i0 + 60) * L + l], v22[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v14[l] = acc0_v[l];
-    v14[1 * L + l] = acc1_v[l];
-    v14[2 * L + l] = acc2_v[l];
-    v14[3 * L + l] = acc3_v[l];
-  }
-  // %1852 = contract f64[4] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v14[i0 * L + l] * u10[0];
-    }
+    v10[l] = acc0_v[l];
+    v10[1 * L + l] = acc1_v[l];
+    v10[2 * L + l] = acc2_v[l];
+    v10[3 * L + l] = acc3_v[l];
   }
   // %1850 = contract f64[4,20] -> v4
   for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -5915,13 +5732,13 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v15[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v12[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v15[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v12[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v15[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v12[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v15[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v12[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -5933,7 +5750,7 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
       }
     }
   }
-  // %1855 = contract f64[4,20] -> v6
+  // %1855 = contract f64[4,20] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5947,25 +5764,25 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v29[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v24[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v29[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v24[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v29[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v24[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v29[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v24[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v8[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v8[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v8[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v8[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1856 = contract f64[4] -> v14
+  // %1856 = contract f64[4] -> v11
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5976,25 +5793,18 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v1[i0 * L + l], v29[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v1[(i0 + 20) * L + l], v29[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v1[(i0 + 40) * L + l], v29[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v1[(i0 + 60) * L + l], v29[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v1[i0 * L + l], v24[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v1[(i0 + 20) * L + l], v24[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v1[(i0 + 40) * L + l], v24[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v1[(i0 + 60) * L + l], v24[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v14[l] = acc0_v[l];
-    v14[1 * L + l] = acc1_v[l];
-    v14[2 * L + l] = acc2_v[l];
-    v14[3 * L + l] = acc3_v[l];
-  }
-  // %1857 = contract f64[4] -> v17
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = v14[i0 * L + l] * u10[0];
-    }
+    v11[l] = acc0_v[l];
+    v11[1 * L + l] = acc1_v[l];
+    v11[2 * L + l] = acc2_v[l];
+    v11[3 * L + l] = acc3_v[l];
   }
   // %1860 = sub f64[4,20] -> v1
   for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -6002,12 +5812,14 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[(i0 * 20 + i1) * L + l] =
-            ((v2[(i0 * 20 + i1) * L + l] * v16[i0 * L + l]) + v4[(i0 * 20 + i1) * L + l]) -
-            (v6[(i0 * 20 + i1) * L + l] + (v2[(i0 * 20 + i1) * L + l] * v17[i0 * L + l]));
+            ((v2[(i0 * 20 + i1) * L + l] * (v10[i0 * L + l] * (T(h) * 0.5f))) +
+             v4[(i0 * 20 + i1) * L + l]) -
+            (v8[(i0 * 20 + i1) * L + l] +
+             (v2[(i0 * 20 + i1) * L + l] * (v11[i0 * L + l] * (T(h) * 0.5f))));
       }
     }
   }
-  // %1861 = contract f64[4] -> v14
+  // %1861 = contract f64[4] -> v10
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6018,18 +5830,18 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v1[i0 * L + l], v8[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v1[(i0 + 20) * L + l], v8[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v1[(i0 + 40) * L + l], v8[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v1[(i0 + 60) * L + l], v8[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v1[i0 * L + l], v6[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v1[(i0 + 20) * L + l], v6[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v1[(i0 + 40) * L + l], v6[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v1[(i0 + 60) * L + l], v6[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v14[l] = acc0_v[l];
-    v14[1 * L + l] = acc1_v[l];
-    v14[2 * L + l] = acc2_v[l];
-    v14[3 * L + l] = acc3_v[l];
+    v10[l] = acc0_v[l];
+    v10[1 * L + l] = acc1_v[l];
+    v10[2 * L + l] = acc2_v[l];
+    v10[3 * L + l] = acc3_v[l];
   }
   // %1864 = contract f64[4,20] -> v2
   for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -6037,18 +5849,11 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v2[(i0 * 20 + i1) * L + l] =
-            (v1[(i0 * 20 + i1) * L + l] - v14[i0 * L + l]) * v8[(i0 * 20 + i1) * L + l];
+            (v1[(i0 * 20 + i1) * L + l] - v10[i0 * L + l]) * v6[(i0 * 20 + i1) * L + l];
       }
     }
   }
-  // %1944 = contract f64[4] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = u_stages[(i0 + 12) * L + l] * u19[0];
-    }
-  }
-  // %1868 = contract f64[4] -> v16
+  // %1868 = contract f64[4] -> v10
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6059,25 +5864,18 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v7[i0 * L + l], v29[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v7[(i0 + 20) * L + l], v29[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v7[(i0 + 40) * L + l], v29[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v7[(i0 + 60) * L + l], v29[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v5[i0 * L + l], v24[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v5[(i0 + 20) * L + l], v24[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v5[(i0 + 40) * L + l], v24[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v5[(i0 + 60) * L + l], v24[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v16[l] = acc0_v[l];
-    v16[1 * L + l] = acc1_v[l];
-    v16[2 * L + l] = acc2_v[l];
-    v16[3 * L + l] = acc3_v[l];
-  }
-  // %1869 = contract f64[4] -> v17
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = v16[i0 * L + l] * u10[0];
-    }
+    v10[l] = acc0_v[l];
+    v10[1 * L + l] = acc1_v[l];
+    v10[2 * L + l] = acc2_v[l];
+    v10[3 * L + l] = acc3_v[l];
   }
   // %1867 = contract f64[4,20] -> v1
   for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -6093,13 +5891,13 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v7[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v5[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v7[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v5[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v7[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v5[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v7[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v5[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -6125,13 +5923,13 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v12[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v20[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v12[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v20[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v12[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v20[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v12[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v20[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -6143,7 +5941,7 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
       }
     }
   }
-  // %1872 = contract f64[4] -> v16
+  // %1872 = contract f64[4] -> v11
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6154,38 +5952,33 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v15[i0 * L + l], v12[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v15[(i0 + 20) * L + l], v12[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v15[(i0 + 40) * L + l], v12[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v15[(i0 + 60) * L + l], v12[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v12[i0 * L + l], v20[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v12[(i0 + 20) * L + l], v20[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v12[(i0 + 40) * L + l], v20[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v12[(i0 + 60) * L + l], v20[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v16[l] = acc0_v[l];
-    v16[1 * L + l] = acc1_v[l];
-    v16[2 * L + l] = acc2_v[l];
-    v16[3 * L + l] = acc3_v[l];
+    v11[l] = acc0_v[l];
+    v11[1 * L + l] = acc1_v[l];
+    v11[2 * L + l] = acc2_v[l];
+    v11[3 * L + l] = acc3_v[l];
   }
-  // %1873 = contract f64[4] -> v3
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v16[i0 * L + l] * u10[0];
-    }
-  }
-  // %1877 = sub f64[4,20] -> v6
+  // %1877 = sub f64[4,20] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 20 + i1) * L + l] =
-            ((v8[(i0 * 20 + i1) * L + l] * v17[i0 * L + l]) + v1[(i0 * 20 + i1) * L + l]) -
-            (v4[(i0 * 20 + i1) * L + l] + (v8[(i0 * 20 + i1) * L + l] * v3[i0 * L + l]));
+        v8[(i0 * 20 + i1) * L + l] =
+            ((v6[(i0 * 20 + i1) * L + l] * (v10[i0 * L + l] * (T(h) * 0.5f))) +
+             v1[(i0 * 20 + i1) * L + l]) -
+            (v4[(i0 * 20 + i1) * L + l] +
+             (v6[(i0 * 20 + i1) * L + l] * (v11[i0 * L + l] * (T(h) * 0.5f))));
       }
     }
   }
-  // %1878 = contract f64[4] -> v16
+  // %1878 = contract f64[4] -> v10
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6196,18 +5989,18 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v6[i0 * L + l], v8[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v6[(i0 + 20) * L + l], v8[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v6[(i0 + 40) * L + l], v8[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v6[(i0 + 60) * L + l], v8[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v8[i0 * L + l], v6[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v8[(i0 + 20) * L + l], v6[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v8[(i0 + 40) * L + l], v6[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v8[(i0 + 60) * L + l], v6[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v16[l] = acc0_v[l];
-    v16[1 * L + l] = acc1_v[l];
-    v16[2 * L + l] = acc2_v[l];
-    v16[3 * L + l] = acc3_v[l];
+    v10[l] = acc0_v[l];
+    v10[1 * L + l] = acc1_v[l];
+    v10[2 * L + l] = acc2_v[l];
+    v10[3 * L + l] = acc3_v[l];
   }
   // %1881 = contract f64[4,20] -> v1
   for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -6215,11 +6008,11 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[(i0 * 20 + i1) * L + l] =
-            v8[(i0 * 20 + i1) * L + l] * (v6[(i0 * 20 + i1) * L + l] - v16[i0 * L + l]);
+            v6[(i0 * 20 + i1) * L + l] * (v8[(i0 * 20 + i1) * L + l] - v10[i0 * L + l]);
       }
     }
   }
-  // %1884 = contract f64[4] -> v16
+  // %1884 = contract f64[4] -> v10
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6230,25 +6023,18 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v21[i0 * L + l], v12[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v21[(i0 + 20) * L + l], v12[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v21[(i0 + 40) * L + l], v12[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v21[(i0 + 60) * L + l], v12[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v19[i0 * L + l], v20[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v19[(i0 + 20) * L + l], v20[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v19[(i0 + 40) * L + l], v20[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v19[(i0 + 60) * L + l], v20[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v16[l] = acc0_v[l];
-    v16[1 * L + l] = acc1_v[l];
-    v16[2 * L + l] = acc2_v[l];
-    v16[3 * L + l] = acc3_v[l];
-  }
-  // %1885 = contract f64[4] -> v17
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = v16[i0 * L + l] * T(h);
-    }
+    v10[l] = acc0_v[l];
+    v10[1 * L + l] = acc1_v[l];
+    v10[2 * L + l] = acc2_v[l];
+    v10[3 * L + l] = acc3_v[l];
   }
   // %1887 = contract f64[4,20] -> v4
   for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -6264,13 +6050,13 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v21[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v19[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v21[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v19[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v21[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v19[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v21[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v19[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -6282,7 +6068,7 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
       }
     }
   }
-  // %1889 = contract f64[4,20] -> v6
+  // %1889 = contract f64[4,20] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6296,25 +6082,25 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v31[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v26[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v31[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v26[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v31[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v26[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v31[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v26[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v8[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v8[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v8[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v8[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1890 = contract f64[4] -> v16
+  // %1890 = contract f64[4] -> v11
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6325,38 +6111,31 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v31[i0 * L + l], v7[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v31[(i0 + 20) * L + l], v7[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v31[(i0 + 40) * L + l], v7[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v31[(i0 + 60) * L + l], v7[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v26[i0 * L + l], v5[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v26[(i0 + 20) * L + l], v5[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v26[(i0 + 40) * L + l], v5[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v26[(i0 + 60) * L + l], v5[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v16[l] = acc0_v[l];
-    v16[1 * L + l] = acc1_v[l];
-    v16[2 * L + l] = acc2_v[l];
-    v16[3 * L + l] = acc3_v[l];
+    v11[l] = acc0_v[l];
+    v11[1 * L + l] = acc1_v[l];
+    v11[2 * L + l] = acc2_v[l];
+    v11[3 * L + l] = acc3_v[l];
   }
-  // %1891 = contract f64[4] -> v3
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v16[i0 * L + l] * T(h);
-    }
-  }
-  // %1894 = sub f64[4,20] -> v7
+  // %1894 = sub f64[4,20] -> v5
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1) * L + l] =
-            ((v8[(i0 * 20 + i1) * L + l] * v17[i0 * L + l]) + v4[(i0 * 20 + i1) * L + l]) -
-            (v6[(i0 * 20 + i1) * L + l] + (v8[(i0 * 20 + i1) * L + l] * v3[i0 * L + l]));
+        v5[(i0 * 20 + i1) * L + l] =
+            ((v6[(i0 * 20 + i1) * L + l] * (v10[i0 * L + l] * T(h))) + v4[(i0 * 20 + i1) * L + l]) -
+            (v8[(i0 * 20 + i1) * L + l] + (v6[(i0 * 20 + i1) * L + l] * (v11[i0 * L + l] * T(h))));
       }
     }
   }
-  // %1895 = contract f64[4] -> v16
+  // %1895 = contract f64[4] -> v10
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6367,18 +6146,18 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v22[i0 * L + l], v7[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v22[(i0 + 20) * L + l], v7[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v22[(i0 + 40) * L + l], v7[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v22[(i0 + 60) * L + l], v7[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v16[i0 * L + l], v5[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v16[(i0 + 20) * L + l], v5[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v16[(i0 + 40) * L + l], v5[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v16[(i0 + 60) * L + l], v5[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v16[l] = acc0_v[l];
-    v16[1 * L + l] = acc1_v[l];
-    v16[2 * L + l] = acc2_v[l];
-    v16[3 * L + l] = acc3_v[l];
+    v10[l] = acc0_v[l];
+    v10[1 * L + l] = acc1_v[l];
+    v10[2 * L + l] = acc2_v[l];
+    v10[3 * L + l] = acc3_v[l];
   }
   // %1898 = contract f64[4,20] -> v4
   for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -6386,15 +6165,8 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v4[(i0 * 20 + i1) * L + l] =
-            v22[(i0 * 20 + i1) * L + l] * (v7[(i0 * 20 + i1) * L + l] - v16[i0 * L + l]);
+            v16[(i0 * 20 + i1) * L + l] * (v5[(i0 * 20 + i1) * L + l] - v10[i0 * L + l]);
       }
-    }
-  }
-  // %1752 = contract f64[4] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = u_stages[(i0 + 28) * L + l] * u5[0];
     }
   }
   // %1973 = sub f64[4,20,4] -> adj.Wk
@@ -6405,35 +6177,18 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v0[(i0 * 20 + i1) * L + l] * v11[i2 * L + l])) -
-                       (v2[(i0 * 20 + i1) * L + l] * v14[i2 * L + l])) -
-                      (v1[(i0 * 20 + i1) * L + l] * v14[i2 * L + l])) -
-                     (v4[(i0 * 20 + i1) * L + l] * v16[i2 * L + l]);
+            sum[l] =
+                (((-(v0[(i0 * 20 + i1) * L + l] *
+                     (u_stages[(i2 + 4) * L + l] * (T(h) * 0.16666667f)))) -
+                  (v2[(i0 * 20 + i1) * L + l] *
+                   (u_stages[(i2 + 12) * L + l] * (T(h) * 0.33333334f)))) -
+                 (v1[(i0 * 20 + i1) * L + l] *
+                  (u_stages[(i2 + 12) * L + l] * (T(h) * 0.33333334f)))) -
+                (v4[(i0 * 20 + i1) * L + l] * (u_stages[(i2 + 28) * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 80 + i1 * 4 + i2] += lane_sum<L>(sum);
         }
       }
-    }
-  }
-  // %1959 = contract f64[4] -> v11
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = u_stages[(i0 + 8) * L + l] * u19[0];
-    }
-  }
-  // %1794 = contract f64[4] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = u_stages[i0 * L + l] * u5[0];
-    }
-  }
-  // %1799 = contract f64[4] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = u_stages[(i0 + 24) * L + l] * u5[0];
     }
   }
   // %1976 = sub f64[4,20,4] -> adj.Wv
@@ -6444,47 +6199,49 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v29[(i0 * 20 + i1) * L + l] * v11[i2 * L + l])) -
-                       (v27[(i0 * 20 + i1) * L + l] * v14[i2 * L + l])) -
-                      (v12[(i0 * 20 + i1) * L + l] * v11[i2 * L + l])) -
-                     (v31[(i0 * 20 + i1) * L + l] * v16[i2 * L + l]);
+            sum[l] =
+                (((-(v24[(i0 * 20 + i1) * L + l] *
+                     (u_stages[(i2 + 8) * L + l] * (T(h) * 0.33333334f)))) -
+                  (v22[(i0 * 20 + i1) * L + l] * (u_stages[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                 (v20[(i0 * 20 + i1) * L + l] *
+                  (u_stages[(i2 + 8) * L + l] * (T(h) * 0.33333334f)))) -
+                (v26[(i0 * 20 + i1) * L + l] *
+                 (u_stages[(i2 + 24) * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 80 + i1 * 4 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1491 = mul f64[] -> u5
-  u5[0] = T(h) * -0.0f;
   // %1492 = broadcast f64[4,20,4] -> adj.Wq
   for (int64_t i0 = 0; i0 < 320; ++i0) {
-    dtheta_Wq[i0] += u5[0] * 8.0f;
+    dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1493 = broadcast f64[80] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 80; ++i0) {
-    dtheta_ff_norm_gain[i0] += u5[0] * 8.0f;
-    dtheta_ff_norm_bias[i0] += u5[0] * 8.0f;
-    dtheta_ff_down_bias[i0] += u5[0] * 8.0f;
+    dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
+    dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
+    dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1494 = broadcast f64[320,80] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 25600; ++i0) {
-    dtheta_ff_up_weight[i0] += u5[0] * 8.0f;
+    dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1495 = broadcast f64[320] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 320; ++i0) {
-    dtheta_ff_up_bias[i0] += u5[0] * 8.0f;
+    dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1496 = broadcast f64[80,320] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 25600; ++i0) {
-    dtheta_ff_down_weight[i0] += u5[0] * 8.0f;
+    dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1497 = broadcast f64[20,80] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 1600; ++i0) {
-    dtheta_out_weight[i0] += u5[0] * 8.0f;
+    dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1498 = broadcast f64[20] -> adj.out.bias
   for (int64_t i0 = 0; i0 < 20; ++i0) {
-    dtheta_out_bias[i0] += u5[0] * 8.0f;
+    dtheta_out_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
 }
 
@@ -6829,8 +6586,7 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
   T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44224);
   T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46784);
   T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46848);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46912);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49472);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49408);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -6985,14 +6741,7 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
   for (int64_t l = 0; l < L; ++l) {
     v2[l] = acc_v[l];
   }
-  // %244 = mul f64[] -> v4
-  // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
-  // 25, Delta
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v4[l] = v2[l] * 0.0125f;
-  }
-  // %248 = reduce_sum f64[] -> v2
+  // %248 = reduce_sum f64[] -> v4
   // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   PLASTIC_SIMD
@@ -7002,19 +6751,19 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v3[i0 * L + l] - v4[l]);
+      acc_v[l] = acc_v[l] + square(v3[i0 * L + l] - (v2[l] * 0.0125f));
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v2[l] = acc_v[l];
+    v4[l] = acc_v[l];
   }
-  // %253 = reciprocal f64[] -> v4
+  // %253 = reciprocal f64[] -> v2
   // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v4[l] = T(1) / std::sqrt((v2[l] * 0.0125f) + 1e-05f);
+    v2[l] = T(1) / std::sqrt((v4[l] * 0.0125f) + 1e-05f);
   }
   // %46 = layernorm f64[80] -> v5
   // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
@@ -7038,8 +6787,8 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e127 = v3[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e127 * e127);
+        const T e126 = v3[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e126 * e126);
       }
     }
   }
@@ -7174,7 +6923,7 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
       v10[i0 * L + l] = ff_norm_gain[i0] * v7[i0 * L + l];
     }
   }
-  // %259 = reduce_sum f64[] -> v2
+  // %259 = reduce_sum f64[] -> v4
   // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   PLASTIC_SIMD
@@ -7189,16 +6938,9 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v2[l] = acc_v[l];
+    v4[l] = acc_v[l];
   }
-  // %260 = mul f64[] -> v11
-  // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
-  // 25, Delta
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v11[l] = v2[l] * 0.0125f;
-  }
-  // %286 = contract f64[] -> v2
+  // %286 = contract f64[] -> v11
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -7211,19 +6953,15 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v2[l] = acc0_v[l];
+    v11[l] = acc0_v[l];
   }
-  // %322 = mul f64[] -> v12
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v12[l] = v2[l] * 0.0125f;
-  }
-  // %328 = reshape f64[4,20] -> v13
+  // %328 = reshape f64[4,20] -> v12
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] =
-          v0[i0 * L + l] + (v4[l] * ((v10[i0 * L + l] - v11[l]) - (v5[i0 * L + l] * v12[l])));
+      v12[i0 * L + l] =
+          v0[i0 * L + l] +
+          (v2[l] * ((v10[i0 * L + l] - (v4[l] * 0.0125f)) - (v5[i0 * L + l] * (v11[l] * 0.0125f))));
     }
   }
   // %329 = contract f64[4,20,20] -> d.W
@@ -7233,7 +6971,7 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z_bar_W[(i0 * 400 + i1 * 20 + i2) * L + l] +=
-              v1[(i0 * 20 + i2) * L + l] * v13[(i0 * 20 + i1) * L + l];
+              v1[(i0 * 20 + i2) * L + l] * v12[(i0 * 20 + i1) * L + l];
         }
       }
     }
@@ -7252,13 +6990,13 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v13[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v12[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v13[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v12[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v13[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v12[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v13[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v12[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -7294,12 +7032,12 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     v2[2 * L + l] = acc2_v[l];
     v2[3 * L + l] = acc3_v[l];
   }
-  // %334 = mul f64[4,20] -> v13
+  // %334 = mul f64[4,20] -> v12
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 20 + i1) * L + l] =
+        v12[(i0 * 20 + i1) * L + l] =
             v1[(i0 * 20 + i1) * L + l] * (v10[(i0 * 20 + i1) * L + l] - v2[i0 * L + l]);
       }
     }
@@ -7312,7 +7050,7 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = dx[i2 * L + l] * v13[(i0 * 20 + i1) * L + l];
+            sum[l] = dx[i2 * L + l] * v12[(i0 * 20 + i1) * L + l];
           }
           theta_bar_Wq[i0 * 80 + i1 * 4 + i2] += lane_sum<L>(sum);
         }
@@ -7347,13 +7085,13 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
       }
     }
   }
-  // %51 = relu f64[320] -> v14
+  // %51 = relu f64[320] -> v13
   // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 320; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = relu(v8[i0 * L + l]);
+      v13[i0 * L + l] = relu(v8[i0 * L + l]);
     }
   }
   // %234 = contract f64[80,320] -> d.ff.down.weight
@@ -7365,7 +7103,7 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = v14[i1 * L + l] * v0[i0 * L + l];
+          sum[l] = v13[i1 * L + l] * v0[i0 * L + l];
         }
         theta_bar_ff_down_weight[i0 * 320 + i1] += lane_sum<L>(sum);
       }
@@ -7385,10 +7123,10 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 320; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1], v14[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1 + 320], v14[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1 + 640], v14[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1 + 960], v14[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1 + 320], v13[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1 + 640], v13[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1 + 960], v13[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7486,10 +7224,10 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
       for (int64_t i1 = 0; i1 < 20; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wq[i0 * 80 + i1 * 4], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wq[i0 * 80 + i1 * 4 + 1], v13[(i0 * 20 + i1) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wq[i0 * 80 + i1 * 4 + 2], v13[(i0 * 20 + i1) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wq[i0 * 80 + i1 * 4 + 3], v13[(i0 * 20 + i1) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wq[i0 * 80 + i1 * 4], v12[(i0 * 20 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wq[i0 * 80 + i1 * 4 + 1], v12[(i0 * 20 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wq[i0 * 80 + i1 * 4 + 2], v12[(i0 * 20 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wq[i0 * 80 + i1 * 4 + 3], v12[(i0 * 20 + i1) * L + l], acc3_v[l]);
         }
       }
     }
@@ -7827,11 +7565,11 @@ const plastic_model kModel = {
             .field = 11008,
             .field_vjp = 16128,
             .adjoint_field = 29696,
-            .step = 29056,
-            .step_vjp = 156160,
-            .adjoint_step = 66624,
+            .step = 28928,
+            .step_vjp = 51072,
+            .adjoint_step = 58624,
             .output = 28800,
-            .output_vjp = 59712,
+            .output_vjp = 59648,
             .loss = 128,
             .loss_vjp = 1280,
         },

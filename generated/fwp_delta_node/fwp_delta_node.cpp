@@ -1484,12 +1484,7 @@ extern "C" void fwp_delta_node_field_vjp(const void* /*ctx*/, double /*t*/, cons
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = acc_v[l];
     }
-    // %223 = mul f64[] -> v5
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[l] = v4[l] * 0.04761905f;
-    }
-    // %226 = contract f64[] -> v4
+    // %226 = contract f64[] -> v5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -1502,14 +1497,9 @@ extern "C" void fwp_delta_node_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc0_v[l];
+      v5[l] = acc0_v[l];
     }
-    // %227 = mul f64[] -> v2
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[l] = v4[l] * 0.04761905f;
-    }
-    // %105 = reduce_sum f64[] -> v4
+    // %105 = reduce_sum f64[] -> v2
     // fwp_delta_node.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1523,15 +1513,9 @@ extern "C" void fwp_delta_node_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v2[l] = acc_v[l];
     }
-    // %107 = mul f64[] -> v3
-    // fwp_delta_node.ode:37: let u    = ln(x(t))
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[l] = v4[l] * 0.04761905f;
-    }
-    // %111 = reduce_sum f64[] -> v4
+    // %111 = reduce_sum f64[] -> v3
     // fwp_delta_node.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1540,24 +1524,26 @@ extern "C" void fwp_delta_node_field_vjp(const void* /*ctx*/, double /*t*/, cons
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - v3[l]);
+        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - (v2[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v3[l] = acc_v[l];
     }
-    // %116 = reciprocal f64[] -> v3
+    // %116 = reciprocal f64[] -> v2
     // fwp_delta_node.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[l] = T(1) / std::sqrt((v4[l] * 0.04761905f) + 1e-05f);
+      v2[l] = T(1) / std::sqrt((v3[l] * 0.04761905f) + 1e-05f);
     }
     // %231 = mul f64[21] -> d.x
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] += ((v1[i0 * L + l] - v5[l]) - (v2[l] * v0[i0 * L + l])) * v3[l];
+        u_bar[i0 * L + l] +=
+            ((v1[i0 * L + l] - (v4[l] * 0.04761905f)) - ((v5[l] * 0.04761905f) * v0[i0 * L + l])) *
+            v2[l];
       }
     }
   }
@@ -3109,12 +3095,7 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
     for (int64_t l = 0; l < L; ++l) {
       v4_2[l] = acc_v_2[l];
     }
-    // %223 = mul f64[] -> v5
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5_2[l] = v4_2[l] * 0.04761905f;
-    }
-    // %226 = contract f64[] -> v4
+    // %226 = contract f64[] -> v5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v_2[l] = 0.0f;
@@ -3127,14 +3108,9 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4_2[l] = acc0_v_2[l];
+      v5_2[l] = acc0_v_2[l];
     }
-    // %227 = mul f64[] -> v1
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1_2[l] = v4_2[l] * 0.04761905f;
-    }
-    // %105 = reduce_sum f64[] -> v4
+    // %105 = reduce_sum f64[] -> v1
     // fwp_delta_node.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3148,15 +3124,9 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4_2[l] = acc_v_2[l];
+      v1_2[l] = acc_v_2[l];
     }
-    // %107 = mul f64[] -> v3
-    // fwp_delta_node.ode:37: let u    = ln(x(t))
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3_2[l] = v4_2[l] * 0.04761905f;
-    }
-    // %111 = reduce_sum f64[] -> v4
+    // %111 = reduce_sum f64[] -> v3
     // fwp_delta_node.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3165,25 +3135,26 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v_2[l] = acc_v_2[l] + square(x[i0 * L + l] - v3_2[l]);
+        acc_v_2[l] = acc_v_2[l] + square(x[i0 * L + l] - (v1_2[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4_2[l] = acc_v_2[l];
+      v3_2[l] = acc_v_2[l];
     }
-    // %116 = reciprocal f64[] -> v3
+    // %116 = reciprocal f64[] -> v1
     // fwp_delta_node.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3_2[l] = T(1) / std::sqrt((v4_2[l] * 0.04761905f) + 1e-05f);
+      v1_2[l] = T(1) / std::sqrt((v3_2[l] * 0.04761905f) + 1e-05f);
     }
     // %231 = mul f64[21] -> d.x
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] +=
-            ((v2_2[i0 * L + l] - v5_2[l]) - (v1_2[l] * v0_2[i0 * L + l])) * v3_2[l];
+        u_bar[i0 * L + l] += ((v2_2[i0 * L + l] - (v4_2[l] * 0.04761905f)) -
+                              ((v5_2[l] * 0.04761905f) * v0_2[i0 * L + l])) *
+                             v1_2[l];
       }
     }
   }
@@ -3212,15 +3183,11 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
   T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16768);
   T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21888);
   T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27008);
-  T* __restrict u8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32128);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32192);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37312);
-  T* __restrict u11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42432);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42496);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 47616);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52736);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57856);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62976);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32128);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37248);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42368);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 47488);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52608);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3682,16 +3649,14 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
       v2[i0 * L + l] = sigmoid(v4[i0 * L + l]);
     }
   }
-  // %586 = mul f64[] -> u8
-  u8[0] = T(h) * 0.5f;
   // %854 = contract f64[16] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = v0[i0 * L + l] * (v2[i0 * L + l] * u8[0]);
+      v4[i0 * L + l] = v0[i0 * L + l] * (v2[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %856 = contract f64[16,10] -> v9
+  // %856 = contract f64[16,10] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3716,10 +3681,10 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v8[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v8[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v8[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v8[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -3736,18 +3701,18 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v8[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %858 = sub f64[16,10] -> v10
+  // %858 = sub f64[16,10] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1) * L + l] =
+        v9[(i0 * 10 + i1) * L + l] =
             v3[(i0 * 10 + i1) * L + l] -
-            ((v7[(i0 * 10 + i1) * L + l] * v4[i0 * L + l]) + v9[(i0 * 10 + i1) * L + l]);
+            ((v7[(i0 * 10 + i1) * L + l] * v4[i0 * L + l]) + v8[(i0 * 10 + i1) * L + l]);
       }
     }
   }
@@ -3793,17 +3758,6 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
       }
     }
   }
-  // %909 = mul f64[] -> u11
-  u11[0] = T(h) * 0.33333334f;
-  // %910 = contract f64[16,10] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = v4[(i0 * 10 + i1) * L + l] * u11[0];
-      }
-    }
-  }
   // %618 = layernorm f64[21] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -3824,8 +3778,8 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e400 = u_stages[(i0 + 63) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e400 * e400);
+        const T e394 = u_stages[(i0 + 63) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e394 * e394);
       }
     }
   }
@@ -3847,7 +3801,7 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %622 = contract f64[16,10] -> v13
+  // %622 = contract f64[16,10] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3868,10 +3822,10 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v10[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v10[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v10[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v10[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -3887,11 +3841,11 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v10[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %623 = softmax f64[16,10] -> v14
+  // %623 = softmax f64[16,10] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3901,7 +3855,7 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v13[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v13[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+            (v10[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v10[(i0 * 10 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3912,18 +3866,18 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v13[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v13[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        v0[i1 * L + l] = vm::exp(v10[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v10[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+        v11[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %627 = contract f64[16,10] -> v13
+  // %627 = contract f64[16,10] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3944,10 +3898,10 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v10[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v10[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v10[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v10[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -3963,11 +3917,11 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v10[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %878 = contract f64[16,10] -> v15
+  // %878 = contract f64[16,10] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3980,22 +3934,22 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v14[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v11[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v11[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v11[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v12[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -4006,13 +3960,13 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v14[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v11[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
@@ -4045,21 +3999,15 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %866 = contract f64[16] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v0[i0 * L + l] * u8[0];
-    }
-  }
-  // %919 = sub f64[16,10] -> v16
+  // %919 = sub f64[16,10] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 10 + i1) * L + l] =
+        v5[(i0 * 10 + i1) * L + l] =
             v3[(i0 * 10 + i1) * L + l] -
-            ((v10[(i0 * 10 + i1) * L + l] * v5[i0 * L + l]) + v9[(i0 * 10 + i1) * L + l]);
+            ((v9[(i0 * 10 + i1) * L + l] * (v0[i0 * L + l] * (T(h) * 0.5f))) +
+             v8[(i0 * 10 + i1) * L + l]);
       }
     }
   }
@@ -4075,13 +4023,13 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v4[(i0 * 40 + i1) * L + l], v11[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v4[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v4[(i0 * 40 + i1 + 10) * L + l], v11[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v4[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v4[(i0 * 40 + i1 + 20) * L + l], v11[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v4[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v4[(i0 * 40 + i1 + 30) * L + l], v11[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -4092,14 +4040,7 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %876 = contract f64[16] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v0[i0 * L + l] * T(h);
-    }
-  }
-  // %624 = contract f64[16] -> v0
+  // %624 = contract f64[16] -> v3
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4119,46 +4060,38 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %899 = mul f64[] -> u8
-  u8[0] = T(h) * 0.16666667f;
   // %900 = contract f64[16] -> v1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = sigmoid(v0[i0 * L + l]) * u8[0];
+      v1[i0 * L + l] = sigmoid(v3[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
-  // %923 = contract f64[16,10] -> v4
+  // %923 = contract f64[16,10] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 10 + i1) * L + l] =
-            (vm::tanh(v13[(i0 * 10 + i1) * L + l]) -
-             (v15[(i0 * 10 + i1) * L + l] + (v16[(i0 * 10 + i1) * L + l] * v3[i0 * L + l]))) *
-            v1[i0 * L + l];
+        v3[(i0 * 10 + i1) * L + l] = (vm::tanh(v10[(i0 * 10 + i1) * L + l]) -
+                                      (v12[(i0 * 10 + i1) * L + l] +
+                                       (v5[(i0 * 10 + i1) * L + l] * (v0[i0 * L + l] * T(h))))) *
+                                     v1[i0 * L + l];
       }
     }
   }
-  // %903 = contract f64[16] -> v0
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v2[i0 * L + l] * u8[0];
-    }
-  }
-  // %904 = contract f64[16,10] -> v2
+  // %904 = contract f64[16,10] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = v6[(i0 * 10 + i1) * L + l] * v0[i0 * L + l];
+        v8[(i0 * 10 + i1) * L + l] =
+            v6[(i0 * 10 + i1) * L + l] * (v2[i0 * L + l] * (T(h) * 0.16666667f));
       }
     }
   }
@@ -4170,10 +4103,10 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 100 + i1 * 10 + i2) * L + l] =
               z0_W[(i0 * 100 + i1 * 10 + i2) * L + l] +
-              (((v10[(i0 * 10 + i1) * L + l] * v12[(i0 * 10 + i2) * L + l]) +
-                ((v14[(i0 * 10 + i2) * L + l] * v4[(i0 * 10 + i1) * L + l]) +
-                 (v2[(i0 * 10 + i2) * L + l] * v7[(i0 * 10 + i1) * L + l]))) +
-               (v12[(i0 * 10 + i2) * L + l] * v16[(i0 * 10 + i1) * L + l]));
+              (((v9[(i0 * 10 + i1) * L + l] * (v4[(i0 * 10 + i2) * L + l] * (T(h) * 0.33333334f))) +
+                ((v11[(i0 * 10 + i2) * L + l] * v3[(i0 * 10 + i1) * L + l]) +
+                 (v8[(i0 * 10 + i2) * L + l] * v7[(i0 * 10 + i1) * L + l]))) +
+               ((v4[(i0 * 10 + i2) * L + l] * (T(h) * 0.33333334f)) * v5[(i0 * 10 + i1) * L + l]));
         }
       }
     }
@@ -4211,37 +4144,34 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1408);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6528);
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11648);
-  T* __restrict u5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11968);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12032);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 63232);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 63744);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68864);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 120064);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 120768);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 125888);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 131008);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 131520);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 136640);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 137152);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 137664);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 142784);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 143296);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 148416);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 149120);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 154240);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 159360);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 164480);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 169600);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 170112);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 175232);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 180352);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 185472);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 190592);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 195712);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 200832);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 205952);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 216704);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 221824);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11968);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12480);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17600);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18304);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23424);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28544);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29056);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34176);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34688);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39808);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40320);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45440);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46144);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51264);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56384);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56896);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62016);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62528);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67648);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72768);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77888);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 83008);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 88128);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 93248);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 98368);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 103488);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 114240);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 119360);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -4372,20 +4302,6 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       }
     }
   }
-  // %899 = mul f64[] -> u5
-  u5[0] = T(h) * 0.16666667f;
-  // %1098 = contract f64[16,10,10] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v6[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] * u5[0];
-        }
-      }
-    }
-  }
   // %624 = contract f64[16] -> v2
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
@@ -4412,11 +4328,11 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %625 = sigmoid f64[16] -> v7
+  // %625 = sigmoid f64[16] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = sigmoid(v2[i0 * L + l]);
+      v5[i0 * L + l] = sigmoid(v2[i0 * L + l]);
     }
   }
   // %626 = contract f64[16,10] -> v2
@@ -4424,11 +4340,11 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = v3[(i0 * 10 + i1) * L + l] * v7[i0 * L + l];
+        v2[(i0 * 10 + i1) * L + l] = v3[(i0 * 10 + i1) * L + l] * v5[i0 * L + l];
       }
     }
   }
-  // %1342 = contract f64[16,10] -> v8
+  // %1342 = contract f64[16,10] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4441,22 +4357,22 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 * 40 + i2) * L + l], v2[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v6[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 40 + i2) * L + l],
+                               v2[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
                                v2[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v6[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
                                v2[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v6[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+          acc3_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
                                v2[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v6[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+        v6[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v6[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -4467,27 +4383,13 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 * 10 + i2) * L + l], v2[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l],
+                               v2[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %909 = mul f64[] -> u5
-  u5[0] = T(h) * 0.33333334f;
-  // %1101 = contract f64[16,10,10] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v9[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] * u5[0];
-        }
+        v6[(i0 * 10 + i1) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
       }
     }
   }
@@ -4511,8 +4413,8 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e163 = u_stages[(i0 + 21) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e163 * e163);
+        const T e168 = u_stages[(i0 + 21) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e168 * e168);
       }
     }
   }
@@ -4527,14 +4429,14 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       v2[i0 * L + l] = (u_stages[(i0 + 21) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %595 = add f64[21] -> v10
+  // %595 = add f64[21] -> v7
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v2[i0 * L + l]);
+      v7[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v2[i0 * L + l]);
     }
   }
-  // %597 = contract f64[16,10] -> v11
+  // %597 = contract f64[16,10] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4547,18 +4449,18 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2], v10[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 21], v10[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 42], v10[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 63], v10[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2], v7[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 21], v7[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 42], v7[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 63], v7[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v8[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v8[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v8[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v8[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -4569,16 +4471,16 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2], v10[i2 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2], v7[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v8[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %598 = softmax f64[16,10] -> v12
+  // %598 = softmax f64[16,10] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4588,7 +4490,7 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v11[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+            (v8[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v8[(i0 * 10 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -4599,18 +4501,18 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v11[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v8[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v8[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v9[(i0 * 10 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %599 = contract f64[16] -> v11
+  // %599 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4622,37 +4524,37 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v7[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %600 = sigmoid f64[16] -> v13
+  // %600 = sigmoid f64[16] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = sigmoid(v11[i0 * L + l]);
+      v10[i0 * L + l] = sigmoid(v8[i0 * L + l]);
     }
   }
-  // %601 = contract f64[16,10] -> v11
+  // %601 = contract f64[16,10] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1) * L + l] = v12[(i0 * 10 + i1) * L + l] * v13[i0 * L + l];
+        v8[(i0 * 10 + i1) * L + l] = v9[(i0 * 10 + i1) * L + l] * v10[i0 * L + l];
       }
     }
   }
-  // %1108 = contract f64[16,10] -> v14
+  // %1108 = contract f64[16,10] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4665,22 +4567,22 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v9[(i0 * 100 + i1 * 40 + i2) * L + l], v11[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v9[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v9[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v9[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 40 + i2) * L + l],
+                               v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v8[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v8[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v8[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
+        v11[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
+        v11[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
+        v11[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -4691,17 +4593,17 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v9[(i0 * 100 + i1 * 10 + i2) * L + l], v11[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l],
+                               v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v11[(i0 * 10 + i1) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
       }
     }
   }
-  // %875 = contract f64[16] -> v15
+  // %875 = contract f64[16] -> v12
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4713,41 +4615,34 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 40 + i1) * L + l], v3[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v8[(i0 * 40 + i1) * L + l], v3[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v11[(i0 * 40 + i1 + 10) * L + l], v3[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v8[(i0 * 40 + i1 + 10) * L + l], v3[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v11[(i0 * 40 + i1 + 20) * L + l], v3[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v8[(i0 * 40 + i1 + 20) * L + l], v3[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v11[(i0 * 40 + i1 + 30) * L + l], v3[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v8[(i0 * 40 + i1 + 30) * L + l], v3[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %876 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v15[i0 * L + l] * T(h);
-    }
-  }
-  // %1346 = sub f64[16,10] -> v17
+  // %1346 = sub f64[16,10] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 10 + i1) * L + l] =
-            v14[(i0 * 10 + i1) * L + l] - (v8[(i0 * 10 + i1) * L + l] * v16[i0 * L + l]);
+        v13[(i0 * 10 + i1) * L + l] =
+            v11[(i0 * 10 + i1) * L + l] - (v6[(i0 * 10 + i1) * L + l] * (v12[i0 * L + l] * T(h)));
       }
     }
   }
-  // %865 = contract f64[16] -> v15
+  // %865 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4759,43 +4654,35 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 40 + i1) * L + l], v12[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v8[(i0 * 40 + i1) * L + l], v9[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v11[(i0 * 40 + i1 + 10) * L + l], v12[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v8[(i0 * 40 + i1 + 10) * L + l], v9[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v11[(i0 * 40 + i1 + 20) * L + l], v12[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v8[(i0 * 40 + i1 + 20) * L + l], v9[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v11[(i0 * 40 + i1 + 30) * L + l], v12[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v8[(i0 * 40 + i1 + 30) * L + l], v9[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %586 = mul f64[] -> u5
-  u5[0] = T(h) * 0.5f;
-  // %866 = contract f64[16] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = v15[i0 * L + l] * u5[0];
-    }
-  }
-  // %1350 = sub f64[16,10] -> v19
+  // %1350 = sub f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 10 + i1) * L + l] =
-            v14[(i0 * 10 + i1) * L + l] - (v17[(i0 * 10 + i1) * L + l] * v18[i0 * L + l]);
+        v15[(i0 * 10 + i1) * L + l] =
+            v11[(i0 * 10 + i1) * L + l] -
+            (v13[(i0 * 10 + i1) * L + l] * (v14[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %571 = layernorm f64[21] -> v14
+  // %571 = layernorm f64[21] -> v11
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4815,8 +4702,8 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e369 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e369 * e369);
+        const T e386 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e386 * e386);
       }
     }
   }
@@ -4828,17 +4715,17 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v11[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %573 = add f64[21] -> v20
+  // %573 = add f64[21] -> v16
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = (v14[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
+      v16[i0 * L + l] = (v11[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
     }
   }
-  // %575 = contract f64[16,10] -> v21
+  // %575 = contract f64[16,10] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4851,18 +4738,18 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2], v20[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 21], v20[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 42], v20[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 63], v20[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2], v16[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 21], v16[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 42], v16[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 63], v16[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v21[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v21[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v21[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v17[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v17[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v17[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v17[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -4873,16 +4760,16 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2], v20[i2 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2], v16[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v17[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %576 = softmax f64[16,10] -> v22
+  // %576 = softmax f64[16,10] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4892,7 +4779,7 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v21[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v21[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+            (v17[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v17[(i0 * 10 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -4903,18 +4790,18 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v21[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v21[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v17[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v17[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v18[(i0 * 10 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %577 = contract f64[16] -> v15
+  // %577 = contract f64[16] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4926,37 +4813,37 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v20[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v20[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v20[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v20[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v16[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v16[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v16[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v16[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 4) * L + l] = acc0_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %578 = sigmoid f64[16] -> v21
+  // %578 = sigmoid f64[16] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = sigmoid(v15[i0 * L + l]);
+      v19[i0 * L + l] = sigmoid(v17[i0 * L + l]);
     }
   }
-  // %579 = contract f64[16,10] -> v23
+  // %579 = contract f64[16,10] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 10 + i1) * L + l] = v22[(i0 * 10 + i1) * L + l] * v21[i0 * L + l];
+        v17[(i0 * 10 + i1) * L + l] = v18[(i0 * 10 + i1) * L + l] * v19[i0 * L + l];
       }
     }
   }
-  // %1129 = contract f64[16,10] -> v24
+  // %1129 = contract f64[16,10] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4969,22 +4856,22 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 * 40 + i2) * L + l], v23[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v6[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v23[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v6[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v23[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v6[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v23[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 40 + i2) * L + l],
+                               v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v17[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v17[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v24[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v24[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v24[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v20[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+        v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -4995,17 +4882,17 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 * 10 + i2) * L + l], v23[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l],
+                               v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v20[(i0 * 10 + i1) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
       }
     }
   }
-  // %1125 = contract f64[16] -> v15
+  // %1125 = contract f64[16] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5017,37 +4904,31 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v23[(i0 * 40 + i1) * L + l], v12[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v17[(i0 * 40 + i1) * L + l], v9[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v23[(i0 * 40 + i1 + 10) * L + l], v12[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v17[(i0 * 40 + i1 + 10) * L + l], v9[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v23[(i0 * 40 + i1 + 20) * L + l], v12[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v17[(i0 * 40 + i1 + 20) * L + l], v9[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v23[(i0 * 40 + i1 + 30) * L + l], v12[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v17[(i0 * 40 + i1 + 30) * L + l], v9[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1126 = contract f64[16] -> v25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v15[i0 * L + l] * u5[0];
-    }
-  }
-  // %1354 = sub f64[16,10] -> v26
+  // %1354 = sub f64[16,10] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 10 + i1) * L + l] =
-            v24[(i0 * 10 + i1) * L + l] - (v19[(i0 * 10 + i1) * L + l] * v25[i0 * L + l]);
+        v22[(i0 * 10 + i1) * L + l] =
+            v20[(i0 * 10 + i1) * L + l] -
+            (v15[(i0 * 10 + i1) * L + l] * (v21[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
@@ -5059,15 +4940,15 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
         for (int64_t l = 0; l < L; ++l) {
           z0_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] +=
               (((z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] -
-                 (v3[(i0 * 10 + i2) * L + l] * v8[(i0 * 10 + i1) * L + l])) -
-                (v17[(i0 * 10 + i1) * L + l] * v12[(i0 * 10 + i2) * L + l])) -
-               (v19[(i0 * 10 + i1) * L + l] * v12[(i0 * 10 + i2) * L + l])) -
-              (v22[(i0 * 10 + i2) * L + l] * v26[(i0 * 10 + i1) * L + l]);
+                 (v3[(i0 * 10 + i2) * L + l] * v6[(i0 * 10 + i1) * L + l])) -
+                (v13[(i0 * 10 + i1) * L + l] * v9[(i0 * 10 + i2) * L + l])) -
+               (v15[(i0 * 10 + i1) * L + l] * v9[(i0 * 10 + i2) * L + l])) -
+              (v18[(i0 * 10 + i2) * L + l] * v22[(i0 * 10 + i1) * L + l]);
         }
       }
     }
   }
-  // %602 = contract f64[16,10] -> v24
+  // %602 = contract f64[16,10] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5080,18 +4961,18 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2], v10[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 21], v10[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 42], v10[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 63], v10[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2], v7[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 21], v7[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 42], v7[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 63], v7[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v24[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v24[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v24[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v20[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -5102,23 +4983,23 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v10[i2 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v7[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v20[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %603 = tanh f64[16,10] -> v27
+  // %603 = tanh f64[16,10] -> v23
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = vm::tanh(v24[i0 * L + l]);
+      v23[i0 * L + l] = vm::tanh(v20[i0 * L + l]);
     }
   }
-  // %580 = contract f64[16,10] -> v24
+  // %580 = contract f64[16,10] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5131,18 +5012,18 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2], v20[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 21], v20[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 42], v20[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 63], v20[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2], v16[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 21], v16[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 42], v16[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 63], v16[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v24[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v24[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v24[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v20[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -5153,23 +5034,23 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v20[i2 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v16[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v20[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %581 = tanh f64[16,10] -> v28
+  // %581 = tanh f64[16,10] -> v24
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = vm::tanh(v24[i0 * L + l]);
+      v24[i0 * L + l] = vm::tanh(v20[i0 * L + l]);
     }
   }
-  // %582 = contract f64[16,10] -> v24
+  // %582 = contract f64[16,10] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5182,22 +5063,22 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v22[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v18[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v22[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v22[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v22[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v18[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v24[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v24[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v24[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v20[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -5208,24 +5089,24 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v22[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v18[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v20[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %583 = sub f64[16,10] -> v29
+  // %583 = sub f64[16,10] -> v25
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = v28[i0 * L + l] - v24[i0 * L + l];
+      v25[i0 * L + l] = v24[i0 * L + l] - v20[i0 * L + l];
     }
   }
-  // %856 = contract f64[16,10] -> v24
+  // %856 = contract f64[16,10] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5238,22 +5119,22 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v12[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v9[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v9[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v9[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v9[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v24[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v24[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v24[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v20[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -5264,39 +5145,41 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v12[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v9[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v20[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1359 = sub f64[16,10] -> v30
+  // %1359 = sub f64[16,10] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 10 + i1) * L + l] =
-            v27[(i0 * 10 + i1) * L + l] -
-            ((v29[(i0 * 10 + i1) * L + l] * v25[i0 * L + l]) + v24[(i0 * 10 + i1) * L + l]);
+        v26[(i0 * 10 + i1) * L + l] =
+            v23[(i0 * 10 + i1) * L + l] -
+            ((v25[(i0 * 10 + i1) * L + l] * (v21[i0 * L + l] * (T(h) * 0.5f))) +
+             v20[(i0 * 10 + i1) * L + l]);
       }
     }
   }
-  // %1362 = sub f64[16,10] -> v31
+  // %1362 = sub f64[16,10] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 10 + i1) * L + l] =
-            v27[(i0 * 10 + i1) * L + l] -
-            ((v30[(i0 * 10 + i1) * L + l] * v18[i0 * L + l]) + v24[(i0 * 10 + i1) * L + l]);
+        v27[(i0 * 10 + i1) * L + l] =
+            v23[(i0 * 10 + i1) * L + l] -
+            ((v26[(i0 * 10 + i1) * L + l] * (v14[i0 * L + l] * (T(h) * 0.5f))) +
+             v20[(i0 * 10 + i1) * L + l]);
       }
     }
   }
-  // %1391 = contract f64[16,10] -> v24
+  // %1391 = contract f64[16,10] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5309,22 +5192,22 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v9[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v31[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v9[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v31[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v9[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v31[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v9[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v31[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v27[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v27[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v27[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v27[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v24[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v24[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v24[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v20[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
+        v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
+        v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
+        v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -5335,17 +5218,17 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v9[(i0 * 100 + i1 + i2 * 10) * L + l], v31[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 + i2 * 10) * L + l],
+                               v27[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v20[(i0 * 10 + i1) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
       }
     }
   }
-  // %1368 = contract f64[16] -> v15
+  // %1368 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5357,31 +5240,24 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 40 + i1) * L + l], v31[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v6[(i0 * 40 + i1) * L + l], v27[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v8[(i0 * 40 + i1 + 10) * L + l], v31[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v6[(i0 * 40 + i1 + 10) * L + l], v27[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v8[(i0 * 40 + i1 + 20) * L + l], v31[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v6[(i0 * 40 + i1 + 20) * L + l], v27[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v8[(i0 * 40 + i1 + 30) * L + l], v31[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v6[(i0 * 40 + i1 + 30) * L + l], v27[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1369 = contract f64[16] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = v15[i0 * L + l] * T(h);
-    }
-  }
-  // %1386 = contract f64[16,10] -> v32
+  // %1386 = contract f64[16,10] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5394,22 +5270,22 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v9[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v30[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v9[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v30[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v9[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v30[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v9[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v30[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v26[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v26[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v26[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v26[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v32[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v32[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v32[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v28[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
+        v28[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
+        v28[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
+        v28[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -5420,17 +5296,17 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v9[(i0 * 100 + i1 + i2 * 10) * L + l], v30[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 + i2 * 10) * L + l],
+                               v26[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v28[(i0 * 10 + i1) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
       }
     }
   }
-  // %1387 = contract f64[16] -> v15
+  // %1387 = contract f64[16] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5442,42 +5318,37 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v30[(i0 * 40 + i1) * L + l], v17[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v26[(i0 * 40 + i1) * L + l], v13[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v30[(i0 * 40 + i1 + 10) * L + l], v17[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v26[(i0 * 40 + i1 + 10) * L + l], v13[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v30[(i0 * 40 + i1 + 20) * L + l], v17[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v26[(i0 * 40 + i1 + 20) * L + l], v13[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v30[(i0 * 40 + i1 + 30) * L + l], v17[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v26[(i0 * 40 + i1 + 30) * L + l], v13[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1388 = contract f64[16] -> v25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v15[i0 * L + l] * u5[0];
-    }
-  }
-  // %1394 = add f64[16,10] -> v30
+  // %1394 = add f64[16,10] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 10 + i1) * L + l] =
-            (v24[(i0 * 10 + i1) * L + l] - (v3[(i0 * 10 + i1) * L + l] * v18[i0 * L + l])) +
-            (v32[(i0 * 10 + i1) * L + l] - (v12[(i0 * 10 + i1) * L + l] * v25[i0 * L + l]));
+        v26[(i0 * 10 + i1) * L + l] =
+            (v20[(i0 * 10 + i1) * L + l] -
+             (v3[(i0 * 10 + i1) * L + l] * (v14[i0 * L + l] * T(h)))) +
+            (v28[(i0 * 10 + i1) * L + l] -
+             (v9[(i0 * 10 + i1) * L + l] * (v21[i0 * L + l] * (T(h) * 0.5f))));
       }
     }
   }
-  // %1395 = contract f64[16] -> v15
+  // %1395 = contract f64[16] -> v20
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5489,31 +5360,31 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v30[(i0 * 40 + i1) * L + l], v12[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v26[(i0 * 40 + i1) * L + l], v9[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v30[(i0 * 40 + i1 + 10) * L + l], v12[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v26[(i0 * 40 + i1 + 10) * L + l], v9[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v30[(i0 * 40 + i1 + 20) * L + l], v12[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v26[(i0 * 40 + i1 + 20) * L + l], v9[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v30[(i0 * 40 + i1 + 30) * L + l], v12[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v26[(i0 * 40 + i1 + 30) * L + l], v9[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1396 = mul f64[16] -> v24
+  // %1396 = mul f64[16] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = ((1.0f - v13[i0 * L + l]) * v13[i0 * L + l]) * v15[i0 * L + l];
+      v28[i0 * L + l] = ((1.0f - v10[i0 * L + l]) * v10[i0 * L + l]) * v20[i0 * L + l];
     }
   }
-  // %1397 = contract f64[21] -> v32
+  // %1397 = contract f64[21] -> v20
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5525,18 +5396,18 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v24[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v24[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v24[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v24[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v28[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v28[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v28[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v28[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 * 4) * L + l] = acc0_v[l];
-      v32[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v32[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -5546,21 +5417,732 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v24[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v28[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v32[20 * L + l] = acc0_v[l];
+    v20[20 * L + l] = acc0_v[l];
   }
-  // %1416 = mul f64[16,10] -> v9
+  // %1416 = mul f64[16,10] -> v29
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = (1.0f - square(v27[i0 * L + l])) * (v19[i0 * L + l] + v17[i0 * L + l]);
+      v29[i0 * L + l] = (1.0f - square(v23[i0 * L + l])) * (v15[i0 * L + l] + v13[i0 * L + l]);
     }
   }
-  // %1417 = contract f64[16,21] -> v33
+  // %1417 = contract f64[16,21] -> v30
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21], v29[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 1], v29[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 2], v29[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 3], v29[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v30[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v30[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v30[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v30[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 20], v29[(i0 * 10 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[(i0 * 21 + 20) * L + l] = acc0_v[l];
+    }
+  }
+  // %1399 = contract f64[16] -> v23
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v15[(i0 * 40 + i1) * L + l], v25[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v15[(i0 * 40 + i1 + 10) * L + l], v25[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v15[(i0 * 40 + i1 + 20) * L + l], v25[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v15[(i0 * 40 + i1 + 30) * L + l], v25[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[(i0 * 4) * L + l] = acc0_v[l];
+      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1402 = contract f64[16,10] -> v31
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v15[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v15[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v15[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v15[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v31[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v31[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v31[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v31[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v15[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v31[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1405 = contract f64[16,10] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v15[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v15[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v15[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v13[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1409 = add f64[16,10] -> v13
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 10 + i1) * L + l] =
+            ((-((v17[(i0 * 10 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f))) +
+                v31[(i0 * 10 + i1) * L + l])) -
+             ((v8[(i0 * 10 + i1) * L + l] * (v21[i0 * L + l] * (T(h) * 0.5f))) +
+              v15[(i0 * 10 + i1) * L + l])) +
+            (v26[(i0 * 10 + i1) * L + l] * v10[i0 * L + l]);
+      }
+    }
+  }
+  // %1410 = contract f64[16] -> v10
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v9[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v9[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v9[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v9[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1413 = mul f64[16,10] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 10 + i1) * L + l] =
+            (v13[(i0 * 10 + i1) * L + l] - v10[i0 * L + l]) * v9[(i0 * 10 + i1) * L + l];
+      }
+    }
+  }
+  // %1414 = contract f64[16,21] -> v32
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v15[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1], v15[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2], v15[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3], v15[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v32[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v32[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v32[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v32[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 20], v15[(i0 * 10 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v32[(i0 * 21 + 20) * L + l] = acc0_v[l];
+    }
+  }
+  // %1419 = reduce_sum f64[21] -> v13
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v30[(i0 + i1 * 21) * L + l] + v32[(i0 + i1 * 21) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1420 = add f64[21] -> v17
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = v20[i0 * L + l] + v13[i0 * L + l];
+    }
+  }
+  // %1224 = contract f64[16,10] -> v13
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v25[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v25[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v25[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v25[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 + i2 * 10) * L + l],
+                               v25[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 10 + i1) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+      }
+    }
+  }
+  // %1423 = sub f64[16,10] -> v20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 10 + i1) * L + l] =
+            v13[(i0 * 10 + i1) * L + l] -
+            (v9[(i0 * 10 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f)));
+      }
+    }
+  }
+  // %1424 = contract f64[16] -> v10
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v20[(i0 * 40 + i1) * L + l], v18[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v20[(i0 * 40 + i1 + 10) * L + l], v18[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v20[(i0 * 40 + i1 + 20) * L + l], v18[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v20[(i0 * 40 + i1 + 30) * L + l], v18[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1425 = mul f64[16] -> v21
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = v10[i0 * L + l] * (v19[i0 * L + l] * (1.0f - v19[i0 * L + l]));
+    }
+  }
+  // %1426 = contract f64[21] -> v9
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v21[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v21[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v21[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v21[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v21[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v9[20 * L + l] = acc0_v[l];
+  }
+  // %1435 = mul f64[16,10] -> v13
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = v22[i0 * L + l] * (1.0f - square(v24[i0 * L + l]));
+    }
+  }
+  // %1436 = contract f64[16,21] -> v30
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21], v13[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 1], v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 2], v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 3], v13[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v30[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v30[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v30[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v30[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 20], v13[(i0 * 10 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[(i0 * 21 + 20) * L + l] = acc0_v[l];
+    }
+  }
+  // %1428 = contract f64[16,10] -> v23
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v22[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v22[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v22[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v22[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v23[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v23[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v23[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v23[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v22[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v23[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1429 = sub f64[16,10] -> v22
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v22[(i0 * 10 + i1) * L + l] =
+            (v20[(i0 * 10 + i1) * L + l] * v19[i0 * L + l]) - v23[(i0 * 10 + i1) * L + l];
+      }
+    }
+  }
+  // %1430 = contract f64[16] -> v10
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v18[(i0 * 40 + i1) * L + l], v22[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v18[(i0 * 40 + i1 + 10) * L + l], v22[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v18[(i0 * 40 + i1 + 20) * L + l], v22[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v18[(i0 * 40 + i1 + 30) * L + l], v22[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1433 = mul f64[16,10] -> v20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 10 + i1) * L + l] =
+            v18[(i0 * 10 + i1) * L + l] * (v22[(i0 * 10 + i1) * L + l] - v10[i0 * L + l]);
+      }
+    }
+  }
+  // %1434 = contract f64[16,21] -> v32
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v20[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1], v20[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2], v20[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3], v20[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v32[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v32[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v32[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v32[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 20], v20[(i0 * 10 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v32[(i0 * 21 + 20) * L + l] = acc0_v[l];
+    }
+  }
+  // %1438 = reduce_sum f64[21] -> v18
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v30[(i0 + i1 * 21) * L + l] + v32[(i0 + i1 * 21) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1439 = add f64[21] -> v22
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[i0 * L + l] = v9[i0 * L + l] + v18[i0 * L + l];
+    }
+  }
+  // %627 = contract f64[16,10] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 21; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v9[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v9[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 21; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v1[i2 * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %628 = tanh f64[16,10] -> v18
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = vm::tanh(v9[i0 * L + l]);
+    }
+  }
+  // %1357 = mul f64[16,10] -> v9
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = (1.0f - square(v18[i0 * L + l])) * v6[i0 * L + l];
+    }
+  }
+  // %1358 = contract f64[16,21] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5585,10 +6167,10 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v33[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v33[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v33[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v30[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v30[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v30[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v30[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     PLASTIC_SIMD
@@ -5603,725 +6185,10 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[(i0 * 21 + 20) * L + l] = acc0_v[l];
+      v30[(i0 * 21 + 20) * L + l] = acc0_v[l];
     }
   }
-  // %1399 = contract f64[16] -> v15
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 40 + i1) * L + l], v29[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v19[(i0 * 40 + i1 + 10) * L + l], v29[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v19[(i0 * 40 + i1 + 20) * L + l], v29[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v19[(i0 * 40 + i1 + 30) * L + l], v29[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1400 = contract f64[16] -> v27
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = v15[i0 * L + l] * u5[0];
-    }
-  }
-  // %1402 = contract f64[16,10] -> v34
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v19[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v19[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v19[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v19[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v34[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v34[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v34[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v19[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1405 = contract f64[16,10] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v19[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v19[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v19[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v17[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1409 = add f64[16,10] -> v17
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 10 + i1) * L + l] =
-            ((-((v23[(i0 * 10 + i1) * L + l] * v27[i0 * L + l]) + v34[(i0 * 10 + i1) * L + l])) -
-             ((v11[(i0 * 10 + i1) * L + l] * v25[i0 * L + l]) + v19[(i0 * 10 + i1) * L + l])) +
-            (v30[(i0 * 10 + i1) * L + l] * v13[i0 * L + l]);
-      }
-    }
-  }
-  // %1410 = contract f64[16] -> v13
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 40 + i1) * L + l], v12[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v17[(i0 * 40 + i1 + 10) * L + l], v12[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v17[(i0 * 40 + i1 + 20) * L + l], v12[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v17[(i0 * 40 + i1 + 30) * L + l], v12[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1413 = mul f64[16,10] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 10 + i1) * L + l] =
-            (v17[(i0 * 10 + i1) * L + l] - v13[i0 * L + l]) * v12[(i0 * 10 + i1) * L + l];
-      }
-    }
-  }
-  // %1414 = contract f64[16,21] -> v35
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v19[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1], v19[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2], v19[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3], v19[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v35[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v35[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v35[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 20], v19[(i0 * 10 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 21 + 20) * L + l] = acc0_v[l];
-    }
-  }
-  // %1419 = reduce_sum f64[21] -> v17
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v33[(i0 + i1 * 21) * L + l] + v35[(i0 + i1 * 21) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1420 = add f64[21] -> v23
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = v32[i0 * L + l] + v17[i0 * L + l];
-    }
-  }
-  // %1224 = contract f64[16,10] -> v17
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v29[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v6[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v29[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v6[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v29[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v6[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v29[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v17[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v17[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v17[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 + i2 * 10) * L + l], v29[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1423 = sub f64[16,10] -> v29
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 10 + i1) * L + l] =
-            v17[(i0 * 10 + i1) * L + l] - (v12[(i0 * 10 + i1) * L + l] * v27[i0 * L + l]);
-      }
-    }
-  }
-  // %1424 = contract f64[16] -> v13
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v29[(i0 * 40 + i1) * L + l], v22[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v29[(i0 * 40 + i1 + 10) * L + l], v22[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v29[(i0 * 40 + i1 + 20) * L + l], v22[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v29[(i0 * 40 + i1 + 30) * L + l], v22[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1425 = mul f64[16] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v13[i0 * L + l] * (v21[i0 * L + l] * (1.0f - v21[i0 * L + l]));
-    }
-  }
-  // %1426 = contract f64[21] -> v12
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v15[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v15[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v12[20 * L + l] = acc0_v[l];
-  }
-  // %1435 = mul f64[16,10] -> v17
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = v26[i0 * L + l] * (1.0f - square(v28[i0 * L + l]));
-    }
-  }
-  // %1436 = contract f64[16,21] -> v33
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21], v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 1], v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 2], v17[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 3], v17[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v33[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v33[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v33[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 20], v17[(i0 * 10 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v33[(i0 * 21 + 20) * L + l] = acc0_v[l];
-    }
-  }
-  // %1428 = contract f64[16,10] -> v27
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v26[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v26[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v26[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v26[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v27[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v27[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v27[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v26[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1429 = sub f64[16,10] -> v26
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 10 + i1) * L + l] =
-            (v29[(i0 * 10 + i1) * L + l] * v21[i0 * L + l]) - v27[(i0 * 10 + i1) * L + l];
-      }
-    }
-  }
-  // %1430 = contract f64[16] -> v13
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v22[(i0 * 40 + i1) * L + l], v26[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v22[(i0 * 40 + i1 + 10) * L + l], v26[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v22[(i0 * 40 + i1 + 20) * L + l], v26[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v22[(i0 * 40 + i1 + 30) * L + l], v26[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1433 = mul f64[16,10] -> v21
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 10 + i1) * L + l] =
-            v22[(i0 * 10 + i1) * L + l] * (v26[(i0 * 10 + i1) * L + l] - v13[i0 * L + l]);
-      }
-    }
-  }
-  // %1434 = contract f64[16,21] -> v35
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v21[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1], v21[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2], v21[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3], v21[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v35[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v35[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v35[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 20], v21[(i0 * 10 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 21 + 20) * L + l] = acc0_v[l];
-    }
-  }
-  // %1438 = reduce_sum f64[21] -> v22
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v33[(i0 + i1 * 21) * L + l] + v35[(i0 + i1 * 21) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1439 = add f64[21] -> v26
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = v12[i0 * L + l] + v22[i0 * L + l];
-    }
-  }
-  // %627 = contract f64[16,10] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %628 = tanh f64[16,10] -> v22
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
-    }
-  }
-  // %1357 = mul f64[16,10] -> v12
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = (1.0f - square(v22[i0 * L + l])) * v8[i0 * L + l];
-    }
-  }
-  // %1358 = contract f64[16,21] -> v33
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21], v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 1], v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 2], v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 3], v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v33[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v33[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v33[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 20], v12[(i0 * 10 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v33[(i0 * 21 + 20) * L + l] = acc0_v[l];
-    }
-  }
-  // %878 = contract f64[16,10] -> v27
+  // %878 = contract f64[16,10] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6346,10 +6213,10 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v27[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v27[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v27[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v23[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v23[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v23[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v23[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -6366,22 +6233,22 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v23[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1365 = sub f64[16,10] -> v28
+  // %1365 = sub f64[16,10] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 10 + i1) * L + l] =
-            v22[(i0 * 10 + i1) * L + l] -
-            ((v31[(i0 * 10 + i1) * L + l] * v16[i0 * L + l]) + v27[(i0 * 10 + i1) * L + l]);
+        v24[(i0 * 10 + i1) * L + l] = v18[(i0 * 10 + i1) * L + l] -
+                                      ((v27[(i0 * 10 + i1) * L + l] * (v12[i0 * L + l] * T(h))) +
+                                       v23[(i0 * 10 + i1) * L + l]);
       }
     }
   }
-  // %1366 = contract f64[16,10] -> v22
+  // %1366 = contract f64[16,10] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6394,22 +6261,22 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v28[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v6[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v28[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v6[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v28[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v6[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v28[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v24[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v24[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v24[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v24[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v22[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v22[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v22[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v18[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v18[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+        v18[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v18[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -6420,17 +6287,17 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 + i2 * 10) * L + l], v28[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 + i2 * 10) * L + l],
+                               v24[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v18[(i0 * 10 + i1) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
       }
     }
   }
-  // %1371 = contract f64[16,10] -> v27
+  // %1371 = contract f64[16,10] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6444,21 +6311,21 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
+                               v6[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v6[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v6[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v6[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v27[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v27[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v27[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v23[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v23[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v23[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v23[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -6469,28 +6336,28 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v8[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v6[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v23[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1373 = sub f64[16,10] -> v8
+  // %1373 = sub f64[16,10] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1) * L + l] =
-            (v22[(i0 * 10 + i1) * L + l] * v7[i0 * L + l]) -
-            (v27[(i0 * 10 + i1) * L + l] + (v11[(i0 * 10 + i1) * L + l] * v18[i0 * L + l]));
+        v6[(i0 * 10 + i1) * L + l] =
+            (v18[(i0 * 10 + i1) * L + l] * v5[i0 * L + l]) -
+            (v23[(i0 * 10 + i1) * L + l] + (v8[(i0 * 10 + i1) * L + l] * (v14[i0 * L + l] * T(h))));
       }
     }
   }
-  // %1374 = contract f64[16] -> v13
+  // %1374 = contract f64[16] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6502,34 +6369,34 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v8[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v6[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v8[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v6[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v8[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v6[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v8[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v6[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1377 = mul f64[16,10] -> v11
+  // %1377 = mul f64[16,10] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1) * L + l] =
-            v3[(i0 * 10 + i1) * L + l] * (v8[(i0 * 10 + i1) * L + l] - v13[i0 * L + l]);
+        v8[(i0 * 10 + i1) * L + l] =
+            v3[(i0 * 10 + i1) * L + l] * (v6[(i0 * 10 + i1) * L + l] - v10[i0 * L + l]);
       }
     }
   }
-  // %1378 = contract f64[16,21] -> v35
+  // %1378 = contract f64[16,21] -> v32
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6543,21 +6410,21 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1], v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1], v8[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2], v11[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2], v8[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3], v11[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3], v8[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v35[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v35[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v35[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v32[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v32[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v32[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v32[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     PLASTIC_SIMD
@@ -6567,15 +6434,15 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 20], v11[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 20], v8[(i0 * 10 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 21 + 20) * L + l] = acc0_v[l];
+      v32[(i0 * 21 + 20) * L + l] = acc0_v[l];
     }
   }
-  // %1380 = reduce_sum f64[21] -> v8
+  // %1380 = reduce_sum f64[21] -> v6
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6584,15 +6451,15 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v33[(i0 + i1 * 21) * L + l] + v35[(i0 + i1 * 21) * L + l]);
+        acc_v[l] = acc_v[l] + (v30[(i0 + i1 * 21) * L + l] + v32[(i0 + i1 * 21) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = acc_v[l];
+      v6[i0 * L + l] = acc_v[l];
     }
   }
-  // %1381 = contract f64[16] -> v13
+  // %1381 = contract f64[16] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6604,28 +6471,28 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v22[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v18[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v22[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v18[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v22[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v18[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v22[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v18[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1382 = mul f64[16] -> v16
+  // %1382 = mul f64[16] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v13[i0 * L + l] * (v7[i0 * L + l] * (1.0f - v7[i0 * L + l]));
+      v12[i0 * L + l] = v10[i0 * L + l] * (v5[i0 * L + l] * (1.0f - v5[i0 * L + l]));
     }
   }
   // %1383 = contract f64[21] -> v3
@@ -6640,10 +6507,10 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v16[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v16[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v16[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v16[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v12[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6661,18 +6528,18 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v16[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v12[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v3[20 * L + l] = acc0_v[l];
   }
-  // %1384 = add f64[21] -> v22
+  // %1384 = add f64[21] -> v18
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v8[i0 * L + l] + v3[i0 * L + l];
+      v18[i0 * L + l] = v6[i0 * L + l] + v3[i0 * L + l];
     }
   }
   // %1442 = add f64[21] -> d.ln.gain
@@ -6681,8 +6548,8 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((v23[i0 * L + l] * v2[i0 * L + l]) + (v14[i0 * L + l] * v26[i0 * L + l])) +
-                 (v0[i0 * L + l] * v22[i0 * L + l]);
+        sum[l] = ((v17[i0 * L + l] * v2[i0 * L + l]) + (v11[i0 * L + l] * v22[i0 * L + l])) +
+                 (v0[i0 * L + l] * v18[i0 * L + l]);
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
@@ -6693,7 +6560,7 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v23[i0 * L + l] + v26[i0 * L + l]) + v22[i0 * L + l];
+        sum[l] = (v17[i0 * L + l] + v22[i0 * L + l]) + v18[i0 * L + l];
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
@@ -6705,8 +6572,8 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v10[i1 * L + l] * v24[i0 * L + l]) + (v15[i0 * L + l] * v20[i1 * L + l])) +
-                   (v1[i1 * L + l] * v16[i0 * L + l]);
+          sum[l] = ((v7[i1 * L + l] * v28[i0 * L + l]) + (v21[i0 * L + l] * v16[i1 * L + l])) +
+                   (v1[i1 * L + l] * v12[i0 * L + l]);
         }
         theta_bar_Wb[i0 * 21 + i1] += lane_sum<L>(sum);
       }
@@ -6720,9 +6587,9 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v11[(i0 * 10 + i1) * L + l] * v1[i2 * L + l]) +
-                     ((v19[(i0 * 10 + i1) * L + l] * v10[i2 * L + l]) +
-                      (v21[(i0 * 10 + i1) * L + l] * v20[i2 * L + l]));
+            sum[l] = (v8[(i0 * 10 + i1) * L + l] * v1[i2 * L + l]) +
+                     ((v15[(i0 * 10 + i1) * L + l] * v7[i2 * L + l]) +
+                      (v20[(i0 * 10 + i1) * L + l] * v16[i2 * L + l]));
           }
           theta_bar_Wk[i0 * 210 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
@@ -6737,9 +6604,9 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v12[(i0 * 10 + i1) * L + l] * v1[i2 * L + l]) +
-                     ((v10[i2 * L + l] * v9[(i0 * 10 + i1) * L + l]) +
-                      (v17[(i0 * 10 + i1) * L + l] * v20[i2 * L + l]));
+            sum[l] = (v9[(i0 * 10 + i1) * L + l] * v1[i2 * L + l]) +
+                     ((v7[i2 * L + l] * v29[(i0 * 10 + i1) * L + l]) +
+                      (v13[(i0 * 10 + i1) * L + l] * v16[i2 * L + l]));
           }
           theta_bar_Wv[i0 * 210 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
@@ -6762,12 +6629,7 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = acc_v[l];
     }
-    // %707 = mul f64[] -> v7
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[l] = v4[l] * 0.04761905f;
-    }
-    // %711 = reduce_sum f64[] -> v4
+    // %711 = reduce_sum f64[] -> v5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6775,26 +6637,26 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - v7[l]);
+        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - (v4[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v5[l] = acc_v[l];
     }
-    // %715 = reciprocal f64[] -> v7
+    // %715 = reciprocal f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = T(1) / std::sqrt((v4[l] * 0.04761905f) + 1e-05f);
+      v4[l] = T(1) / std::sqrt((v5[l] * 0.04761905f) + 1e-05f);
     }
     // %1460 = mul f64[21] -> v1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v26[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v22[i0 * L + l];
       }
     }
-    // %1461 = reduce_sum f64[] -> v4
+    // %1461 = reduce_sum f64[] -> v5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6807,14 +6669,9 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v5[l] = acc_v[l];
     }
-    // %1462 = mul f64[] -> v13
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[l] = v4[l] * 0.04761905f;
-    }
-    // %1465 = contract f64[] -> v4
+    // %1465 = contract f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6822,31 +6679,26 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v14[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v11[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc0_v[l];
-    }
-    // %1466 = mul f64[] -> v15
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[l] = v4[l] * 0.04761905f;
+      v10[l] = acc0_v[l];
     }
     // %1470 = mul f64[21] -> d.x@0
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[i0 * L + l] +=
-            v7[l] * ((v1[i0 * L + l] - v13[l]) - (v14[i0 * L + l] * v15[l]));
+        u_stages_bar[i0 * L + l] += v4[l] * ((v1[i0 * L + l] - (v5[l] * 0.04761905f)) -
+                                             (v11[i0 * L + l] * (v10[l] * 0.04761905f)));
       }
     }
     // %1471 = mul f64[21] -> v1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = v23[i0 * L + l] * ln_gain[i0];
+        v1[i0 * L + l] = v17[i0 * L + l] * ln_gain[i0];
       }
     }
     // %1472 = reduce_sum f64[] -> v4
@@ -6864,12 +6716,7 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = acc_v[l];
     }
-    // %1473 = mul f64[] -> v7
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[l] = v4[l] * 0.04761905f;
-    }
-    // %1476 = contract f64[] -> v4
+    // %1476 = contract f64[] -> v5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6882,14 +6729,9 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc0_v[l];
+      v5[l] = acc0_v[l];
     }
-    // %1477 = mul f64[] -> v13
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[l] = v4[l] * 0.04761905f;
-    }
-    // %758 = reduce_sum f64[] -> v4
+    // %758 = reduce_sum f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6902,14 +6744,9 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v10[l] = acc_v[l];
     }
-    // %759 = mul f64[] -> v15
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[l] = v4[l] * 0.04761905f;
-    }
-    // %763 = reduce_sum f64[] -> v4
+    // %763 = reduce_sum f64[] -> v12
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6917,31 +6754,32 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 21) * L + l] - v15[l]);
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 21) * L + l] - (v10[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v12[l] = acc_v[l];
     }
-    // %767 = reciprocal f64[] -> v15
+    // %767 = reciprocal f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[l] = T(1) / std::sqrt((v4[l] * 0.04761905f) + 1e-05f);
+      v10[l] = T(1) / std::sqrt((v12[l] * 0.04761905f) + 1e-05f);
     }
     // %1481 = mul f64[21] -> d.x@1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 + 21) * L + l] +=
-            ((v1[i0 * L + l] - v7[l]) - (v2[i0 * L + l] * v13[l])) * v15[l];
+            ((v1[i0 * L + l] - (v4[l] * 0.04761905f)) - (v2[i0 * L + l] * (v5[l] * 0.04761905f))) *
+            v10[l];
       }
     }
     // %1482 = mul f64[21] -> v1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v22[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v18[i0 * L + l];
       }
     }
     // %1483 = reduce_sum f64[] -> v4
@@ -6959,12 +6797,7 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = acc_v[l];
     }
-    // %1484 = mul f64[] -> v7
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[l] = v4[l] * 0.04761905f;
-    }
-    // %1487 = contract f64[] -> v4
+    // %1487 = contract f64[] -> v5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6977,14 +6810,9 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc0_v[l];
+      v5[l] = acc0_v[l];
     }
-    // %1488 = mul f64[] -> v13
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[l] = v4[l] * 0.04761905f;
-    }
-    // %810 = reduce_sum f64[] -> v4
+    // %810 = reduce_sum f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6997,14 +6825,9 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v10[l] = acc_v[l];
     }
-    // %811 = mul f64[] -> v15
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[l] = v4[l] * 0.04761905f;
-    }
-    // %815 = reduce_sum f64[] -> v4
+    // %815 = reduce_sum f64[] -> v12
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -7012,24 +6835,25 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 63) * L + l] - v15[l]);
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 63) * L + l] - (v10[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v12[l] = acc_v[l];
     }
-    // %819 = reciprocal f64[] -> v15
+    // %819 = reciprocal f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[l] = T(1) / std::sqrt((v4[l] * 0.04761905f) + 1e-05f);
+      v10[l] = T(1) / std::sqrt((v12[l] * 0.04761905f) + 1e-05f);
     }
     // %1492 = mul f64[21] -> d.x@2
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 + 63) * L + l] +=
-            ((v1[i0 * L + l] - v7[l]) - (v13[l] * v0[i0 * L + l])) * v15[l];
+            ((v1[i0 * L + l] - (v4[l] * 0.04761905f)) - ((v5[l] * 0.04761905f) * v0[i0 * L + l])) *
+            v10[l];
       }
     }
   }
@@ -7075,40 +6899,36 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6528);
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11648);
   T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11968);
-  T* __restrict u6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12480);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12544);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17664);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22784);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27904);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28608);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33728);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38848);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39552);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44672);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49792);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 54912);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 60032);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 60544);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65664);
-  T* __restrict u21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70784);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70848);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 71360);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76480);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76992);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 82112);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 82624);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 87744);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 92864);
-  T* __restrict u30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 97984);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 98048);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 103168);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 108288);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 113408);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 118528);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 129280);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 129792);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 134912);
-  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 140032);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12480);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17600);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22720);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23424);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28544);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33664);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34368);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39488);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44608);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49728);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 54848);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 55360);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 60480);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65600);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70720);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 75840);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76352);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76864);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 81984);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 87104);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 92224);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 97344);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102464);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102976);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 108096);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 108800);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 113920);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 124672);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 129792);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 134912);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -7285,18 +7105,7 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %899 = mul f64[] -> u6
-  u6[0] = T(h) * 0.16666667f;
-  // %2043 = contract f64[16,10] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 10 + i1) * L + l] = v2[(i0 * 10 + i1) * L + l] * u6[0];
-      }
-    }
-  }
-  // %627 = contract f64[16,10] -> v8
+  // %627 = contract f64[16,10] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7317,10 +7126,10 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -7336,18 +7145,18 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v6[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %628 = tanh f64[16,10] -> v9
+  // %628 = tanh f64[16,10] -> v7
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = vm::tanh(v8[i0 * L + l]);
+      v7[i0 * L + l] = vm::tanh(v6[i0 * L + l]);
     }
   }
-  // %593 = layernorm f64[21] -> v8
+  // %593 = layernorm f64[21] -> v6
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -7367,8 +7176,8 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e161 = u_stages[(i0 + 21) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e161 * e161);
+        const T e156 = u_stages[(i0 + 21) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e156 * e156);
       }
     }
   }
@@ -7380,17 +7189,17 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = (u_stages[(i0 + 21) * L + l] - mean_v[l]) * rstd_v[l];
+      v6[i0 * L + l] = (u_stages[(i0 + 21) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %595 = add f64[21] -> v10
+  // %595 = add f64[21] -> v8
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v8[i0 * L + l]);
+      v8[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v6[i0 * L + l]);
     }
   }
-  // %602 = contract f64[16,10] -> v11
+  // %602 = contract f64[16,10] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7403,18 +7212,18 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2], v10[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 21], v10[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 42], v10[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 63], v10[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2], v8[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 21], v8[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 42], v8[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 63], v8[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v9[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v9[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v9[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -7425,23 +7234,23 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v10[i2 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v8[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v9[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %603 = tanh f64[16,10] -> v12
+  // %603 = tanh f64[16,10] -> v10
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = vm::tanh(v11[i0 * L + l]);
+      v10[i0 * L + l] = vm::tanh(v9[i0 * L + l]);
     }
   }
-  // %571 = layernorm f64[21] -> v11
+  // %571 = layernorm f64[21] -> v9
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -7461,8 +7270,8 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e224 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e224 * e224);
+        const T e219 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e219 * e219);
       }
     }
   }
@@ -7474,17 +7283,17 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v9[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %573 = add f64[21] -> v13
+  // %573 = add f64[21] -> v11
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = (v11[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
+      v11[i0 * L + l] = (v9[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
     }
   }
-  // %580 = contract f64[16,10] -> v14
+  // %580 = contract f64[16,10] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7497,18 +7306,18 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2], v13[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 21], v13[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 42], v13[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 63], v13[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2], v11[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 21], v11[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 42], v11[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 63], v11[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v12[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -7519,23 +7328,23 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v13[i2 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v11[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %581 = tanh f64[16,10] -> v15
+  // %581 = tanh f64[16,10] -> v13
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = vm::tanh(v14[i0 * L + l]);
+      v13[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
     }
   }
-  // %575 = contract f64[16,10] -> v14
+  // %575 = contract f64[16,10] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7548,18 +7357,18 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2], v13[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 21], v13[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 42], v13[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 63], v13[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2], v11[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 21], v11[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 42], v11[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 63], v11[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v12[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -7570,16 +7379,16 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2], v13[i2 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2], v11[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %576 = softmax f64[16,10] -> v16
+  // %576 = softmax f64[16,10] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7589,7 +7398,7 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v14[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v14[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+            (v12[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 10 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -7600,18 +7409,18 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v14[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v14[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v12[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 10 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v14[(i0 * 10 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %582 = contract f64[16,10] -> v14
+  // %582 = contract f64[16,10] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7624,22 +7433,22 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v16[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v14[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v16[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v14[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v16[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v14[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v16[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v14[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v12[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -7650,24 +7459,24 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v16[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v14[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %583 = sub f64[16,10] -> v17
+  // %583 = sub f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = v15[i0 * L + l] - v14[i0 * L + l];
+      v15[i0 * L + l] = v13[i0 * L + l] - v12[i0 * L + l];
     }
   }
-  // %577 = contract f64[16] -> v14
+  // %577 = contract f64[16] -> v12
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7679,37 +7488,37 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v13[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v11[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %578 = sigmoid f64[16] -> v18
+  // %578 = sigmoid f64[16] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = sigmoid(v14[i0 * L + l]);
+      v16[i0 * L + l] = sigmoid(v12[i0 * L + l]);
     }
   }
-  // %579 = contract f64[16,10] -> v14
+  // %579 = contract f64[16,10] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1) * L + l] = v16[(i0 * 10 + i1) * L + l] * v18[i0 * L + l];
+        v12[(i0 * 10 + i1) * L + l] = v14[(i0 * 10 + i1) * L + l] * v16[i0 * L + l];
       }
     }
   }
-  // %597 = contract f64[16,10] -> v19
+  // %597 = contract f64[16,10] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7722,18 +7531,18 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2], v10[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 21], v10[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 42], v10[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 63], v10[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2], v8[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 21], v8[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 42], v8[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 63], v8[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v19[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v19[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v19[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v17[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v17[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v17[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v17[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -7744,16 +7553,16 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2], v10[i2 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2], v8[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v17[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %598 = softmax f64[16,10] -> v20
+  // %598 = softmax f64[16,10] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7763,7 +7572,7 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v19[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v19[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+            (v17[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v17[(i0 * 10 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -7774,18 +7583,18 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v19[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v19[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v17[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v17[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v18[(i0 * 10 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %1125 = contract f64[16] -> v19
+  // %1125 = contract f64[16] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7797,30 +7606,21 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v14[(i0 * 40 + i1) * L + l], v20[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v12[(i0 * 40 + i1) * L + l], v18[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v14[(i0 * 40 + i1 + 10) * L + l], v20[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v12[(i0 * 40 + i1 + 10) * L + l], v18[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v14[(i0 * 40 + i1 + 20) * L + l], v20[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v12[(i0 * 40 + i1 + 20) * L + l], v18[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v14[(i0 * 40 + i1 + 30) * L + l], v20[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v12[(i0 * 40 + i1 + 30) * L + l], v18[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %586 = mul f64[] -> u21
-  u21[0] = T(h) * 0.5f;
-  // %1126 = contract f64[16] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v19[i0 * L + l] * u21[0];
+      v17[(i0 * 4) * L + l] = acc0_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %856 = contract f64[16,10] -> v19
@@ -7836,14 +7636,14 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v20[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v18[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v20[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v20[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v20[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v18[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -7862,7 +7662,7 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v20[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v18[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
@@ -7872,18 +7672,19 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %1359 = sub f64[16,10] -> v23
+  // %1359 = sub f64[16,10] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 10 + i1) * L + l] =
-            v12[(i0 * 10 + i1) * L + l] -
-            ((v17[(i0 * 10 + i1) * L + l] * v22[i0 * L + l]) + v19[(i0 * 10 + i1) * L + l]);
+        v20[(i0 * 10 + i1) * L + l] =
+            v10[(i0 * 10 + i1) * L + l] -
+            ((v15[(i0 * 10 + i1) * L + l] * (v17[i0 * L + l] * (T(h) * 0.5f))) +
+             v19[(i0 * 10 + i1) * L + l]);
       }
     }
   }
-  // %599 = contract f64[16] -> v22
+  // %599 = contract f64[16] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7895,33 +7696,33 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v8[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 4) * L + l] = acc0_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %600 = sigmoid f64[16] -> v24
+  // %600 = sigmoid f64[16] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = sigmoid(v22[i0 * L + l]);
+      v21[i0 * L + l] = sigmoid(v17[i0 * L + l]);
     }
   }
-  // %601 = contract f64[16,10] -> v25
+  // %601 = contract f64[16,10] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 10 + i1) * L + l] = v20[(i0 * 10 + i1) * L + l] * v24[i0 * L + l];
+        v17[(i0 * 10 + i1) * L + l] = v18[(i0 * 10 + i1) * L + l] * v21[i0 * L + l];
       }
     }
   }
@@ -7937,13 +7738,13 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v25[(i0 * 40 + i1) * L + l], v20[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v17[(i0 * 40 + i1) * L + l], v18[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v25[(i0 * 40 + i1 + 10) * L + l], v20[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v17[(i0 * 40 + i1 + 10) * L + l], v18[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v25[(i0 * 40 + i1 + 20) * L + l], v20[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v17[(i0 * 40 + i1 + 20) * L + l], v18[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v25[(i0 * 40 + i1 + 30) * L + l], v20[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v17[(i0 * 40 + i1 + 30) * L + l], v18[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7954,25 +7755,19 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %866 = contract f64[16] -> v26
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = v22[i0 * L + l] * u21[0];
-    }
-  }
-  // %1362 = sub f64[16,10] -> v27
+  // %1362 = sub f64[16,10] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 10 + i1) * L + l] =
-            v12[(i0 * 10 + i1) * L + l] -
-            ((v23[(i0 * 10 + i1) * L + l] * v26[i0 * L + l]) + v19[(i0 * 10 + i1) * L + l]);
+        v23[(i0 * 10 + i1) * L + l] =
+            v10[(i0 * 10 + i1) * L + l] -
+            ((v20[(i0 * 10 + i1) * L + l] * (v22[i0 * L + l] * (T(h) * 0.5f))) +
+             v19[(i0 * 10 + i1) * L + l]);
       }
     }
   }
-  // %875 = contract f64[16] -> v22
+  // %875 = contract f64[16] -> v19
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7984,31 +7779,24 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v25[(i0 * 40 + i1) * L + l], v3[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v17[(i0 * 40 + i1) * L + l], v3[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v25[(i0 * 40 + i1 + 10) * L + l], v3[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v17[(i0 * 40 + i1 + 10) * L + l], v3[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v25[(i0 * 40 + i1 + 20) * L + l], v3[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v17[(i0 * 40 + i1 + 20) * L + l], v3[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v25[(i0 * 40 + i1 + 30) * L + l], v3[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v17[(i0 * 40 + i1 + 30) * L + l], v3[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %876 = contract f64[16] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = v22[i0 * L + l] * T(h);
-    }
-  }
-  // %878 = contract f64[16,10] -> v28
+  // %878 = contract f64[16,10] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8033,10 +7821,10 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v28[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v28[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v28[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v24[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v24[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v24[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v24[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -8053,38 +7841,18 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v24[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1365 = sub f64[16,10] -> v29
+  // %1365 = sub f64[16,10] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 10 + i1) * L + l] =
-            v9[(i0 * 10 + i1) * L + l] -
-            ((v27[(i0 * 10 + i1) * L + l] * v19[i0 * L + l]) + v28[(i0 * 10 + i1) * L + l]);
-      }
-    }
-  }
-  // %2046 = contract f64[16,10] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 10 + i1) * L + l] = v17[(i0 * 10 + i1) * L + l] * u6[0];
-      }
-    }
-  }
-  // %909 = mul f64[] -> u30
-  u30[0] = T(h) * 0.33333334f;
-  // %910 = contract f64[16,10] -> v28
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 10 + i1) * L + l] = v25[(i0 * 10 + i1) * L + l] * u30[0];
+        v25[(i0 * 10 + i1) * L + l] =
+            v7[(i0 * 10 + i1) * L + l] - ((v23[(i0 * 10 + i1) * L + l] * (v19[i0 * L + l] * T(h))) +
+                                          v24[(i0 * 10 + i1) * L + l]);
       }
     }
   }
@@ -8095,21 +7863,16 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              ((((v7[(i0 * 10 + i2) * L + l] * v29[(i0 * 10 + i1) * L + l]) +
-                 (v14[(i0 * 10 + i2) * L + l] * v19[(i0 * 10 + i1) * L + l])) +
-                (v28[(i0 * 10 + i2) * L + l] * v23[(i0 * 10 + i1) * L + l])) +
-               (v28[(i0 * 10 + i2) * L + l] * v27[(i0 * 10 + i1) * L + l])) +
+              (((((v2[(i0 * 10 + i2) * L + l] * (T(h) * 0.16666667f)) *
+                  v25[(i0 * 10 + i1) * L + l]) +
+                 (v12[(i0 * 10 + i2) * L + l] *
+                  (v15[(i0 * 10 + i1) * L + l] * (T(h) * 0.16666667f)))) +
+                ((v17[(i0 * 10 + i2) * L + l] * (T(h) * 0.33333334f)) *
+                 v20[(i0 * 10 + i1) * L + l])) +
+               ((v17[(i0 * 10 + i2) * L + l] * (T(h) * 0.33333334f)) *
+                v23[(i0 * 10 + i1) * L + l])) +
               z0_W[(i0 * 100 + i1 * 10 + i2) * L + l];
         }
-      }
-    }
-  }
-  // %2103 = contract f64[16,10] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 10 + i1) * L + l] = v20[(i0 * 10 + i1) * L + l] * u30[0];
       }
     }
   }
@@ -8126,14 +7889,14 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 100 + i1 * 40 + i2) * L + l], v14[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(a0[(i0 * 100 + i1 * 40 + i2) * L + l], v12[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(a0[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -8152,7 +7915,7 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 100 + i1 * 10 + i2) * L + l], v14[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(a0[(i0 * 100 + i1 * 10 + i2) * L + l], v12[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
@@ -8162,7 +7925,7 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %2059 = contract f64[16] -> v22
+  // %2059 = contract f64[16] -> v24
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8174,31 +7937,24 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v25[(i0 * 40 + i1) * L + l], v16[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v17[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v25[(i0 * 40 + i1 + 10) * L + l], v16[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v17[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v25[(i0 * 40 + i1 + 20) * L + l], v16[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v17[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v25[(i0 * 40 + i1 + 30) * L + l], v16[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v17[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2060 = contract f64[16] -> v28
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = v22[i0 * L + l] * u21[0];
-    }
-  }
-  // %2062 = contract f64[16,10] -> v31
+  // %2062 = contract f64[16,10] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8211,22 +7967,22 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 100 + i1 * 40 + i2) * L + l], v25[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(a0[(i0 * 100 + i1 * 40 + i2) * L + l], v17[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(a0[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v25[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v25[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v17[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v25[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v17[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v31[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v31[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v31[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v26[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v26[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v26[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v26[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -8237,55 +7993,39 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 100 + i1 * 10 + i2) * L + l], v25[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(a0[(i0 * 100 + i1 * 10 + i2) * L + l], v17[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v26[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %2063 = add f64[16,10] -> v32
+  // %2063 = add f64[16,10] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 10 + i1) * L + l] =
-            (v19[(i0 * 10 + i1) * L + l] * v28[i0 * L + l]) + v31[(i0 * 10 + i1) * L + l];
+        v27[(i0 * 10 + i1) * L + l] =
+            (v19[(i0 * 10 + i1) * L + l] * (v24[i0 * L + l] * (T(h) * 0.5f))) +
+            v26[(i0 * 10 + i1) * L + l];
       }
     }
   }
-  // %2157 = add f64[16,10] -> v28
+  // %2157 = add f64[16,10] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 10 + i1) * L + l] =
-            (v32[(i0 * 10 + i1) * L + l] * v26[i0 * L + l]) + v31[(i0 * 10 + i1) * L + l];
+        v24[(i0 * 10 + i1) * L + l] =
+            (v27[(i0 * 10 + i1) * L + l] * (v22[i0 * L + l] * (T(h) * 0.5f))) +
+            v26[(i0 * 10 + i1) * L + l];
       }
     }
   }
-  // %2097 = contract f64[16,10] -> v31
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 10 + i1) * L + l] = v19[(i0 * 10 + i1) * L + l] * u6[0];
-      }
-    }
-  }
-  // %2094 = contract f64[16,10] -> v33
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 10 + i1) * L + l] = v3[(i0 * 10 + i1) * L + l] * u6[0];
-      }
-    }
-  }
-  // %2079 = contract f64[16,10] -> v34
+  // %2079 = contract f64[16,10] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8310,10 +8050,10 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v34[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v34[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v34[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v26[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v26[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v26[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v26[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -8330,7 +8070,7 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v26[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
@@ -8346,13 +8086,13 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v2[(i0 * 40 + i1) * L + l], v20[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v2[(i0 * 40 + i1) * L + l], v18[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v2[(i0 * 40 + i1 + 10) * L + l], v20[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v2[(i0 * 40 + i1 + 10) * L + l], v18[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v2[(i0 * 40 + i1 + 20) * L + l], v20[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v2[(i0 * 40 + i1 + 20) * L + l], v18[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v2[(i0 * 40 + i1 + 30) * L + l], v20[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v2[(i0 * 40 + i1 + 30) * L + l], v18[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8363,20 +8103,13 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2077 = contract f64[16] -> v26
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = v22[i0 * L + l] * T(h);
-    }
-  }
   // %2188 = add f64[16,10] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v2[(i0 * 10 + i1) * L + l] =
-            v34[(i0 * 10 + i1) * L + l] + (v28[(i0 * 10 + i1) * L + l] * v26[i0 * L + l]);
+            v26[(i0 * 10 + i1) * L + l] + (v24[(i0 * 10 + i1) * L + l] * (v22[i0 * L + l] * T(h)));
       }
     }
   }
@@ -8387,10 +8120,14 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           a1[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              ((v7[(i0 * 10 + i2) * L + l] * v28[(i0 * 10 + i1) * L + l]) +
-               (((v16[(i0 * 10 + i2) * L + l] * v31[(i0 * 10 + i1) * L + l]) +
-                 (v33[(i0 * 10 + i2) * L + l] * v2[(i0 * 10 + i1) * L + l])) +
-                (v7[(i0 * 10 + i2) * L + l] * v32[(i0 * 10 + i1) * L + l]))) +
+              (((v18[(i0 * 10 + i2) * L + l] * (T(h) * 0.33333334f)) *
+                v24[(i0 * 10 + i1) * L + l]) +
+               (((v14[(i0 * 10 + i2) * L + l] *
+                  (v19[(i0 * 10 + i1) * L + l] * (T(h) * 0.16666667f))) +
+                 ((v3[(i0 * 10 + i2) * L + l] * (T(h) * 0.16666667f)) *
+                  v2[(i0 * 10 + i1) * L + l])) +
+                ((v18[(i0 * 10 + i2) * L + l] * (T(h) * 0.33333334f)) *
+                 v27[(i0 * 10 + i1) * L + l]))) +
               a0[(i0 * 100 + i1 * 10 + i2) * L + l];
         }
       }
@@ -8400,10 +8137,10 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = (1.0f - v24[i0 * L + l]) * v24[i0 * L + l];
+      v22[i0 * L + l] = (1.0f - v21[i0 * L + l]) * v21[i0 * L + l];
     }
   }
-  // %2343 = contract f64[16,10] -> v7
+  // %2343 = contract f64[16,10] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8417,21 +8154,21 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v23[(i0 * 10 + i2) * L + l], acc0_v[l]);
+                               v20[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v23[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v20[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v23[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v20[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v23[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v20[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v26[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v26[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v26[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v26[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -8442,17 +8179,17 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 100 + i1 + i2 * 10) * L + l], v23[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(a0[(i0 * 100 + i1 + i2 * 10) * L + l], v20[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v26[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %2340 = contract f64[16] -> v26
+  // %2340 = contract f64[16] -> v28
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8464,41 +8201,35 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 40 + i1) * L + l], v23[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v19[(i0 * 40 + i1) * L + l], v20[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v19[(i0 * 40 + i1 + 10) * L + l], v23[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v19[(i0 * 40 + i1 + 10) * L + l], v20[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v19[(i0 * 40 + i1 + 20) * L + l], v23[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v19[(i0 * 40 + i1 + 20) * L + l], v20[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v19[(i0 * 40 + i1 + 30) * L + l], v23[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v19[(i0 * 40 + i1 + 30) * L + l], v20[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 4) * L + l] = acc0_v[l];
+      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2341 = contract f64[16] -> v31
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = v26[i0 * L + l] * u21[0];
-    }
-  }
-  // %2344 = add f64[16,10] -> v33
+  // %2344 = add f64[16,10] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 10 + i1) * L + l] =
-            v7[(i0 * 10 + i1) * L + l] + (v16[(i0 * 10 + i1) * L + l] * v31[i0 * L + l]);
+        v29[(i0 * 10 + i1) * L + l] =
+            v26[(i0 * 10 + i1) * L + l] +
+            (v14[(i0 * 10 + i1) * L + l] * (v28[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %2356 = contract f64[16] -> v26
+  // %2356 = contract f64[16] -> v28
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8510,31 +8241,31 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v33[(i0 * 40 + i1) * L + l], v20[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v29[(i0 * 40 + i1) * L + l], v18[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v33[(i0 * 40 + i1 + 10) * L + l], v20[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v29[(i0 * 40 + i1 + 10) * L + l], v18[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v33[(i0 * 40 + i1 + 20) * L + l], v20[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v29[(i0 * 40 + i1 + 20) * L + l], v18[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v33[(i0 * 40 + i1 + 30) * L + l], v20[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v29[(i0 * 40 + i1 + 30) * L + l], v18[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 4) * L + l] = acc0_v[l];
+      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2357 = mul f64[16] -> v7
+  // %2357 = mul f64[16] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v22[i0 * L + l] * v26[i0 * L + l];
+      v26[i0 * L + l] = v22[i0 * L + l] * v28[i0 * L + l];
     }
   }
-  // %2358 = contract f64[21] -> v31
+  // %2358 = contract f64[21] -> v30
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8546,18 +8277,18 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v26[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v26[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v26[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v26[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[(i0 * 4) * L + l] = acc0_v[l];
-      v31[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v31[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v31[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 4) * L + l] = acc0_v[l];
+      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -8567,28 +8298,28 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v7[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v26[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v31[20 * L + l] = acc0_v[l];
+    v30[20 * L + l] = acc0_v[l];
   }
-  // %729 = sub f64[16,10] -> v34
+  // %729 = sub f64[16,10] -> v31
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = 1.0f - square(v12[i0 * L + l]);
+      v31[i0 * L + l] = 1.0f - square(v10[i0 * L + l]);
     }
   }
-  // %2352 = mul f64[16,10] -> v12
+  // %2352 = mul f64[16,10] -> v10
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v34[i0 * L + l] * v32[i0 * L + l];
+      v10[i0 * L + l] = v31[i0 * L + l] * v27[i0 * L + l];
     }
   }
-  // %2353 = contract f64[16,21] -> v35
+  // %2353 = contract f64[16,21] -> v32
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -8602,21 +8333,21 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21], v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21], v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 1], v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 1], v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 2], v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 2], v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 3], v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 3], v10[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v35[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v35[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v35[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v32[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v32[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v32[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v32[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     PLASTIC_SIMD
@@ -8626,15 +8357,15 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 20], v12[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 20], v10[(i0 * 10 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 21 + 20) * L + l] = acc0_v[l];
+      v32[(i0 * 21 + 20) * L + l] = acc0_v[l];
     }
   }
-  // %2114 = contract f64[16] -> v26
+  // %2114 = contract f64[16] -> v28
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8646,31 +8377,24 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v32[(i0 * 40 + i1) * L + l], v17[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v27[(i0 * 40 + i1) * L + l], v15[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v32[(i0 * 40 + i1 + 10) * L + l], v17[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v27[(i0 * 40 + i1 + 10) * L + l], v15[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v32[(i0 * 40 + i1 + 20) * L + l], v17[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v27[(i0 * 40 + i1 + 20) * L + l], v15[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v32[(i0 * 40 + i1 + 30) * L + l], v17[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v27[(i0 * 40 + i1 + 30) * L + l], v15[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 4) * L + l] = acc0_v[l];
+      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2115 = contract f64[16] -> v36
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v36[i0 * L + l] = v26[i0 * L + l] * u21[0];
-    }
-  }
-  // %2117 = contract f64[16,10] -> v37
+  // %2117 = contract f64[16,10] -> v33
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8684,21 +8408,21 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v32[(i0 * 10 + i2) * L + l], acc0_v[l]);
+                               v27[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v32[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v27[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v32[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v27[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v32[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v27[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v37[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v37[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v37[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v37[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v33[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v33[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v33[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v33[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -8709,28 +8433,29 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v32[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v27[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v37[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v33[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %2346 = sub f64[16,10] -> v38
+  // %2346 = sub f64[16,10] -> v34
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v38[(i0 * 10 + i1) * L + l] =
-            (v33[(i0 * 10 + i1) * L + l] * v24[i0 * L + l]) -
-            ((v14[(i0 * 10 + i1) * L + l] * v36[i0 * L + l]) + v37[(i0 * 10 + i1) * L + l]);
+        v34[(i0 * 10 + i1) * L + l] =
+            (v29[(i0 * 10 + i1) * L + l] * v21[i0 * L + l]) -
+            ((v12[(i0 * 10 + i1) * L + l] * (v28[i0 * L + l] * (T(h) * 0.5f))) +
+             v33[(i0 * 10 + i1) * L + l]);
       }
     }
   }
-  // %2347 = contract f64[16] -> v26
+  // %2347 = contract f64[16] -> v28
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8742,34 +8467,34 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v20[(i0 * 40 + i1) * L + l], v38[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v18[(i0 * 40 + i1) * L + l], v34[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v20[(i0 * 40 + i1 + 10) * L + l], v38[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v18[(i0 * 40 + i1 + 10) * L + l], v34[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v20[(i0 * 40 + i1 + 20) * L + l], v38[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v18[(i0 * 40 + i1 + 20) * L + l], v34[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v20[(i0 * 40 + i1 + 30) * L + l], v38[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v18[(i0 * 40 + i1 + 30) * L + l], v34[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 4) * L + l] = acc0_v[l];
+      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2350 = mul f64[16,10] -> v14
+  // %2350 = mul f64[16,10] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1) * L + l] =
-            (v38[(i0 * 10 + i1) * L + l] - v26[i0 * L + l]) * v20[(i0 * 10 + i1) * L + l];
+        v12[(i0 * 10 + i1) * L + l] =
+            (v34[(i0 * 10 + i1) * L + l] - v28[i0 * L + l]) * v18[(i0 * 10 + i1) * L + l];
       }
     }
   }
-  // %2351 = contract f64[16,21] -> v39
+  // %2351 = contract f64[16,21] -> v35
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -8783,90 +8508,13 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v14[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1], v14[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1], v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2], v14[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2], v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3], v14[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v39[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v39[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v39[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v39[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 20], v14[(i0 * 10 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v39[(i0 * 21 + 20) * L + l] = acc0_v[l];
-    }
-  }
-  // %2355 = reduce_sum f64[21] -> v33
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v35[(i0 + i1 * 21) * L + l] + v39[(i0 + i1 * 21) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %2360 = mul f64[21] -> v37
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v37[i0 * L + l] = (v31[i0 * L + l] + v33[i0 * L + l]) * 0.33333334f;
-    }
-  }
-  // %1624 = mul f64[16,10] -> v31
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = v19[i0 * L + l] * (1.0f - square(v15[i0 * L + l]));
-    }
-  }
-  // %1625 = contract f64[16,21] -> v35
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21], v31[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 1], v31[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 2], v31[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 3], v31[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3], v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -8884,7 +8532,7 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 20], v31[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 20], v12[(i0 * 10 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8892,7 +8540,84 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v35[(i0 * 21 + 20) * L + l] = acc0_v[l];
     }
   }
-  // %1611 = contract f64[16,10] -> v15
+  // %2355 = reduce_sum f64[21] -> v29
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v32[(i0 + i1 * 21) * L + l] + v35[(i0 + i1 * 21) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v29[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %2360 = mul f64[21] -> v33
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v33[i0 * L + l] = (v30[i0 * L + l] + v29[i0 * L + l]) * 0.33333334f;
+    }
+  }
+  // %1624 = mul f64[16,10] -> v29
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v29[i0 * L + l] = v19[i0 * L + l] * (1.0f - square(v13[i0 * L + l]));
+    }
+  }
+  // %1625 = contract f64[16,21] -> v32
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21], v29[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 1], v29[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 2], v29[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 3], v29[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v32[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v32[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v32[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v32[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 20], v29[(i0 * 10 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v32[(i0 * 21 + 20) * L + l] = acc0_v[l];
+    }
+  }
+  // %1611 = contract f64[16,10] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8906,21 +8631,21 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
+                               v15[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v15[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v15[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v15[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v13[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -8931,17 +8656,17 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 100 + i1 + i2 * 10) * L + l], v17[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(a0[(i0 * 100 + i1 + i2 * 10) * L + l], v15[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v13[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1917 = contract f64[16,10] -> v17
+  // %1917 = contract f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8966,10 +8691,10 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v17[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v17[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v17[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v15[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v15[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v15[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v15[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -8986,7 +8711,7 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v15[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
@@ -8996,11 +8721,11 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v19[(i0 * 10 + i1) * L + l] =
-            (v15[(i0 * 10 + i1) * L + l] * v18[i0 * L + l]) - v17[(i0 * 10 + i1) * L + l];
+            (v13[(i0 * 10 + i1) * L + l] * v16[i0 * L + l]) - v15[(i0 * 10 + i1) * L + l];
       }
     }
   }
-  // %2141 = contract f64[16] -> v26
+  // %2141 = contract f64[16] -> v28
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9012,839 +8737,34 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 40 + i1) * L + l], v16[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v19[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v19[(i0 * 40 + i1 + 10) * L + l], v16[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v19[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v19[(i0 * 40 + i1 + 20) * L + l], v16[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v19[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v19[(i0 * 40 + i1 + 30) * L + l], v16[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v19[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 4) * L + l] = acc0_v[l];
+      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2364 = mul f64[16,10] -> v17
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 10 + i1) * L + l] =
-            v16[(i0 * 10 + i1) * L + l] * (v19[(i0 * 10 + i1) * L + l] - v26[i0 * L + l]);
-      }
-    }
-  }
-  // %2365 = contract f64[16,21] -> v39
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1], v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2], v17[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3], v17[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v39[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v39[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v39[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v39[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 20], v17[(i0 * 10 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v39[(i0 * 21 + 20) * L + l] = acc0_v[l];
-    }
-  }
-  // %2367 = reduce_sum f64[21] -> v19
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v35[(i0 + i1 * 21) * L + l] + v39[(i0 + i1 * 21) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1612 = contract f64[16] -> v26
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 40 + i1) * L + l], v16[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v15[(i0 * 40 + i1 + 10) * L + l], v16[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v15[(i0 * 40 + i1 + 20) * L + l], v16[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v15[(i0 * 40 + i1 + 30) * L + l], v16[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1613 = mul f64[16] -> v36
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v36[i0 * L + l] = v26[i0 * L + l] * (v18[i0 * L + l] * (1.0f - v18[i0 * L + l]));
-    }
-  }
-  // %1614 = contract f64[21] -> v15
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v36[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v36[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v36[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v36[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v36[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v15[20 * L + l] = acc0_v[l];
-  }
-  // %2369 = mul f64[21] -> v16
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = (v19[i0 * L + l] + v15[i0 * L + l]) * 0.16666667f;
-    }
-  }
-  // %2372 = contract f64[16,10] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v27[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v27[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v27[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v27[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 100 + i1 + i2 * 10) * L + l], v27[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %2373 = contract f64[16] -> v18
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v27[(i0 * 40 + i1) * L + l], v32[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v27[(i0 * 40 + i1 + 10) * L + l], v32[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v27[(i0 * 40 + i1 + 20) * L + l], v32[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v27[(i0 * 40 + i1 + 30) * L + l], v32[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2374 = contract f64[16] -> v26
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = v18[i0 * L + l] * u21[0];
-    }
-  }
-  // %2376 = add f64[16,10] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 10 + i1) * L + l] =
-            v15[(i0 * 10 + i1) * L + l] + (v20[(i0 * 10 + i1) * L + l] * v26[i0 * L + l]);
-      }
-    }
-  }
-  // %2377 = contract f64[16] -> v18
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 40 + i1) * L + l], v20[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v19[(i0 * 40 + i1 + 10) * L + l], v20[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v19[(i0 * 40 + i1 + 20) * L + l], v20[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v19[(i0 * 40 + i1 + 30) * L + l], v20[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2378 = mul f64[16] -> v26
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = v22[i0 * L + l] * v18[i0 * L + l];
-    }
-  }
-  // %2379 = contract f64[21] -> v15
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v26[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v26[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v26[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v26[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v26[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v15[20 * L + l] = acc0_v[l];
-  }
-  // %2381 = contract f64[16] -> v18
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v23[(i0 * 40 + i1) * L + l], v28[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v23[(i0 * 40 + i1 + 10) * L + l], v28[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v23[(i0 * 40 + i1 + 20) * L + l], v28[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v23[(i0 * 40 + i1 + 30) * L + l], v28[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2382 = contract f64[16] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v18[i0 * L + l] * u21[0];
-    }
-  }
-  // %2165 = contract f64[16,10] -> v23
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v28[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v28[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v28[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v28[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v23[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v23[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v23[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v28[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %2385 = sub f64[16,10] -> v32
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 10 + i1) * L + l] =
-            (v19[(i0 * 10 + i1) * L + l] * v24[i0 * L + l]) -
-            ((v25[(i0 * 10 + i1) * L + l] * v22[i0 * L + l]) + v23[(i0 * 10 + i1) * L + l]);
-      }
-    }
-  }
-  // %2386 = contract f64[16] -> v18
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v20[(i0 * 40 + i1) * L + l], v32[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v20[(i0 * 40 + i1 + 10) * L + l], v32[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v20[(i0 * 40 + i1 + 20) * L + l], v32[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v20[(i0 * 40 + i1 + 30) * L + l], v32[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2389 = mul f64[16,10] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 10 + i1) * L + l] =
-            (v32[(i0 * 10 + i1) * L + l] - v18[i0 * L + l]) * v20[(i0 * 10 + i1) * L + l];
-      }
-    }
-  }
-  // %2390 = contract f64[16,21] -> v35
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v19[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1], v19[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2], v19[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3], v19[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v35[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v35[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v35[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 20], v19[(i0 * 10 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 21 + 20) * L + l] = acc0_v[l];
-    }
-  }
-  // %2391 = mul f64[16,10] -> v23
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = v34[i0 * L + l] * v28[i0 * L + l];
-    }
-  }
-  // %2392 = contract f64[16,21] -> v39
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21], v23[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 1], v23[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 2], v23[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 3], v23[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v39[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v39[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v39[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v39[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 20], v23[(i0 * 10 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v39[(i0 * 21 + 20) * L + l] = acc0_v[l];
-    }
-  }
-  // %2394 = reduce_sum f64[21] -> v32
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v35[(i0 + i1 * 21) * L + l] + v39[(i0 + i1 * 21) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %2396 = mul f64[21] -> v33
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = (v15[i0 * L + l] + v32[i0 * L + l]) * 0.33333334f;
-    }
-  }
-  // %2400 = contract f64[16] -> v18
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v28[(i0 * 40 + i1) * L + l], v29[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v28[(i0 * 40 + i1 + 10) * L + l], v29[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v28[(i0 * 40 + i1 + 20) * L + l], v29[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v28[(i0 * 40 + i1 + 30) * L + l], v29[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2401 = contract f64[16] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v18[i0 * L + l] * T(h);
-    }
-  }
-  // %2399 = contract f64[16,10] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v29[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v29[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v29[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v29[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 100 + i1 + i2 * 10) * L + l], v29[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %2403 = add f64[16,10] -> v28
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 10 + i1) * L + l] =
-            (v20[(i0 * 10 + i1) * L + l] * v22[i0 * L + l]) + v15[(i0 * 10 + i1) * L + l];
-      }
-    }
-  }
-  // %2196 = contract f64[16,10] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v2[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %2408 = contract f64[16] -> v18
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v2[(i0 * 40 + i1) * L + l], v27[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v2[(i0 * 40 + i1 + 10) * L + l], v27[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v2[(i0 * 40 + i1 + 20) * L + l], v27[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v2[(i0 * 40 + i1 + 30) * L + l], v27[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2409 = contract f64[16] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v18[i0 * L + l] * T(h);
-    }
-  }
-  // %2412 = sub f64[16,10] -> v20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1) * L + l] =
-            (v28[(i0 * 10 + i1) * L + l] * v5[i0 * L + l]) -
-            (v15[(i0 * 10 + i1) * L + l] + (v25[(i0 * 10 + i1) * L + l] * v22[i0 * L + l]));
-      }
-    }
-  }
-  // %2413 = contract f64[16] -> v18
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v20[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v20[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v20[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v20[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2416 = mul f64[16,10] -> v15
+  // %2364 = mul f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v15[(i0 * 10 + i1) * L + l] =
-            v3[(i0 * 10 + i1) * L + l] * (v20[(i0 * 10 + i1) * L + l] - v18[i0 * L + l]);
+            v14[(i0 * 10 + i1) * L + l] * (v19[(i0 * 10 + i1) * L + l] - v28[i0 * L + l]);
       }
     }
   }
-  // %2417 = contract f64[16,21] -> v35
+  // %2365 = contract f64[16,21] -> v35
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -9890,14 +8810,454 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v35[(i0 * 21 + 20) * L + l] = acc0_v[l];
     }
   }
-  // %2418 = mul f64[16,10] -> v20
+  // %2367 = reduce_sum f64[21] -> v30
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v32[(i0 + i1 * 21) * L + l] + v35[(i0 + i1 * 21) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1612 = contract f64[16] -> v28
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[(i0 * 4) * L + l] = acc0_v[l];
+      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1613 = mul f64[16] -> v13
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = v28[i0 * L + l] * (v16[i0 * L + l] * (1.0f - v16[i0 * L + l]));
+    }
+  }
+  // %1614 = contract f64[21] -> v14
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v13[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v13[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v13[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v13[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v14[20 * L + l] = acc0_v[l];
+  }
+  // %2369 = mul f64[21] -> v19
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[i0 * L + l] = (v30[i0 * L + l] + v14[i0 * L + l]) * 0.16666667f;
+    }
+  }
+  // %2372 = contract f64[16,10] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v23[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v23[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v23[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v23[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v14[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v14[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v14[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(a0[(i0 * 100 + i1 + i2 * 10) * L + l], v23[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %2373 = contract f64[16] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v23[(i0 * 40 + i1) * L + l], v27[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v23[(i0 * 40 + i1 + 10) * L + l], v27[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v23[(i0 * 40 + i1 + 20) * L + l], v27[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v23[(i0 * 40 + i1 + 30) * L + l], v27[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2376 = add f64[16,10] -> v27
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v27[(i0 * 10 + i1) * L + l] =
+            v14[(i0 * 10 + i1) * L + l] +
+            (v18[(i0 * 10 + i1) * L + l] * (v16[i0 * L + l] * (T(h) * 0.5f)));
+      }
+    }
+  }
+  // %2377 = contract f64[16] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v27[(i0 * 40 + i1) * L + l], v18[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v27[(i0 * 40 + i1 + 10) * L + l], v18[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v27[(i0 * 40 + i1 + 20) * L + l], v18[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v27[(i0 * 40 + i1 + 30) * L + l], v18[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2378 = mul f64[16] -> v28
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[i0 * L + l] = v22[i0 * L + l] * v16[i0 * L + l];
+    }
+  }
+  // %2379 = contract f64[21] -> v30
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v28[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v28[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v28[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v28[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[(i0 * 4) * L + l] = acc0_v[l];
+      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v28[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v30[20 * L + l] = acc0_v[l];
+  }
+  // %2381 = contract f64[16] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v20[(i0 * 40 + i1) * L + l], v24[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v20[(i0 * 40 + i1 + 10) * L + l], v24[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v20[(i0 * 40 + i1 + 20) * L + l], v24[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v20[(i0 * 40 + i1 + 30) * L + l], v24[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2165 = contract f64[16,10] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v24[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v24[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v24[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v24[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v14[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v14[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v14[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v24[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %2385 = sub f64[16,10] -> v20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 10 + i1) * L + l] =
+            (v27[(i0 * 10 + i1) * L + l] * v21[i0 * L + l]) -
+            ((v17[(i0 * 10 + i1) * L + l] * (v16[i0 * L + l] * (T(h) * 0.5f))) +
+             v14[(i0 * 10 + i1) * L + l]);
+      }
+    }
+  }
+  // %2386 = contract f64[16] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v18[(i0 * 40 + i1) * L + l], v20[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v18[(i0 * 40 + i1 + 10) * L + l], v20[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v18[(i0 * 40 + i1 + 20) * L + l], v20[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v18[(i0 * 40 + i1 + 30) * L + l], v20[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2389 = mul f64[16,10] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 10 + i1) * L + l] =
+            (v20[(i0 * 10 + i1) * L + l] - v16[i0 * L + l]) * v18[(i0 * 10 + i1) * L + l];
+      }
+    }
+  }
+  // %2390 = contract f64[16,21] -> v32
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v14[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1], v14[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2], v14[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3], v14[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v32[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v32[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v32[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v32[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 20], v14[(i0 * 10 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v32[(i0 * 21 + 20) * L + l] = acc0_v[l];
+    }
+  }
+  // %2391 = mul f64[16,10] -> v20
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = (1.0f - square(v9[i0 * L + l])) * v2[i0 * L + l];
+      v20[i0 * L + l] = v31[i0 * L + l] * v24[i0 * L + l];
     }
   }
-  // %2419 = contract f64[16,21] -> v39
+  // %2392 = contract f64[16,21] -> v35
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -9922,10 +9282,10 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v39[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v39[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v39[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v39[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v35[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v35[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v35[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v35[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     PLASTIC_SIMD
@@ -9940,10 +9300,10 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v39[(i0 * 21 + 20) * L + l] = acc0_v[l];
+      v35[(i0 * 21 + 20) * L + l] = acc0_v[l];
     }
   }
-  // %2421 = reduce_sum f64[21] -> v2
+  // %2394 = reduce_sum f64[21] -> v27
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9952,15 +9312,22 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v35[(i0 + i1 * 21) * L + l] + v39[(i0 + i1 * 21) * L + l]);
+        acc_v[l] = acc_v[l] + (v32[(i0 + i1 * 21) * L + l] + v35[(i0 + i1 * 21) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = acc_v[l];
+      v27[i0 * L + l] = acc_v[l];
     }
   }
-  // %2404 = contract f64[16] -> v18
+  // %2396 = mul f64[21] -> v31
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v31[i0 * L + l] = (v30[i0 * L + l] + v27[i0 * L + l]) * 0.33333334f;
+    }
+  }
+  // %2400 = contract f64[16] -> v16
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9972,31 +9339,363 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v28[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v24[(i0 * 40 + i1) * L + l], v25[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v28[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v24[(i0 * 40 + i1 + 10) * L + l], v25[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v28[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v24[(i0 * 40 + i1 + 20) * L + l], v25[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v28[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v24[(i0 * 40 + i1 + 30) * L + l], v25[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2405 = mul f64[16] -> v22
+  // %2399 = contract f64[16,10] -> v24
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v25[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v25[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v25[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v25[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v24[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v24[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v24[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v24[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(a0[(i0 * 100 + i1 + i2 * 10) * L + l], v25[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v24[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %2403 = add f64[16,10] -> v25
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v25[(i0 * 10 + i1) * L + l] =
+            (v18[(i0 * 10 + i1) * L + l] * (v16[i0 * L + l] * T(h))) + v24[(i0 * 10 + i1) * L + l];
+      }
+    }
+  }
+  // %2196 = contract f64[16,10] -> v18
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v2[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v2[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v2[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v2[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v18[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v18[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v18[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v18[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v2[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v18[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %2408 = contract f64[16] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v2[(i0 * 40 + i1) * L + l], v23[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v2[(i0 * 40 + i1 + 10) * L + l], v23[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v2[(i0 * 40 + i1 + 20) * L + l], v23[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v2[(i0 * 40 + i1 + 30) * L + l], v23[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2412 = sub f64[16,10] -> v23
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v23[(i0 * 10 + i1) * L + l] = (v25[(i0 * 10 + i1) * L + l] * v5[i0 * L + l]) -
+                                      (v18[(i0 * 10 + i1) * L + l] +
+                                       (v17[(i0 * 10 + i1) * L + l] * (v16[i0 * L + l] * T(h))));
+      }
+    }
+  }
+  // %2413 = contract f64[16] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v23[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v23[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v23[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v23[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2416 = mul f64[16,10] -> v17
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v17[(i0 * 10 + i1) * L + l] =
+            v3[(i0 * 10 + i1) * L + l] * (v23[(i0 * 10 + i1) * L + l] - v16[i0 * L + l]);
+      }
+    }
+  }
+  // %2417 = contract f64[16,21] -> v32
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1], v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2], v17[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3], v17[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v32[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v32[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v32[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v32[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 20], v17[(i0 * 10 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v32[(i0 * 21 + 20) * L + l] = acc0_v[l];
+    }
+  }
+  // %2418 = mul f64[16,10] -> v18
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = (1.0f - square(v7[i0 * L + l])) * v2[i0 * L + l];
+    }
+  }
+  // %2419 = contract f64[16,21] -> v35
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21], v18[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 1], v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 2], v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 3], v18[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v35[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v35[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v35[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v35[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 20], v18[(i0 * 10 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v35[(i0 * 21 + 20) * L + l] = acc0_v[l];
+    }
+  }
+  // %2421 = reduce_sum f64[21] -> v30
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v32[(i0 + i1 * 21) * L + l] + v35[(i0 + i1 * 21) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %2404 = contract f64[16] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v25[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v25[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v25[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v25[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2405 = mul f64[16] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v18[i0 * L + l] * (v5[i0 * L + l] * (1.0f - v5[i0 * L + l]));
+      v21[i0 * L + l] = v16[i0 * L + l] * (v5[i0 * L + l] * (1.0f - v5[i0 * L + l]));
     }
   }
-  // %2406 = contract f64[21] -> v3
+  // %2406 = contract f64[21] -> v2
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10008,18 +9707,18 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v22[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v22[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v22[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v22[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v21[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v21[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v21[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v21[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -10029,18 +9728,18 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v22[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v21[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v3[20 * L + l] = acc0_v[l];
+    v2[20 * L + l] = acc0_v[l];
   }
-  // %2422 = add f64[21] -> v9
+  // %2422 = add f64[21] -> v3
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v2[i0 * L + l] + v3[i0 * L + l];
+      v3[i0 * L + l] = v30[i0 * L + l] + v2[i0 * L + l];
     }
   }
   // %2426 = mul f64[21] -> adj.ln.gain
@@ -10049,9 +9748,9 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v8[i0 * L + l] * v37[i0 * L + l])) - (v11[i0 * L + l] * v16[i0 * L + l])) -
-                   (v8[i0 * L + l] * v33[i0 * L + l])) -
-                  ((v0[i0 * L + l] * v9[i0 * L + l]) * 0.16666667f)) *
+        sum[l] = ((((-(v6[i0 * L + l] * v33[i0 * L + l])) - (v9[i0 * L + l] * v19[i0 * L + l])) -
+                   (v6[i0 * L + l] * v31[i0 * L + l])) -
+                  ((v0[i0 * L + l] * v3[i0 * L + l]) * 0.16666667f)) *
                  T(h);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
@@ -10063,39 +9762,11 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-v37[i0 * L + l]) - v16[i0 * L + l]) - v33[i0 * L + l]) -
-                  (v9[i0 * L + l] * 0.16666667f)) *
+        sum[l] = ((((-v33[i0 * L + l]) - v19[i0 * L + l]) - v31[i0 * L + l]) -
+                  (v3[i0 * L + l] * 0.16666667f)) *
                  T(h);
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %2433 = contract f64[16] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v7[i0 * L + l] * u30[0];
-    }
-  }
-  // %2240 = contract f64[16] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = v36[i0 * L + l] * u6[0];
-    }
-  }
-  // %2437 = contract f64[16] -> v24
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v26[i0 * L + l] * u30[0];
-    }
-  }
-  // %2440 = contract f64[16] -> v26
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = v22[i0 * L + l] * u6[0];
     }
   }
   // %2442 = sub f64[16,21] -> adj.Wb
@@ -10105,33 +9776,13 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v10[i1 * L + l] * v5[i0 * L + l])) - (v18[i0 * L + l] * v13[i1 * L + l])) -
-                    (v10[i1 * L + l] * v24[i0 * L + l])) -
-                   (v26[i0 * L + l] * v1[i1 * L + l]);
+          sum[l] = (((-(v8[i1 * L + l] * (v26[i0 * L + l] * (T(h) * 0.33333334f)))) -
+                     ((v13[i0 * L + l] * (T(h) * 0.16666667f)) * v11[i1 * L + l])) -
+                    (v8[i1 * L + l] * (v28[i0 * L + l] * (T(h) * 0.33333334f)))) -
+                   ((v21[i0 * L + l] * (T(h) * 0.16666667f)) * v1[i1 * L + l]);
         }
         dtheta_Wb[i0 * 21 + i1] += lane_sum<L>(sum);
       }
-    }
-  }
-  // %2509 = contract f64[21] -> v0
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v10[i0 * L + l] * u30[0];
-    }
-  }
-  // %2279 = contract f64[21] -> v10
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v13[i0 * L + l] * u6[0];
-    }
-  }
-  // %2286 = contract f64[21] -> v13
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v1[i0 * L + l] * u6[0];
     }
   }
   // %2523 = sub f64[16,10,21] -> adj.Wk
@@ -10142,10 +9793,10 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v14[(i0 * 10 + i1) * L + l] * v0[i2 * L + l])) -
-                       (v17[(i0 * 10 + i1) * L + l] * v10[i2 * L + l])) -
-                      (v19[(i0 * 10 + i1) * L + l] * v0[i2 * L + l])) -
-                     (v15[(i0 * 10 + i1) * L + l] * v13[i2 * L + l]);
+            sum[l] = (((-(v12[(i0 * 10 + i1) * L + l] * (v8[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                       (v15[(i0 * 10 + i1) * L + l] * (v11[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                      (v14[(i0 * 10 + i1) * L + l] * (v8[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                     (v17[(i0 * 10 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 210 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
@@ -10160,47 +9811,45 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v12[(i0 * 10 + i1) * L + l] * v0[i2 * L + l])) -
-                       (v31[(i0 * 10 + i1) * L + l] * v10[i2 * L + l])) -
-                      (v23[(i0 * 10 + i1) * L + l] * v0[i2 * L + l])) -
-                     (v20[(i0 * 10 + i1) * L + l] * v13[i2 * L + l]);
+            sum[l] = (((-(v10[(i0 * 10 + i1) * L + l] * (v8[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                       (v29[(i0 * 10 + i1) * L + l] * (v11[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                      (v20[(i0 * 10 + i1) * L + l] * (v8[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                     (v18[(i0 * 10 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 210 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %2024 = mul f64[] -> u6
-  u6[0] = T(h) * -0.0f;
   // %2025 = broadcast f64[16,10,21] -> adj.Wq
   for (int64_t i0 = 0; i0 < 3360; ++i0) {
-    dtheta_Wq[i0] += u6[0] * 8.0f;
+    dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %2026 = broadcast f64[160] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 160; ++i0) {
-    dtheta_ff_norm_gain[i0] += u6[0] * 8.0f;
-    dtheta_ff_norm_bias[i0] += u6[0] * 8.0f;
-    dtheta_ff_down_bias[i0] += u6[0] * 8.0f;
+    dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
+    dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
+    dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %2027 = broadcast f64[80,160] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 12800; ++i0) {
-    dtheta_ff_up_weight[i0] += u6[0] * 8.0f;
+    dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %2028 = broadcast f64[80] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 80; ++i0) {
-    dtheta_ff_up_bias[i0] += u6[0] * 8.0f;
+    dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %2029 = broadcast f64[160,80] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 12800; ++i0) {
-    dtheta_ff_down_weight[i0] += u6[0] * 8.0f;
+    dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %2030 = broadcast f64[10,160] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 1600; ++i0) {
-    dtheta_out_weight[i0] += u6[0] * 8.0f;
+    dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %2031 = broadcast f64[10] -> adj.out.bias
   for (int64_t i0 = 0; i0 < 10; ++i0) {
-    dtheta_out_bias[i0] += u6[0] * 8.0f;
+    dtheta_out_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
 }
 
@@ -11015,13 +10664,7 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
   for (int64_t l = 0; l < L; ++l) {
     v4[l] = acc_v[l];
   }
-  // %384 = mul f64[] -> v7
-  // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v7[l] = v4[l] * 0.00625f;
-  }
-  // %434 = contract f64[] -> v4
+  // %434 = contract f64[] -> v7
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -11034,14 +10677,9 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc0_v[l];
+    v7[l] = acc0_v[l];
   }
-  // %499 = mul f64[] -> v13
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v13[l] = v4[l] * 0.00625f;
-  }
-  // %367 = reduce_sum f64[] -> v4
+  // %367 = reduce_sum f64[] -> v13
   // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -11055,15 +10693,9 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc_v[l];
+    v13[l] = acc_v[l];
   }
-  // %369 = mul f64[] -> v14
-  // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v14[l] = v4[l] * 0.00625f;
-  }
-  // %373 = reduce_sum f64[] -> v4
+  // %373 = reduce_sum f64[] -> v14
   // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -11072,25 +10704,27 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v2[i0 * L + l] - v14[l]);
+      acc_v[l] = acc_v[l] + square(v2[i0 * L + l] - (v13[l] * 0.00625f));
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc_v[l];
+    v14[l] = acc_v[l];
   }
-  // %377 = reciprocal f64[] -> v14
+  // %377 = reciprocal f64[] -> v13
   // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v14[l] = T(1) / std::sqrt((v4[l] * 0.00625f) + 1e-05f);
+    v13[l] = T(1) / std::sqrt((v14[l] * 0.00625f) + 1e-05f);
   }
   // %505 = reshape f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] =
-          (((v12[i0 * L + l] - v7[l]) - (v13[l] * v5[i0 * L + l])) * v14[l]) + v9[i0 * L + l];
+          (((v12[i0 * L + l] - (v4[l] * 0.00625f)) - ((v7[l] * 0.00625f) * v5[i0 * L + l])) *
+           v13[l]) +
+          v9[i0 * L + l];
     }
   }
   // %506 = contract f64[16,10,10] -> d.W
@@ -11445,12 +11079,7 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
     for (int64_t l = 0; l < L; ++l) {
       v13[l] = acc_v[l];
     }
-    // %517 = mul f64[] -> v14
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[l] = v13[l] * 0.04761905f;
-    }
-    // %520 = contract f64[] -> v13
+    // %520 = contract f64[] -> v14
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -11463,14 +11092,9 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[l] = acc0_v[l];
+      v14[l] = acc0_v[l];
     }
-    // %521 = mul f64[] -> v4
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[l] = v13[l] * 0.04761905f;
-    }
-    // %404 = reduce_sum f64[] -> v13
+    // %404 = reduce_sum f64[] -> v4
     // fwp_delta_node.ode:44: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -11484,15 +11108,9 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[l] = acc_v[l];
+      v4[l] = acc_v[l];
     }
-    // %405 = mul f64[] -> v7
-    // fwp_delta_node.ode:44: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[l] = v13[l] * 0.04761905f;
-    }
-    // %409 = reduce_sum f64[] -> v13
+    // %409 = reduce_sum f64[] -> v7
     // fwp_delta_node.ode:44: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -11501,24 +11119,26 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - v7[l]);
+        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - (v4[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[l] = acc_v[l];
+      v7[l] = acc_v[l];
     }
-    // %413 = reciprocal f64[] -> v7
+    // %413 = reciprocal f64[] -> v4
     // fwp_delta_node.ode:44: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = T(1) / std::sqrt((v13[l] * 0.04761905f) + 1e-05f);
+      v4[l] = T(1) / std::sqrt((v7[l] * 0.04761905f) + 1e-05f);
     }
     // %525 = mul f64[21] -> d.x@T
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] += ((v1[i0 * L + l] - v14[l]) - (v0[i0 * L + l] * v4[l])) * v7[l];
+        u_bar[i0 * L + l] += ((v1[i0 * L + l] - (v13[l] * 0.04761905f)) -
+                              (v0[i0 * L + l] * (v14[l] * 0.04761905f))) *
+                             v4[l];
       }
     }
   }
@@ -11859,9 +11479,9 @@ const plastic_model kModel = {
             .field = 21888,
             .field_vjp = 54464,
             .adjoint_field = 108928,
-            .step = 68096,
-            .step_vjp = 232576,
-            .adjoint_step = 150784,
+            .step = 57728,
+            .step_vjp = 130112,
+            .adjoint_step = 145664,
             .output = 16768,
             .output_vjp = 50496,
             .loss = 128,

@@ -1332,13 +1332,7 @@ extern "C" void fwp_delta_node_sepsis_field_vjp(const void* /*ctx*/, double /*t*
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = acc_v[l];
     }
-    // %109 = mul f64[] -> v5
-    // fwp_delta_node_sepsis.ode:41: let u    = ln(x(t))
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[l] = v4[l] * 0.014492754f;
-    }
-    // %113 = reduce_sum f64[] -> v4
+    // %113 = reduce_sum f64[] -> v5
     // fwp_delta_node_sepsis.ode:41: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1347,18 +1341,18 @@ extern "C" void fwp_delta_node_sepsis_field_vjp(const void* /*ctx*/, double /*t*
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - v5[l]);
+        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - (v4[l] * 0.014492754f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v5[l] = acc_v[l];
     }
-    // %118 = reciprocal f64[] -> v5
+    // %118 = reciprocal f64[] -> v4
     // fwp_delta_node_sepsis.ode:41: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[l] = T(1) / std::sqrt((v4[l] * 0.014492754f) + 1e-05f);
+      v4[l] = T(1) / std::sqrt((v5[l] * 0.014492754f) + 1e-05f);
     }
     // %225 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
@@ -1367,7 +1361,7 @@ extern "C" void fwp_delta_node_sepsis_field_vjp(const void* /*ctx*/, double /*t*
         v1[i0 * L + l] = ln_gain[i0] * v10[i0 * L + l];
       }
     }
-    // %226 = reduce_sum f64[] -> v4
+    // %226 = reduce_sum f64[] -> v5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1380,14 +1374,9 @@ extern "C" void fwp_delta_node_sepsis_field_vjp(const void* /*ctx*/, double /*t*
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v5[l] = acc_v[l];
     }
-    // %227 = mul f64[] -> v6
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[l] = v4[l] * 0.014492754f;
-    }
-    // %230 = contract f64[] -> v4
+    // %230 = contract f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -1400,18 +1389,14 @@ extern "C" void fwp_delta_node_sepsis_field_vjp(const void* /*ctx*/, double /*t*
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc0_v[l];
-    }
-    // %231 = mul f64[] -> v2
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[l] = v4[l] * 0.014492754f;
+      v6[l] = acc0_v[l];
     }
     // %235 = mul f64[69] -> d.x
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] += v5[l] * ((v1[i0 * L + l] - v6[l]) - (v2[l] * v0[i0 * L + l]));
+        u_bar[i0 * L + l] += v4[l] * ((v1[i0 * L + l] - (v5[l] * 0.014492754f)) -
+                                      ((v6[l] * 0.014492754f) * v0[i0 * L + l]));
       }
     }
   }
@@ -2192,13 +2177,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_field(const void* /*ctx*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v0_2[l] = acc_v_2[l];
     }
-    // %109 = mul f64[] -> v1
-    // fwp_delta_node_sepsis.ode:41: let u    = ln(x(t))
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1_2[l] = v0_2[l] * 0.014492754f;
-    }
-    // %113 = reduce_sum f64[] -> v0
+    // %113 = reduce_sum f64[] -> v1
     // fwp_delta_node_sepsis.ode:41: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2207,18 +2186,18 @@ extern "C" void fwp_delta_node_sepsis_adjoint_field(const void* /*ctx*/, double 
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v_2[l] = acc_v_2[l] + square(x[i0 * L + l] - v1_2[l]);
+        acc_v_2[l] = acc_v_2[l] + square(x[i0 * L + l] - (v0_2[l] * 0.014492754f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0_2[l] = acc_v_2[l];
+      v1_2[l] = acc_v_2[l];
     }
-    // %118 = reciprocal f64[] -> v1
+    // %118 = reciprocal f64[] -> v0
     // fwp_delta_node_sepsis.ode:41: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1_2[l] = T(1) / std::sqrt((v0_2[l] * 0.014492754f) + 1e-05f);
+      v0_2[l] = T(1) / std::sqrt((v1_2[l] * 0.014492754f) + 1e-05f);
     }
     // %1 = layernorm f64[69] -> v2
     // fwp_delta_node_sepsis.ode:41: let u    = ln(x(t))
@@ -2241,8 +2220,8 @@ extern "C" void fwp_delta_node_sepsis_adjoint_field(const void* /*ctx*/, double 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         {
-          const T e461 = x[i0 * L + l] - mean_v_2[l];
-          var_v_2[l] = var_v_2[l] + (e461 * e461);
+          const T e460 = x[i0 * L + l] - mean_v_2[l];
+          var_v_2[l] = var_v_2[l] + (e460 * e460);
         }
       }
     }
@@ -2816,7 +2795,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_field(const void* /*ctx*/, double 
         v4_2[i0 * L + l] = ln_gain[i0] * (v5_2[i0 * L + l] + v3_2[i0 * L + l]);
       }
     }
-    // %226 = reduce_sum f64[] -> v0
+    // %226 = reduce_sum f64[] -> v1
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v_2[l] = 0.0f;
@@ -2829,14 +2808,9 @@ extern "C" void fwp_delta_node_sepsis_adjoint_field(const void* /*ctx*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0_2[l] = acc_v_2[l];
+      v1_2[l] = acc_v_2[l];
     }
-    // %227 = mul f64[] -> v7
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7_2[l] = v0_2[l] * 0.014492754f;
-    }
-    // %230 = contract f64[] -> v0
+    // %230 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v_2[l] = 0.0f;
@@ -2849,19 +2823,14 @@ extern "C" void fwp_delta_node_sepsis_adjoint_field(const void* /*ctx*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0_2[l] = acc0_v_2[l];
-    }
-    // %231 = mul f64[] -> v3
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3_2[l] = v0_2[l] * 0.014492754f;
+      v7_2[l] = acc0_v_2[l];
     }
     // %235 = mul f64[69] -> d.x
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] +=
-            v1_2[l] * ((v4_2[i0 * L + l] - v7_2[l]) - (v3_2[l] * v2_2[i0 * L + l]));
+        u_bar[i0 * L + l] += v0_2[l] * ((v4_2[i0 * L + l] - (v1_2[l] * 0.014492754f)) -
+                                        ((v7_2[l] * 0.014492754f) * v2_2[i0 * L + l]));
       }
     }
   }
@@ -2894,10 +2863,9 @@ extern "C" void fwp_delta_node_sepsis_step(const void* /*ctx*/, double /*t*/, do
   T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 31296);
   T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35392);
   T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39488);
-  T* __restrict u12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43584);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43648);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 47744);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51840);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43584);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 47680);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51776);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3441,16 +3409,14 @@ extern "C" void fwp_delta_node_sepsis_step(const void* /*ctx*/, double /*t*/, do
       v6[i0 * L + l] = sigmoid(v8[i0 * L + l]);
     }
   }
-  // %581 = mul f64[] -> u12
-  u12[0] = T(h) * 0.5f;
   // %845 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v0[i0 * L + l] * (v6[i0 * L + l] * u12[0]);
+      v8[i0 * L + l] = v0[i0 * L + l] * (v6[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %847 = contract f64[16,8] -> v13
+  // %847 = contract f64[16,8] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3475,21 +3441,21 @@ extern "C" void fwp_delta_node_sepsis_step(const void* /*ctx*/, double /*t*/, do
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v12[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v12[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %849 = sub f64[16,8] -> v14
+  // %849 = sub f64[16,8] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 8 + i1) * L + l] =
+        v13[(i0 * 8 + i1) * L + l] =
             v7[(i0 * 8 + i1) * L + l] -
-            ((v11[(i0 * 8 + i1) * L + l] * v8[i0 * L + l]) + v13[(i0 * 8 + i1) * L + l]);
+            ((v11[(i0 * 8 + i1) * L + l] * v8[i0 * L + l]) + v12[(i0 * 8 + i1) * L + l]);
       }
     }
   }
@@ -3559,17 +3525,17 @@ extern "C" void fwp_delta_node_sepsis_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v0[i0 * L + l] * (v5[i0 * L + l] * u12[0]);
+      v8[i0 * L + l] = v0[i0 * L + l] * (v5[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %915 = sub f64[16,8] -> v15
+  // %915 = sub f64[16,8] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 8 + i1) * L + l] =
+        v14[(i0 * 8 + i1) * L + l] =
             v7[(i0 * 8 + i1) * L + l] -
-            ((v14[(i0 * 8 + i1) * L + l] * v8[i0 * L + l]) + v13[(i0 * 8 + i1) * L + l]);
+            ((v13[(i0 * 8 + i1) * L + l] * v8[i0 * L + l]) + v12[(i0 * 8 + i1) * L + l]);
       }
     }
   }
@@ -3635,13 +3601,11 @@ extern "C" void fwp_delta_node_sepsis_step(const void* /*ctx*/, double /*t*/, do
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %904 = mul f64[] -> u12
-  u12[0] = T(h) * 0.16666667f;
   // %909 = contract f64[16] -> v1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = sigmoid(v0[i0 * L + l]) * u12[0];
+      v1[i0 * L + l] = sigmoid(v0[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
   // %919 = contract f64[16,8] -> v8
@@ -3651,16 +3615,9 @@ extern "C" void fwp_delta_node_sepsis_step(const void* /*ctx*/, double /*t*/, do
       for (int64_t l = 0; l < L; ++l) {
         v8[(i0 * 8 + i1) * L + l] =
             (vm::tanh(v2[(i0 * 8 + i1) * L + l]) -
-             (v4[(i0 * 8 + i1) * L + l] + (v15[(i0 * 8 + i1) * L + l] * v7[i0 * L + l]))) *
+             (v4[(i0 * 8 + i1) * L + l] + (v14[(i0 * 8 + i1) * L + l] * v7[i0 * L + l]))) *
             v1[i0 * L + l];
       }
-    }
-  }
-  // %905 = contract f64[16] -> v0
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v6[i0 * L + l] * u12[0];
     }
   }
   // %906 = contract f64[16,8] -> v2
@@ -3668,17 +3625,9 @@ extern "C" void fwp_delta_node_sepsis_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1) * L + l] = v11[(i0 * 8 + i1) * L + l] * v0[i0 * L + l];
+        v2[(i0 * 8 + i1) * L + l] =
+            v11[(i0 * 8 + i1) * L + l] * (v6[i0 * L + l] * (T(h) * 0.16666667f));
       }
-    }
-  }
-  // %937 = mul f64[] -> u12
-  u12[0] = T(h) * 0.33333334f;
-  // %938 = contract f64[16] -> v0
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v5[i0 * L + l] * u12[0];
     }
   }
   // %939 = contract f64[16,8] -> v4
@@ -3686,7 +3635,8 @@ extern "C" void fwp_delta_node_sepsis_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 8 + i1) * L + l] = v9[(i0 * 8 + i1) * L + l] * v0[i0 * L + l];
+        v4[(i0 * 8 + i1) * L + l] =
+            v9[(i0 * 8 + i1) * L + l] * (v5[i0 * L + l] * (T(h) * 0.33333334f));
       }
     }
   }
@@ -3699,8 +3649,8 @@ extern "C" void fwp_delta_node_sepsis_step(const void* /*ctx*/, double /*t*/, do
           z1_W[(i0 * 64 + i1 * 8 + i2) * L + l] =
               ((v3[(i0 * 8 + i2) * L + l] * v8[(i0 * 8 + i1) * L + l]) +
                ((v2[(i0 * 8 + i1) * L + l] * v10[(i0 * 8 + i2) * L + l]) +
-                ((v4[(i0 * 8 + i2) * L + l] * v14[(i0 * 8 + i1) * L + l]) +
-                 (v4[(i0 * 8 + i2) * L + l] * v15[(i0 * 8 + i1) * L + l])))) +
+                ((v4[(i0 * 8 + i2) * L + l] * v13[(i0 * 8 + i1) * L + l]) +
+                 (v4[(i0 * 8 + i2) * L + l] * v14[(i0 * 8 + i1) * L + l])))) +
               z0_W[(i0 * 64 + i1 * 8 + i2) * L + l];
         }
       }
@@ -3734,48 +3684,45 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
   T* theta_bar_Wk = theta_bar + 1242;
   T* theta_bar_Wv = theta_bar + 10074;
   T* __restrict u_stages_bar = static_cast<T*>(u_stages_bar_ptr);
-  T* __restrict u0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32832);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35072);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37312);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41408);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45504);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45760);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46272);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46784);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 50880);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 83648);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 85888);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 88128);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 92224);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 96320);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 96832);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100928);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 101440);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 105536);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 106048);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 110144);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 112384);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 114624);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 118720);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 122816);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 123328);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 127424);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 131520);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 135616);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 139712);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 143808);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 147904);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 152000);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 156096);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 160192);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 164288);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 168384);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 172480);
-  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 176576);
-  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 180672);
-  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 216000);
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2240);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4480);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8576);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12672);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12928);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13440);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13952);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18048);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20288);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22528);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26624);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30720);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34816);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35328);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35840);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39936);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44032);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46272);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48512);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52608);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56704);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57216);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61312);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61824);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65920);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70016);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74112);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78208);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 82304);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86400);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 90496);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94592);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 98688);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102784);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 106880);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 110976);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 115072);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 150400);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3787,20 +3734,7 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
   T rowsum_v[L] = {};
   T acc_v[L] = {};
   // fwp_delta_node_sepsis.field.step.rk4.vjp: 269 nodes
-  // %904 = mul f64[] -> u0
-  u0[0] = T(h) * 0.16666667f;
-  // %1102 = contract f64[16,8,8] -> v1
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v1[(i0 * 64 + i1 * 8 + i2) * L + l] = z1_bar_W[(i0 * 64 + i1 * 8 + i2) * L + l] * u0[0];
-        }
-      }
-    }
-  }
-  // %613 = layernorm f64[69] -> v2
+  // %613 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3820,8 +3754,8 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e17 = u_stages[(i0 + 207) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e17 * e17);
+        const T e12 = u_stages[(i0 + 207) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e12 * e12);
       }
     }
   }
@@ -3833,17 +3767,17 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (u_stages[(i0 + 207) * L + l] - mean_v[l]) * rstd_v[l];
+      v0[i0 * L + l] = (u_stages[(i0 + 207) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %615 = add f64[69] -> v3
+  // %615 = add f64[69] -> v1
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = ln_bias[i0] + (v2[i0 * L + l] * ln_gain[i0]);
+      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %619 = contract f64[16,8] -> v4
+  // %619 = contract f64[16,8] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3856,22 +3790,22 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       for (int64_t i2 = 0; i2 < 69; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v3[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v3[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v3[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v3[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v1[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v1[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v1[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v4[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v4[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v4[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %620 = softmax f64[16,8] -> v5
+  // %620 = softmax f64[16,8] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3881,7 +3815,7 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v4[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v4[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+            (v2[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 8 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3892,18 +3826,18 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[i1 * L + l] = vm::exp(v4[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v4[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 8 + i1) * L + l] = v6[i1 * L + l] / rowsum_v[l];
+        v3[(i0 * 8 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %1355 = contract f64[16,8] -> v4
+  // %1355 = contract f64[16,8] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3916,26 +3850,26 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(v1[(i0 * 64 + i1 * 32 + i2) * L + l], v5[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v1[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v5[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(v1[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v5[(i0 * 8 + i2) * L + l],
-                               acc2_v[l]);
-          acc3_v[l] = std::fma(v1[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v5[(i0 * 8 + i2) * L + l],
-                               acc3_v[l]);
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 32 + i2) * L + l],
+                               v3[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v3[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v3[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v3[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v4[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v4[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v4[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
       }
     }
   }
-  // %623 = contract f64[16] -> v7
+  // %623 = contract f64[16] -> v5
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3947,50 +3881,37 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %624 = sigmoid f64[16] -> v8
+  // %624 = sigmoid f64[16] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = sigmoid(v7[i0 * L + l]);
+      v6[i0 * L + l] = sigmoid(v5[i0 * L + l]);
     }
   }
-  // %1356 = contract f64[16,8] -> v9
+  // %1356 = contract f64[16,8] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 8 + i1) * L + l] = v4[(i0 * 8 + i1) * L + l] * v8[i0 * L + l];
+        v7[(i0 * 8 + i1) * L + l] = v2[(i0 * 8 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
-  // %937 = mul f64[] -> u0
-  u0[0] = T(h) * 0.33333334f;
-  // %1105 = contract f64[16,8,8] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v10[(i0 * 64 + i1 * 8 + i2) * L + l] = z1_bar_W[(i0 * 64 + i1 * 8 + i2) * L + l] * u0[0];
-        }
-      }
-    }
-  }
-  // %588 = layernorm f64[69] -> v11
+  // %588 = layernorm f64[69] -> v8
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4010,8 +3931,8 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e151 = u_stages[(i0 + 69) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e151 * e151);
+        const T e153 = u_stages[(i0 + 69) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e153 * e153);
       }
     }
   }
@@ -4023,17 +3944,17 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = (u_stages[(i0 + 69) * L + l] - mean_v[l]) * rstd_v[l];
+      v8[i0 * L + l] = (u_stages[(i0 + 69) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %590 = add f64[69] -> v12
+  // %590 = add f64[69] -> v9
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = (ln_gain[i0] * v11[i0 * L + l]) + ln_bias[i0];
+      v9[i0 * L + l] = (ln_gain[i0] * v8[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %594 = contract f64[16,8] -> v13
+  // %594 = contract f64[16,8] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4046,22 +3967,22 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       for (int64_t i2 = 0; i2 < 69; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v12[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v12[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v12[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v12[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v9[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v9[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v9[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v9[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v10[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v10[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v10[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v10[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %595 = softmax f64[16,8] -> v14
+  // %595 = softmax f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4071,7 +3992,7 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v13[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v13[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+            (v10[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v10[(i0 * 8 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -4082,18 +4003,18 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[i1 * L + l] = vm::exp(v13[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v13[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v10[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v10[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 8 + i1) * L + l] = v6[i1 * L + l] / rowsum_v[l];
+        v11[(i0 * 8 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %1112 = contract f64[16,8] -> v13
+  // %1112 = contract f64[16,8] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4106,26 +4027,26 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v10[(i0 * 64 + i1 * 32 + i2) * L + l], v14[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v10[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v10[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v10[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 32 + i2) * L + l],
+                               v11[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v10[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
+        v10[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
+        v10[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
+        v10[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
       }
     }
   }
-  // %886 = contract f64[16] -> v7
+  // %886 = contract f64[16] -> v5
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4137,41 +4058,34 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v14[(i0 * 32 + i1) * L + l], v5[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v11[(i0 * 32 + i1) * L + l], v3[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v14[(i0 * 32 + i1 + 8) * L + l], v5[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v11[(i0 * 32 + i1 + 8) * L + l], v3[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v14[(i0 * 32 + i1 + 16) * L + l], v5[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v11[(i0 * 32 + i1 + 16) * L + l], v3[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v14[(i0 * 32 + i1 + 24) * L + l], v5[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v11[(i0 * 32 + i1 + 24) * L + l], v3[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1109 = contract f64[16] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v7[i0 * L + l] * T(h);
-    }
-  }
-  // %1360 = sub f64[16,8] -> v16
+  // %1360 = sub f64[16,8] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 8 + i1) * L + l] =
-            v13[(i0 * 8 + i1) * L + l] - (v9[(i0 * 8 + i1) * L + l] * v15[i0 * L + l]);
+        v12[(i0 * 8 + i1) * L + l] =
+            v10[(i0 * 8 + i1) * L + l] - (v7[(i0 * 8 + i1) * L + l] * (v5[i0 * L + l] * T(h)));
       }
     }
   }
-  // %598 = contract f64[16] -> v7
+  // %598 = contract f64[16] -> v13
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4183,37 +4097,37 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v12[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v9[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 4) * L + l] = acc0_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %599 = sigmoid f64[16] -> v17
+  // %599 = sigmoid f64[16] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = sigmoid(v7[i0 * L + l]);
+      v14[i0 * L + l] = sigmoid(v13[i0 * L + l]);
     }
   }
-  // %1361 = contract f64[16,8] -> v18
+  // %1361 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 8 + i1) * L + l] = v16[(i0 * 8 + i1) * L + l] * v17[i0 * L + l];
+        v15[(i0 * 8 + i1) * L + l] = v12[(i0 * 8 + i1) * L + l] * v14[i0 * L + l];
       }
     }
   }
-  // %863 = contract f64[16] -> v7
+  // %863 = contract f64[16] -> v13
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4225,52 +4139,44 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v14[(i0 * 32 + i1) * L + l], v14[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v11[(i0 * 32 + i1) * L + l], v11[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v14[(i0 * 32 + i1 + 8) * L + l], v14[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v11[(i0 * 32 + i1 + 8) * L + l], v11[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v14[(i0 * 32 + i1 + 16) * L + l], v14[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v11[(i0 * 32 + i1 + 16) * L + l], v11[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v14[(i0 * 32 + i1 + 24) * L + l], v14[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v11[(i0 * 32 + i1 + 24) * L + l], v11[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 4) * L + l] = acc0_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %581 = mul f64[] -> u0
-  u0[0] = T(h) * 0.5f;
-  // %1120 = contract f64[16] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = v7[i0 * L + l] * u0[0];
-    }
-  }
-  // %1365 = sub f64[16,8] -> v20
+  // %1365 = sub f64[16,8] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 8 + i1) * L + l] =
-            v13[(i0 * 8 + i1) * L + l] - (v18[(i0 * 8 + i1) * L + l] * v19[i0 * L + l]);
+        v16[(i0 * 8 + i1) * L + l] =
+            v10[(i0 * 8 + i1) * L + l] -
+            (v15[(i0 * 8 + i1) * L + l] * (v13[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %1366 = contract f64[16,8] -> v13
+  // %1366 = contract f64[16,8] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 8 + i1) * L + l] = v20[(i0 * 8 + i1) * L + l] * v17[i0 * L + l];
+        v10[(i0 * 8 + i1) * L + l] = v16[(i0 * 8 + i1) * L + l] * v14[i0 * L + l];
       }
     }
   }
-  // %566 = layernorm f64[69] -> v21
+  // %566 = layernorm f64[69] -> v17
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4290,8 +4196,8 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e348 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e348 * e348);
+        const T e359 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e359 * e359);
       }
     }
   }
@@ -4303,17 +4209,17 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v17[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %568 = add f64[69] -> v22
+  // %568 = add f64[69] -> v18
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v21[i0 * L + l]);
+      v18[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v17[i0 * L + l]);
     }
   }
-  // %572 = contract f64[16,8] -> v23
+  // %572 = contract f64[16,8] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4326,22 +4232,22 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       for (int64_t i2 = 0; i2 < 69; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v22[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v22[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v22[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v22[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v18[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v18[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v18[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v18[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v23[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v23[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v23[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v19[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v19[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v19[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v19[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %573 = softmax f64[16,8] -> v24
+  // %573 = softmax f64[16,8] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4351,7 +4257,7 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v23[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v23[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+            (v19[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v19[(i0 * 8 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -4362,18 +4268,18 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[i1 * L + l] = vm::exp(v23[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v23[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v19[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v19[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 8 + i1) * L + l] = v6[i1 * L + l] / rowsum_v[l];
+        v20[(i0 * 8 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %1136 = contract f64[16,8] -> v23
+  // %1136 = contract f64[16,8] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4386,26 +4292,26 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(v1[(i0 * 64 + i1 * 32 + i2) * L + l], v24[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v1[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v24[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(v1[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v24[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v1[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v24[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 32 + i2) * L + l],
+                               v20[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v20[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v20[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v20[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v23[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v23[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v23[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v19[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v19[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+        v19[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v19[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
       }
     }
   }
-  // %844 = contract f64[16] -> v7
+  // %844 = contract f64[16] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4417,41 +4323,35 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v14[(i0 * 32 + i1) * L + l], v24[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v11[(i0 * 32 + i1) * L + l], v20[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v14[(i0 * 32 + i1 + 8) * L + l], v24[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v11[(i0 * 32 + i1 + 8) * L + l], v20[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v14[(i0 * 32 + i1 + 16) * L + l], v24[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v11[(i0 * 32 + i1 + 16) * L + l], v20[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v14[(i0 * 32 + i1 + 24) * L + l], v24[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v11[(i0 * 32 + i1 + 24) * L + l], v20[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1133 = contract f64[16] -> v25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v7[i0 * L + l] * u0[0];
-    }
-  }
-  // %1370 = sub f64[16,8] -> v26
+  // %1370 = sub f64[16,8] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 8 + i1) * L + l] =
-            v23[(i0 * 8 + i1) * L + l] - (v13[(i0 * 8 + i1) * L + l] * v25[i0 * L + l]);
+        v22[(i0 * 8 + i1) * L + l] =
+            v19[(i0 * 8 + i1) * L + l] -
+            (v10[(i0 * 8 + i1) * L + l] * (v21[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %576 = contract f64[16] -> v7
+  // %576 = contract f64[16] -> v19
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4463,33 +4363,33 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v22[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v22[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v22[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v22[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v18[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v18[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v18[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v18[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %577 = sigmoid f64[16] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = sigmoid(v7[i0 * L + l]);
+      v23[i0 * L + l] = sigmoid(v19[i0 * L + l]);
     }
   }
-  // %1371 = contract f64[16,8] -> v27
+  // %1371 = contract f64[16,8] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 8 + i1) * L + l] = v26[(i0 * 8 + i1) * L + l] * v23[i0 * L + l];
+        v19[(i0 * 8 + i1) * L + l] = v22[(i0 * 8 + i1) * L + l] * v23[i0 * L + l];
       }
     }
   }
@@ -4501,15 +4401,15 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
         for (int64_t l = 0; l < L; ++l) {
           z0_bar_W[(i0 * 64 + i1 * 8 + i2) * L + l] +=
               (((z1_bar_W[(i0 * 64 + i1 * 8 + i2) * L + l] -
-                 (v9[(i0 * 8 + i1) * L + l] * v5[(i0 * 8 + i2) * L + l])) -
-                (v18[(i0 * 8 + i1) * L + l] * v14[(i0 * 8 + i2) * L + l])) -
-               (v14[(i0 * 8 + i2) * L + l] * v13[(i0 * 8 + i1) * L + l])) -
-              (v27[(i0 * 8 + i1) * L + l] * v24[(i0 * 8 + i2) * L + l]);
+                 (v7[(i0 * 8 + i1) * L + l] * v3[(i0 * 8 + i2) * L + l])) -
+                (v15[(i0 * 8 + i1) * L + l] * v11[(i0 * 8 + i2) * L + l])) -
+               (v11[(i0 * 8 + i2) * L + l] * v10[(i0 * 8 + i1) * L + l])) -
+              (v19[(i0 * 8 + i1) * L + l] * v20[(i0 * 8 + i2) * L + l]);
         }
       }
     }
   }
-  // %592 = contract f64[16,8] -> v28
+  // %592 = contract f64[16,8] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4522,1291 +4422,10 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       for (int64_t i2 = 0; i2 < 69; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v12[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v12[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v12[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v12[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v28[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v28[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v28[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %593 = tanh f64[16,8] -> v29
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = vm::tanh(v28[i0 * L + l]);
-    }
-  }
-  // %570 = contract f64[16,8] -> v28
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 69; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v22[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v22[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v22[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v22[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v28[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v28[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v28[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %571 = tanh f64[16,8] -> v30
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = vm::tanh(v28[i0 * L + l]);
-    }
-  }
-  // %574 = contract f64[16,8] -> v28
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v24[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v24[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v24[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v24[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v28[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v28[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v28[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %575 = sub f64[16,8] -> v31
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = v30[i0 * L + l] - v28[i0 * L + l];
-    }
-  }
-  // %578 = contract f64[16,8] -> v28
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 8 + i1) * L + l] = v31[(i0 * 8 + i1) * L + l] * v23[i0 * L + l];
-      }
-    }
-  }
-  // %847 = contract f64[16,8] -> v32
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v14[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v32[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v32[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v32[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1200 = sub f64[16,8] -> v33
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 8 + i1) * L + l] =
-            v29[(i0 * 8 + i1) * L + l] -
-            ((v28[(i0 * 8 + i1) * L + l] * v25[i0 * L + l]) + v32[(i0 * 8 + i1) * L + l]);
-      }
-    }
-  }
-  // %1377 = contract f64[16,8] -> v34
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 8 + i1) * L + l] = v33[(i0 * 8 + i1) * L + l] * v17[i0 * L + l];
-      }
-    }
-  }
-  // %1378 = contract f64[16,8] -> v35
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v10[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v34[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v10[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v34[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v10[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v34[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v10[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v34[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v35[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v35[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v35[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1379 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v34[(i0 * 32 + i1) * L + l], v18[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v34[(i0 * 32 + i1 + 8) * L + l], v18[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v34[(i0 * 32 + i1 + 16) * L + l], v18[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v34[(i0 * 32 + i1 + 24) * L + l], v18[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1380 = contract f64[16] -> v25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v7[i0 * L + l] * u0[0];
-    }
-  }
-  // %1381 = contract f64[16,8] -> v36
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v36[(i0 * 8 + i1) * L + l] = v14[(i0 * 8 + i1) * L + l] * v25[i0 * L + l];
-      }
-    }
-  }
-  // %1385 = sub f64[16,8] -> v37
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v37[(i0 * 8 + i1) * L + l] =
-            v29[(i0 * 8 + i1) * L + l] -
-            ((v34[(i0 * 8 + i1) * L + l] * v19[i0 * L + l]) + v32[(i0 * 8 + i1) * L + l]);
-      }
-    }
-  }
-  // %1386 = contract f64[16,8] -> v32
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 8 + i1) * L + l] = v37[(i0 * 8 + i1) * L + l] * v17[i0 * L + l];
-      }
-    }
-  }
-  // %1387 = contract f64[16,8] -> v34
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v10[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v32[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v10[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v32[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v10[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v32[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v10[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v32[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v34[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v34[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v34[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1388 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v32[(i0 * 32 + i1) * L + l], v9[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v32[(i0 * 32 + i1 + 8) * L + l], v9[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v32[(i0 * 32 + i1 + 16) * L + l], v9[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v32[(i0 * 32 + i1 + 24) * L + l], v9[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1389 = contract f64[16] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = v7[i0 * L + l] * T(h);
-    }
-  }
-  // %1392 = contract f64[16,8] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v18[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v18[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v18[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v18[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v10[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v10[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v10[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1397 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v28[(i0 * 32 + i1) * L + l], v13[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v28[(i0 * 32 + i1 + 8) * L + l], v13[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v28[(i0 * 32 + i1 + 16) * L + l], v13[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v28[(i0 * 32 + i1 + 24) * L + l], v13[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1398 = contract f64[16] -> v25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v7[i0 * L + l] * u0[0];
-    }
-  }
-  // %1396 = contract f64[16,8] -> v38
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v38[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v38[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v38[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v38[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1401 = sub f64[16,8] -> v39
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v39[(i0 * 8 + i1) * L + l] =
-            ((v35[(i0 * 8 + i1) * L + l] - v36[(i0 * 8 + i1) * L + l]) +
-             ((v34[(i0 * 8 + i1) * L + l] - (v5[(i0 * 8 + i1) * L + l] * v19[i0 * L + l])) -
-              (v10[(i0 * 8 + i1) * L + l] + v36[(i0 * 8 + i1) * L + l]))) -
-            ((v24[(i0 * 8 + i1) * L + l] * v25[i0 * L + l]) + v38[(i0 * 8 + i1) * L + l]);
-      }
-    }
-  }
-  // %1402 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v14[(i0 * 32 + i1) * L + l], v39[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v14[(i0 * 32 + i1 + 8) * L + l], v39[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v14[(i0 * 32 + i1 + 16) * L + l], v39[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v14[(i0 * 32 + i1 + 24) * L + l], v39[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1405 = mul f64[16,8] -> v34
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 8 + i1) * L + l] =
-            (v39[(i0 * 8 + i1) * L + l] - v7[i0 * L + l]) * v14[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %1406 = contract f64[16,69] -> v40
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v34[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v34[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v34[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v34[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v40[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v40[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v40[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v40[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v34[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v40[(i0 * 69 + 68) * L + l] = acc0_v[l];
-    }
-  }
-  // %1375 = mul f64[16,8] -> v35
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v35[i0 * L + l] = (1.0f - square(v29[i0 * L + l])) * (v18[i0 * L + l] + v13[i0 * L + l]);
-    }
-  }
-  // %1376 = contract f64[16,69] -> v41
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v35[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v35[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v35[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v35[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v41[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v41[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v41[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v41[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v35[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v41[(i0 * 69 + 68) * L + l] = acc0_v[l];
-    }
-  }
-  // %1408 = reduce_sum f64[69] -> v13
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v40[(i0 + i1 * 69) * L + l] + v41[(i0 + i1 * 69) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1410 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v33[(i0 * 32 + i1) * L + l], v20[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v33[(i0 * 32 + i1 + 8) * L + l], v20[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v33[(i0 * 32 + i1 + 16) * L + l], v20[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v33[(i0 * 32 + i1 + 24) * L + l], v20[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1409 = contract f64[16] -> v18
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 32 + i1) * L + l], v37[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 8) * L + l], v37[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 16) * L + l], v37[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 24) * L + l], v37[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1412 = mul f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] =
-          (v17[i0 * L + l] * (1.0f - v17[i0 * L + l])) * (v7[i0 * L + l] + v18[i0 * L + l]);
-    }
-  }
-  // %1413 = contract f64[69] -> v18
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v16[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v16[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v16[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v16[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v16[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v18[68 * L + l] = acc0_v[l];
-  }
-  // %1414 = add f64[69] -> v20
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = v13[i0 * L + l] + v18[i0 * L + l];
-    }
-  }
-  // %1429 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v31[(i0 * 32 + i1) * L + l], v26[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v31[(i0 * 32 + i1 + 8) * L + l], v26[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v31[(i0 * 32 + i1 + 16) * L + l], v26[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v31[(i0 * 32 + i1 + 24) * L + l], v26[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1430 = mul f64[16] -> v17
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = v7[i0 * L + l] * (v23[i0 * L + l] * (1.0f - v23[i0 * L + l]));
-    }
-  }
-  // %1431 = contract f64[69] -> v13
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v17[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v17[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v17[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v17[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v17[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v13[68 * L + l] = acc0_v[l];
-  }
-  // %1416 = mul f64[16,8] -> v18
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = v27[i0 * L + l] * (1.0f - square(v30[i0 * L + l]));
-    }
-  }
-  // %1417 = contract f64[16,69] -> v40
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v18[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v18[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v18[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v18[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v40[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v40[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v40[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v40[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v18[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v40[(i0 * 69 + 68) * L + l] = acc0_v[l];
-    }
-  }
-  // %1209 = contract f64[16,8] -> v23
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v28[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v28[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v28[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v28[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v23[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v23[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v23[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1420 = contract f64[16,8] -> v26
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v27[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v27[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v27[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v27[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v26[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v26[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v26[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1421 = sub f64[16,8] -> v27
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 8 + i1) * L + l] =
-            (v23[(i0 * 8 + i1) * L + l] - (v14[(i0 * 8 + i1) * L + l] * v25[i0 * L + l])) -
-            v26[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %1422 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v27[(i0 * 32 + i1) * L + l], v24[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 8) * L + l], v24[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 16) * L + l], v24[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 24) * L + l], v24[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1425 = mul f64[16,8] -> v23
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 8 + i1) * L + l] =
-            v24[(i0 * 8 + i1) * L + l] * (v27[(i0 * 8 + i1) * L + l] - v7[i0 * L + l]);
-      }
-    }
-  }
-  // %1426 = contract f64[16,69] -> v41
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v23[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v23[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v23[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v23[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v41[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v41[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v41[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v41[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v23[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v41[(i0 * 69 + 68) * L + l] = acc0_v[l];
-    }
-  }
-  // %1428 = reduce_sum f64[69] -> v24
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v40[(i0 + i1 * 69) * L + l] + v41[(i0 + i1 * 69) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1432 = add f64[69] -> v26
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = v13[i0 * L + l] + v24[i0 * L + l];
-    }
-  }
-  // %617 = contract f64[16,8] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 69; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v3[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v3[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v3[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v3[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %618 = tanh f64[16,8] -> v24
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = vm::tanh(v13[i0 * L + l]);
-    }
-  }
-  // %889 = contract f64[16,8] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v5[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v5[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v5[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v5[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1436 = sub f64[16,8] -> v27
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 8 + i1) * L + l] =
-            v24[(i0 * 8 + i1) * L + l] -
-            (v13[(i0 * 8 + i1) * L + l] + (v32[(i0 * 8 + i1) * L + l] * v15[i0 * L + l]));
-      }
-    }
-  }
-  // %1452 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 32 + i1) * L + l], v27[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v4[(i0 * 32 + i1 + 8) * L + l], v27[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v4[(i0 * 32 + i1 + 16) * L + l], v27[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v4[(i0 * 32 + i1 + 24) * L + l], v27[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1453 = mul f64[16] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = ((1.0f - v8[i0 * L + l]) * v8[i0 * L + l]) * v7[i0 * L + l];
-    }
-  }
-  // %1454 = contract f64[69] -> v4
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v15[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v15[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v4[68 * L + l] = acc0_v[l];
-  }
-  // %1448 = mul f64[16,8] -> v13
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = (1.0f - square(v24[i0 * L + l])) * v9[i0 * L + l];
-    }
-  }
-  // %1449 = contract f64[16,69] -> v40
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v13[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v13[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v13[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v13[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v40[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v40[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v40[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v40[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v13[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v40[(i0 * 69 + 68) * L + l] = acc0_v[l];
-    }
-  }
-  // %1437 = contract f64[16,8] -> v24
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 8 + i1) * L + l] = v27[(i0 * 8 + i1) * L + l] * v8[i0 * L + l];
-      }
-    }
-  }
-  // %1438 = contract f64[16,8] -> v27
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v24[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v24[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v24[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v24[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v27[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v27[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v27[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1440 = contract f64[16,8] -> v24
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v9[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v9[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v9[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v9[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v9[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -5818,18 +4437,182 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       }
     }
   }
-  // %1442 = sub f64[16,8] -> v9
+  // %593 = tanh f64[16,8] -> v25
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[i0 * L + l] = vm::tanh(v24[i0 * L + l]);
+    }
+  }
+  // %570 = contract f64[16,8] -> v24
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 69; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v18[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v18[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v18[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v18[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v24[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v24[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v24[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v24[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %571 = tanh f64[16,8] -> v26
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v26[i0 * L + l] = vm::tanh(v24[i0 * L + l]);
+    }
+  }
+  // %574 = contract f64[16,8] -> v24
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v20[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v20[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v20[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v20[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v24[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v24[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v24[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v24[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %575 = sub f64[16,8] -> v27
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v27[i0 * L + l] = v26[i0 * L + l] - v24[i0 * L + l];
+    }
+  }
+  // %578 = contract f64[16,8] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 8 + i1) * L + l] =
-            v27[(i0 * 8 + i1) * L + l] -
-            (v24[(i0 * 8 + i1) * L + l] + (v14[(i0 * 8 + i1) * L + l] * v19[i0 * L + l]));
+        v24[(i0 * 8 + i1) * L + l] = v27[(i0 * 8 + i1) * L + l] * v23[i0 * L + l];
       }
     }
   }
-  // %1443 = contract f64[16] -> v7
+  // %847 = contract f64[16,8] -> v28
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v11[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v28[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v28[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v28[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v28[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1200 = sub f64[16,8] -> v29
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v29[(i0 * 8 + i1) * L + l] =
+            v25[(i0 * 8 + i1) * L + l] -
+            ((v24[(i0 * 8 + i1) * L + l] * (v21[i0 * L + l] * (T(h) * 0.5f))) +
+             v28[(i0 * 8 + i1) * L + l]);
+      }
+    }
+  }
+  // %1377 = contract f64[16,8] -> v30
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v30[(i0 * 8 + i1) * L + l] = v29[(i0 * 8 + i1) * L + l] * v14[i0 * L + l];
+      }
+    }
+  }
+  // %1378 = contract f64[16,8] -> v31
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v30[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v30[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v30[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v30[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v31[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
+        v31[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
+        v31[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
+        v31[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
+      }
+    }
+  }
+  // %1379 = contract f64[16] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5841,34 +4624,262 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[(i0 * 32 + i1) * L + l], v5[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v30[(i0 * 32 + i1) * L + l], v15[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 8) * L + l], v5[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v30[(i0 * 32 + i1 + 8) * L + l], v15[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 16) * L + l], v5[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v30[(i0 * 32 + i1 + 16) * L + l], v15[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 24) * L + l], v5[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v30[(i0 * 32 + i1 + 24) * L + l], v15[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1446 = mul f64[16,8] -> v14
+  // %1381 = contract f64[16,8] -> v32
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 8 + i1) * L + l] =
-            (v9[(i0 * 8 + i1) * L + l] - v7[i0 * L + l]) * v5[(i0 * 8 + i1) * L + l];
+        v32[(i0 * 8 + i1) * L + l] = v11[(i0 * 8 + i1) * L + l] * (v21[i0 * L + l] * (T(h) * 0.5f));
       }
     }
   }
-  // %1447 = contract f64[16,69] -> v41
+  // %1385 = sub f64[16,8] -> v33
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v33[(i0 * 8 + i1) * L + l] =
+            v25[(i0 * 8 + i1) * L + l] -
+            ((v30[(i0 * 8 + i1) * L + l] * (v13[i0 * L + l] * (T(h) * 0.5f))) +
+             v28[(i0 * 8 + i1) * L + l]);
+      }
+    }
+  }
+  // %1386 = contract f64[16,8] -> v28
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v28[(i0 * 8 + i1) * L + l] = v33[(i0 * 8 + i1) * L + l] * v14[i0 * L + l];
+      }
+    }
+  }
+  // %1387 = contract f64[16,8] -> v30
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v28[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v28[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v28[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v28[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v30[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
+        v30[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
+        v30[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
+        v30[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
+      }
+    }
+  }
+  // %1388 = contract f64[16] -> v13
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v28[(i0 * 32 + i1) * L + l], v7[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v28[(i0 * 32 + i1 + 8) * L + l], v7[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v28[(i0 * 32 + i1 + 16) * L + l], v7[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v28[(i0 * 32 + i1 + 24) * L + l], v7[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 4) * L + l] = acc0_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1392 = contract f64[16,8] -> v34
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v15[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v15[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v15[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v15[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v34[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v34[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v34[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v34[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1397 = contract f64[16] -> v21
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v24[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v24[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v24[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v24[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1396 = contract f64[16,8] -> v35
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v10[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v10[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v10[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v10[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v35[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v35[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v35[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v35[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1401 = sub f64[16,8] -> v36
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v36[(i0 * 8 + i1) * L + l] =
+            ((v31[(i0 * 8 + i1) * L + l] - v32[(i0 * 8 + i1) * L + l]) +
+             ((v30[(i0 * 8 + i1) * L + l] -
+               (v3[(i0 * 8 + i1) * L + l] * (v13[i0 * L + l] * T(h)))) -
+              (v34[(i0 * 8 + i1) * L + l] + v32[(i0 * 8 + i1) * L + l]))) -
+            ((v20[(i0 * 8 + i1) * L + l] * (v21[i0 * L + l] * (T(h) * 0.5f))) +
+             v35[(i0 * 8 + i1) * L + l]);
+      }
+    }
+  }
+  // %1402 = contract f64[16] -> v30
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v11[(i0 * 32 + i1) * L + l], v36[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v11[(i0 * 32 + i1 + 8) * L + l], v36[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v11[(i0 * 32 + i1 + 16) * L + l], v36[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v11[(i0 * 32 + i1 + 24) * L + l], v36[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[(i0 * 4) * L + l] = acc0_v[l];
+      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1405 = mul f64[16,8] -> v31
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v31[(i0 * 8 + i1) * L + l] =
+            (v36[(i0 * 8 + i1) * L + l] - v30[i0 * L + l]) * v11[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %1406 = contract f64[16,69] -> v37
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -5882,21 +4893,21 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v14[(i0 * 8 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v31[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v14[(i0 * 8 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v31[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v14[(i0 * 8 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v31[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v14[(i0 * 8 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v31[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v41[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v41[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v41[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v41[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v37[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
+        v37[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v37[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v37[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     PLASTIC_SIMD
@@ -5906,15 +4917,68 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v14[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v31[(i0 * 8 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v41[(i0 * 69 + 68) * L + l] = acc0_v[l];
+      v37[(i0 * 69 + 68) * L + l] = acc0_v[l];
     }
   }
-  // %1451 = reduce_sum f64[69] -> v5
+  // %1375 = mul f64[16,8] -> v30
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[i0 * L + l] = (1.0f - square(v25[i0 * L + l])) * (v15[i0 * L + l] + v10[i0 * L + l]);
+    }
+  }
+  // %1376 = contract f64[16,69] -> v38
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 17; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v30[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v30[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v30[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v30[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v38[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
+        v38[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v38[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v38[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v30[(i0 * 8 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v38[(i0 * 69 + 68) * L + l] = acc0_v[l];
+    }
+  }
+  // %1408 = reduce_sum f64[69] -> v10
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5923,19 +4987,839 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v40[(i0 + i1 * 69) * L + l] + v41[(i0 + i1 * 69) * L + l]);
+        acc_v[l] = acc_v[l] + (v37[(i0 + i1 * 69) * L + l] + v38[(i0 + i1 * 69) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = acc_v[l];
+      v10[i0 * L + l] = acc_v[l];
     }
   }
-  // %1455 = add f64[69] -> v9
+  // %1410 = contract f64[16] -> v15
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v29[(i0 * 32 + i1) * L + l], v16[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v29[(i0 * 32 + i1 + 8) * L + l], v16[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v29[(i0 * 32 + i1 + 16) * L + l], v16[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v29[(i0 * 32 + i1 + 24) * L + l], v16[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1409 = contract f64[16] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v12[(i0 * 32 + i1) * L + l], v33[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v12[(i0 * 32 + i1 + 8) * L + l], v33[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v12[(i0 * 32 + i1 + 16) * L + l], v33[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v12[(i0 * 32 + i1 + 24) * L + l], v33[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1412 = mul f64[16] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] =
+          (v14[i0 * L + l] * (1.0f - v14[i0 * L + l])) * (v15[i0 * L + l] + v16[i0 * L + l]);
+    }
+  }
+  // %1413 = contract f64[69] -> v15
+  for (int64_t i0 = 0; i0 < 17; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v12[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v12[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v15[68 * L + l] = acc0_v[l];
+  }
+  // %1414 = add f64[69] -> v16
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v4[i0 * L + l] + v5[i0 * L + l];
+      v16[i0 * L + l] = v10[i0 * L + l] + v15[i0 * L + l];
+    }
+  }
+  // %1429 = contract f64[16] -> v14
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v27[(i0 * 32 + i1) * L + l], v22[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v27[(i0 * 32 + i1 + 8) * L + l], v22[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v27[(i0 * 32 + i1 + 16) * L + l], v22[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v27[(i0 * 32 + i1 + 24) * L + l], v22[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1430 = mul f64[16] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = v14[i0 * L + l] * (v23[i0 * L + l] * (1.0f - v23[i0 * L + l]));
+    }
+  }
+  // %1431 = contract f64[69] -> v15
+  for (int64_t i0 = 0; i0 < 17; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v10[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v10[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v10[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v10[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v10[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v15[68 * L + l] = acc0_v[l];
+  }
+  // %1416 = mul f64[16,8] -> v22
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[i0 * L + l] = v19[i0 * L + l] * (1.0f - square(v26[i0 * L + l]));
+    }
+  }
+  // %1417 = contract f64[16,69] -> v37
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 17; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v22[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v22[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v22[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v22[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v37[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
+        v37[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v37[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v37[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v22[(i0 * 8 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v37[(i0 * 69 + 68) * L + l] = acc0_v[l];
+    }
+  }
+  // %1209 = contract f64[16,8] -> v25
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v24[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v24[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v24[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v24[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v25[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v25[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+        v25[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v25[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+      }
+    }
+  }
+  // %1420 = contract f64[16,8] -> v24
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v19[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v19[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v19[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v19[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v24[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v24[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v24[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v24[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1421 = sub f64[16,8] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 8 + i1) * L + l] =
+            (v25[(i0 * 8 + i1) * L + l] -
+             (v11[(i0 * 8 + i1) * L + l] * (v21[i0 * L + l] * (T(h) * 0.5f)))) -
+            v24[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %1422 = contract f64[16] -> v14
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v19[(i0 * 32 + i1) * L + l], v20[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v19[(i0 * 32 + i1 + 8) * L + l], v20[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v19[(i0 * 32 + i1 + 16) * L + l], v20[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v19[(i0 * 32 + i1 + 24) * L + l], v20[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1425 = mul f64[16,8] -> v24
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v24[(i0 * 8 + i1) * L + l] =
+            v20[(i0 * 8 + i1) * L + l] * (v19[(i0 * 8 + i1) * L + l] - v14[i0 * L + l]);
+      }
+    }
+  }
+  // %1426 = contract f64[16,69] -> v38
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 17; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v24[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v24[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v24[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v24[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v38[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
+        v38[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v38[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v38[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v24[(i0 * 8 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v38[(i0 * 69 + 68) * L + l] = acc0_v[l];
+    }
+  }
+  // %1428 = reduce_sum f64[69] -> v19
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v37[(i0 + i1 * 69) * L + l] + v38[(i0 + i1 * 69) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1432 = add f64[69] -> v20
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = v15[i0 * L + l] + v19[i0 * L + l];
+    }
+  }
+  // %617 = contract f64[16,8] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 69; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v1[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v1[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v1[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %618 = tanh f64[16,8] -> v19
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[i0 * L + l] = vm::tanh(v15[i0 * L + l]);
+    }
+  }
+  // %889 = contract f64[16,8] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v3[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v3[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v3[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v3[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1436 = sub f64[16,8] -> v25
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v25[(i0 * 8 + i1) * L + l] =
+            v19[(i0 * 8 + i1) * L + l] -
+            (v15[(i0 * 8 + i1) * L + l] + (v28[(i0 * 8 + i1) * L + l] * (v5[i0 * L + l] * T(h))));
+      }
+    }
+  }
+  // %1452 = contract f64[16] -> v5
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v2[(i0 * 32 + i1) * L + l], v25[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v2[(i0 * 32 + i1 + 8) * L + l], v25[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v2[(i0 * 32 + i1 + 16) * L + l], v25[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v2[(i0 * 32 + i1 + 24) * L + l], v25[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1453 = mul f64[16] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = ((1.0f - v6[i0 * L + l]) * v6[i0 * L + l]) * v5[i0 * L + l];
+    }
+  }
+  // %1454 = contract f64[69] -> v2
+  for (int64_t i0 = 0; i0 < 17; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v14[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v14[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v14[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v14[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v14[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v2[68 * L + l] = acc0_v[l];
+  }
+  // %1448 = mul f64[16,8] -> v15
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = (1.0f - square(v19[i0 * L + l])) * v7[i0 * L + l];
+    }
+  }
+  // %1449 = contract f64[16,69] -> v37
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 17; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v15[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v15[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v15[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v15[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v37[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
+        v37[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v37[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v37[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v15[(i0 * 8 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v37[(i0 * 69 + 68) * L + l] = acc0_v[l];
+    }
+  }
+  // %1437 = contract f64[16,8] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 8 + i1) * L + l] = v25[(i0 * 8 + i1) * L + l] * v6[i0 * L + l];
+      }
+    }
+  }
+  // %1438 = contract f64[16,8] -> v25
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v19[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v19[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v19[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v19[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v25[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v25[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+        v25[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v25[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+      }
+    }
+  }
+  // %1440 = contract f64[16,8] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v7[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v7[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v7[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v7[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v19[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v19[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v19[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1442 = sub f64[16,8] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 8 + i1) * L + l] =
+            v25[(i0 * 8 + i1) * L + l] -
+            (v19[(i0 * 8 + i1) * L + l] + (v11[(i0 * 8 + i1) * L + l] * (v13[i0 * L + l] * T(h))));
+      }
+    }
+  }
+  // %1443 = contract f64[16] -> v5
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v7[(i0 * 32 + i1) * L + l], v3[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 8) * L + l], v3[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 16) * L + l], v3[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 24) * L + l], v3[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1446 = mul f64[16,8] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 8 + i1) * L + l] =
+            (v7[(i0 * 8 + i1) * L + l] - v5[i0 * L + l]) * v3[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %1447 = contract f64[16,69] -> v38
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 17; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v11[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v38[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
+        v38[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v38[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v38[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v11[(i0 * 8 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v38[(i0 * 69 + 68) * L + l] = acc0_v[l];
+    }
+  }
+  // %1451 = reduce_sum f64[69] -> v3
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v37[(i0 + i1 * 69) * L + l] + v38[(i0 + i1 * 69) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1455 = add f64[69] -> v7
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = v2[i0 * L + l] + v3[i0 * L + l];
     }
   }
   // %1458 = add f64[69] -> d.ln.gain
@@ -5944,8 +5828,8 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v20[i0 * L + l] * v11[i0 * L + l]) +
-                 ((v26[i0 * L + l] * v21[i0 * L + l]) + (v2[i0 * L + l] * v9[i0 * L + l]));
+        sum[l] = (v16[i0 * L + l] * v8[i0 * L + l]) +
+                 ((v20[i0 * L + l] * v17[i0 * L + l]) + (v0[i0 * L + l] * v7[i0 * L + l]));
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
@@ -5956,7 +5840,7 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v20[i0 * L + l] + (v9[i0 * L + l] + v26[i0 * L + l]);
+        sum[l] = v16[i0 * L + l] + (v7[i0 * L + l] + v20[i0 * L + l]);
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
@@ -5968,8 +5852,8 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v16[i0 * L + l] * v12[i1 * L + l]) + (v3[i1 * L + l] * v15[i0 * L + l])) +
-                   (v22[i1 * L + l] * v17[i0 * L + l]);
+          sum[l] = ((v12[i0 * L + l] * v9[i1 * L + l]) + (v1[i1 * L + l] * v14[i0 * L + l])) +
+                   (v18[i1 * L + l] * v10[i0 * L + l]);
         }
         theta_bar_Wb[i0 * 69 + i1] += lane_sum<L>(sum);
       }
@@ -5983,9 +5867,9 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v34[(i0 * 8 + i1) * L + l] * v12[i2 * L + l]) +
-                     ((v23[(i0 * 8 + i1) * L + l] * v22[i2 * L + l]) +
-                      (v3[i2 * L + l] * v14[(i0 * 8 + i1) * L + l]));
+            sum[l] = (v31[(i0 * 8 + i1) * L + l] * v9[i2 * L + l]) +
+                     ((v24[(i0 * 8 + i1) * L + l] * v18[i2 * L + l]) +
+                      (v1[i2 * L + l] * v11[(i0 * 8 + i1) * L + l]));
           }
           theta_bar_Wk[i0 * 552 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
@@ -6000,9 +5884,9 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((v3[i2 * L + l] * v13[(i0 * 8 + i1) * L + l]) +
-                      (v18[(i0 * 8 + i1) * L + l] * v22[i2 * L + l])) +
-                     (v35[(i0 * 8 + i1) * L + l] * v12[i2 * L + l]);
+            sum[l] = ((v1[i2 * L + l] * v15[(i0 * 8 + i1) * L + l]) +
+                      (v22[(i0 * 8 + i1) * L + l] * v18[i2 * L + l])) +
+                     (v30[(i0 * 8 + i1) * L + l] * v9[i2 * L + l]);
           }
           theta_bar_Wv[i0 * 552 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
@@ -6010,7 +5894,7 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   if (u_stages_bar) {
-    // %765 = reduce_sum f64[] -> v6
+    // %765 = reduce_sum f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6023,14 +5907,9 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v4[l] = acc_v[l];
     }
-    // %766 = mul f64[] -> v7
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[l] = v6[l] * 0.014492754f;
-    }
-    // %770 = reduce_sum f64[] -> v6
+    // %770 = reduce_sum f64[] -> v5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6038,26 +5917,26 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - v7[l]);
+        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - (v4[l] * 0.014492754f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v5[l] = acc_v[l];
     }
-    // %774 = reciprocal f64[] -> v7
+    // %774 = reciprocal f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = T(1) / std::sqrt((v6[l] * 0.014492754f) + 1e-05f);
+      v4[l] = T(1) / std::sqrt((v5[l] * 0.014492754f) + 1e-05f);
     }
-    // %1476 = mul f64[69] -> v3
+    // %1476 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[i0 * L + l] = ln_gain[i0] * v26[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v20[i0 * L + l];
       }
     }
-    // %1477 = reduce_sum f64[] -> v6
+    // %1477 = reduce_sum f64[] -> v5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6065,17 +5944,12 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v3[i0 * L + l];
+        acc_v[l] = acc_v[l] + v1[i0 * L + l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
-    }
-    // %1478 = mul f64[] -> v8
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[l] = v6[l] * 0.014492754f;
+      v5[l] = acc_v[l];
     }
     // %1481 = contract f64[] -> v6
     PLASTIC_SIMD
@@ -6085,26 +5959,22 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[i0 * L + l], v21[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v1[i0 * L + l], v17[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc0_v[l];
     }
-    // %1482 = mul f64[] -> v15
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[l] = v6[l] * 0.014492754f;
-    }
     // %1486 = mul f64[69] -> d.x@0
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[i0 * L + l] += v7[l] * ((v3[i0 * L + l] - v8[l]) - (v21[i0 * L + l] * v15[l]));
+        u_stages_bar[i0 * L + l] += v4[l] * ((v1[i0 * L + l] - (v5[l] * 0.014492754f)) -
+                                             (v17[i0 * L + l] * (v6[l] * 0.014492754f)));
       }
     }
-    // %808 = reduce_sum f64[] -> v6
+    // %808 = reduce_sum f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6117,14 +5987,9 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v4[l] = acc_v[l];
     }
-    // %809 = mul f64[] -> v7
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[l] = v6[l] * 0.014492754f;
-    }
-    // %813 = reduce_sum f64[] -> v6
+    // %813 = reduce_sum f64[] -> v5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6132,26 +5997,26 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 69) * L + l] - v7[l]);
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 69) * L + l] - (v4[l] * 0.014492754f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v5[l] = acc_v[l];
     }
-    // %817 = reciprocal f64[] -> v7
+    // %817 = reciprocal f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = T(1) / std::sqrt((v6[l] * 0.014492754f) + 1e-05f);
+      v4[l] = T(1) / std::sqrt((v5[l] * 0.014492754f) + 1e-05f);
     }
-    // %1487 = mul f64[69] -> v3
+    // %1487 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[i0 * L + l] = ln_gain[i0] * v20[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v16[i0 * L + l];
       }
     }
-    // %1488 = reduce_sum f64[] -> v6
+    // %1488 = reduce_sum f64[] -> v5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6159,17 +6024,12 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v3[i0 * L + l];
+        acc_v[l] = acc_v[l] + v1[i0 * L + l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
-    }
-    // %1489 = mul f64[] -> v8
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[l] = v6[l] * 0.014492754f;
+      v5[l] = acc_v[l];
     }
     // %1492 = contract f64[] -> v6
     PLASTIC_SIMD
@@ -6179,34 +6039,29 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[i0 * L + l], v11[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v1[i0 * L + l], v8[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc0_v[l];
     }
-    // %1493 = mul f64[] -> v15
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[l] = v6[l] * 0.014492754f;
-    }
     // %1497 = mul f64[69] -> d.x@1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 69) * L + l] +=
-            v7[l] * ((v3[i0 * L + l] - v8[l]) - (v15[l] * v11[i0 * L + l]));
+        u_stages_bar[(i0 + 69) * L + l] += v4[l] * ((v1[i0 * L + l] - (v5[l] * 0.014492754f)) -
+                                                    ((v6[l] * 0.014492754f) * v8[i0 * L + l]));
       }
     }
-    // %1498 = mul f64[69] -> v3
+    // %1498 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[i0 * L + l] = ln_gain[i0] * v9[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v7[i0 * L + l];
       }
     }
-    // %1499 = reduce_sum f64[] -> v6
+    // %1499 = reduce_sum f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6214,19 +6069,14 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v3[i0 * L + l];
+        acc_v[l] = acc_v[l] + v1[i0 * L + l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v4[l] = acc_v[l];
     }
-    // %1500 = mul f64[] -> v7
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[l] = v6[l] * 0.014492754f;
-    }
-    // %1503 = contract f64[] -> v6
+    // %1503 = contract f64[] -> v5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6234,17 +6084,12 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v2[i0 * L + l], v3[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v0[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc0_v[l];
-    }
-    // %1504 = mul f64[] -> v8
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[l] = v6[l] * 0.014492754f;
+      v5[l] = acc0_v[l];
     }
     // %672 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
@@ -6261,12 +6106,7 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %673 = mul f64[] -> v15
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[l] = v6[l] * 0.014492754f;
-    }
-    // %677 = reduce_sum f64[] -> v6
+    // %677 = reduce_sum f64[] -> v13
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6274,24 +6114,25 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 207) * L + l] - v15[l]);
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 207) * L + l] - (v6[l] * 0.014492754f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v13[l] = acc_v[l];
     }
-    // %681 = reciprocal f64[] -> v15
+    // %681 = reciprocal f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[l] = T(1) / std::sqrt((v6[l] * 0.014492754f) + 1e-05f);
+      v6[l] = T(1) / std::sqrt((v13[l] * 0.014492754f) + 1e-05f);
     }
     // %1508 = mul f64[69] -> d.x@2
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 207) * L + l] +=
-            ((v3[i0 * L + l] - v7[l]) - (v2[i0 * L + l] * v8[l])) * v15[l];
+        u_stages_bar[(i0 + 207) * L + l] += ((v1[i0 * L + l] - (v4[l] * 0.014492754f)) -
+                                             (v0[i0 * L + l] * (v5[l] * 0.014492754f))) *
+                                            v6[l];
       }
     }
   }
@@ -6350,33 +6191,27 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
   T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48320);
   T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48832);
   T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52928);
-  T* __restrict u18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57024);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57088);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57600);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61696);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62208);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62720);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 66816);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70912);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 75008);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 75520);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76032);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 80128);
-  T* __restrict u30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84224);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84288);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 88384);
-  T* __restrict u33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 92480);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 92544);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 96640);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100736);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 104832);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 108928);
-  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 113024);
-  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 117120);
-  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 121216);
-  T* __restrict v42 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 125312);
-  T* __restrict v43 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 129408);
-  T* __restrict v44 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 164736);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57024);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61120);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65216);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65728);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 66240);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70336);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74432);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74944);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79040);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79552);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 83648);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 87744);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 91840);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 95936);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100032);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 104128);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 108224);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 112320);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 116416);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 120512);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 155840);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -6948,16 +6783,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %581 = mul f64[] -> u18
-  u18[0] = T(h) * 0.5f;
-  // %1133 = contract f64[16] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = v16[i0 * L + l] * u18[0];
-    }
-  }
-  // %847 = contract f64[16,8] -> v16
+  // %847 = contract f64[16,8] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6982,25 +6808,26 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v16[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v16[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v16[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v18[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v18[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v18[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v18[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1200 = sub f64[16,8] -> v20
+  // %1200 = sub f64[16,8] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 8 + i1) * L + l] =
+        v19[(i0 * 8 + i1) * L + l] =
             v9[(i0 * 8 + i1) * L + l] -
-            ((v11[(i0 * 8 + i1) * L + l] * v19[i0 * L + l]) + v16[(i0 * 8 + i1) * L + l]);
+            ((v11[(i0 * 8 + i1) * L + l] * (v16[i0 * L + l] * (T(h) * 0.5f))) +
+             v18[(i0 * 8 + i1) * L + l]);
       }
     }
   }
-  // %598 = contract f64[16] -> v21
+  // %598 = contract f64[16] -> v20
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7020,38 +6847,29 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %599 = sigmoid f64[16] -> v22
+  // %599 = sigmoid f64[16] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = sigmoid(v21[i0 * L + l]);
+      v21[i0 * L + l] = sigmoid(v20[i0 * L + l]);
     }
   }
-  // %1377 = contract f64[16,8] -> v23
+  // %1377 = contract f64[16,8] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 8 + i1) * L + l] = v20[(i0 * 8 + i1) * L + l] * v22[i0 * L + l];
+        v22[(i0 * 8 + i1) * L + l] = v19[(i0 * 8 + i1) * L + l] * v21[i0 * L + l];
       }
     }
   }
-  // %1130 = contract f64[16,8] -> v24
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 8 + i1) * L + l] = v17[(i0 * 8 + i1) * L + l] * u18[0];
-      }
-    }
-  }
-  // %2084 = contract f64[16] -> v21
+  // %2084 = contract f64[16] -> v20
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7063,44 +6881,44 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 32 + i1) * L + l], v24[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v17[(i0 * 32 + i1) * L + l], v17[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 8) * L + l], v24[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v17[(i0 * 32 + i1 + 8) * L + l], v17[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 16) * L + l], v24[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v17[(i0 * 32 + i1 + 16) * L + l], v17[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 24) * L + l], v24[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v17[(i0 * 32 + i1 + 24) * L + l], v17[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.5f);
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.5f);
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.5f);
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.5f);
     }
   }
-  // %2327 = sub f64[16,8] -> v25
+  // %2327 = sub f64[16,8] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 8 + i1) * L + l] =
+        v23[(i0 * 8 + i1) * L + l] =
             v9[(i0 * 8 + i1) * L + l] -
-            ((v23[(i0 * 8 + i1) * L + l] * v21[i0 * L + l]) + v16[(i0 * 8 + i1) * L + l]);
+            ((v22[(i0 * 8 + i1) * L + l] * v20[i0 * L + l]) + v18[(i0 * 8 + i1) * L + l]);
       }
     }
   }
-  // %2328 = contract f64[16,8] -> v16
+  // %2328 = contract f64[16,8] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 8 + i1) * L + l] = v25[(i0 * 8 + i1) * L + l] * v22[i0 * L + l];
+        v18[(i0 * 8 + i1) * L + l] = v23[(i0 * 8 + i1) * L + l] * v21[i0 * L + l];
       }
     }
   }
-  // %886 = contract f64[16] -> v26
+  // %886 = contract f64[16] -> v24
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7123,31 +6941,24 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1109 = contract f64[16] -> v27
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = v26[i0 * L + l] * T(h);
-    }
-  }
-  // %2331 = sub f64[16,8] -> v28
+  // %2331 = sub f64[16,8] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 8 + i1) * L + l] =
+        v25[(i0 * 8 + i1) * L + l] =
             v3[(i0 * 8 + i1) * L + l] -
-            (v2[(i0 * 8 + i1) * L + l] + (v16[(i0 * 8 + i1) * L + l] * v27[i0 * L + l]));
+            (v2[(i0 * 8 + i1) * L + l] + (v18[(i0 * 8 + i1) * L + l] * (v24[i0 * L + l] * T(h))));
       }
     }
   }
-  // %623 = contract f64[16] -> v26
+  // %623 = contract f64[16] -> v2
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7167,65 +6978,25 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %624 = sigmoid f64[16] -> v2
+  // %624 = sigmoid f64[16] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = sigmoid(v26[i0 * L + l]);
+      v26[i0 * L + l] = sigmoid(v2[i0 * L + l]);
     }
   }
-  // %2332 = contract f64[16,8] -> v29
+  // %2332 = contract f64[16,8] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 8 + i1) * L + l] = v28[(i0 * 8 + i1) * L + l] * v2[i0 * L + l];
-      }
-    }
-  }
-  // %904 = mul f64[] -> u30
-  u30[0] = T(h) * 0.16666667f;
-  // %2333 = contract f64[16,8] -> v31
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 8 + i1) * L + l] = v29[(i0 * 8 + i1) * L + l] * u30[0];
-      }
-    }
-  }
-  // %2064 = contract f64[16,8] -> v32
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 8 + i1) * L + l] = v11[(i0 * 8 + i1) * L + l] * u30[0];
-      }
-    }
-  }
-  // %937 = mul f64[] -> u33
-  u33[0] = T(h) * 0.33333334f;
-  // %2335 = contract f64[16,8] -> v34
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 8 + i1) * L + l] = v23[(i0 * 8 + i1) * L + l] * u33[0];
-      }
-    }
-  }
-  // %2058 = contract f64[16,8] -> v35
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 8 + i1) * L + l] = v17[(i0 * 8 + i1) * L + l] * u33[0];
+        v2[(i0 * 8 + i1) * L + l] = v25[(i0 * 8 + i1) * L + l] * v26[i0 * L + l];
       }
     }
   }
@@ -7237,15 +7008,17 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 64 + i1 * 8 + i2) * L + l] =
               z0_W[(i0 * 64 + i1 * 8 + i2) * L + l] +
-              ((v31[(i0 * 8 + i1) * L + l] * v4[(i0 * 8 + i2) * L + l]) +
-               ((v13[(i0 * 8 + i2) * L + l] * v32[(i0 * 8 + i1) * L + l]) +
-                ((v34[(i0 * 8 + i1) * L + l] * v17[(i0 * 8 + i2) * L + l]) +
-                 (v16[(i0 * 8 + i1) * L + l] * v35[(i0 * 8 + i2) * L + l]))));
+              (((v2[(i0 * 8 + i1) * L + l] * (T(h) * 0.16666667f)) * v4[(i0 * 8 + i2) * L + l]) +
+               ((v13[(i0 * 8 + i2) * L + l] * (v11[(i0 * 8 + i1) * L + l] * (T(h) * 0.16666667f))) +
+                (((v22[(i0 * 8 + i1) * L + l] * (T(h) * 0.33333334f)) *
+                  v17[(i0 * 8 + i2) * L + l]) +
+                 (v18[(i0 * 8 + i1) * L + l] *
+                  (v17[(i0 * 8 + i2) * L + l] * (T(h) * 0.33333334f))))));
         }
       }
     }
   }
-  // %2098 = contract f64[16,8] -> v31
+  // %2098 = contract f64[16,8] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7270,14 +7043,14 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v31[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v31[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v31[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v27[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v27[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v27[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v27[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1620 = contract f64[16,8] -> v32
+  // %1620 = contract f64[16,8] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7302,23 +7075,23 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v32[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v32[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v32[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v28[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v28[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v28[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v28[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1621 = contract f64[16,8] -> v34
+  // %1621 = contract f64[16,8] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 8 + i1) * L + l] = v32[(i0 * 8 + i1) * L + l] * v15[i0 * L + l];
+        v29[(i0 * 8 + i1) * L + l] = v28[(i0 * 8 + i1) * L + l] * v15[i0 * L + l];
       }
     }
   }
-  // %2076 = contract f64[16,8] -> v36
+  // %2076 = contract f64[16,8] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7343,85 +7116,68 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v36[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v36[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v36[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v36[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v30[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v30[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v30[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v30[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2077 = add f64[16,8] -> v37
+  // %2077 = add f64[16,8] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v37[(i0 * 8 + i1) * L + l] =
-            (v34[(i0 * 8 + i1) * L + l] * v19[i0 * L + l]) + v36[(i0 * 8 + i1) * L + l];
+        v31[(i0 * 8 + i1) * L + l] =
+            (v29[(i0 * 8 + i1) * L + l] * (v16[i0 * L + l] * (T(h) * 0.5f))) +
+            v30[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %2342 = contract f64[16,8] -> v38
+  // %2342 = contract f64[16,8] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v38[(i0 * 8 + i1) * L + l] = v37[(i0 * 8 + i1) * L + l] * v22[i0 * L + l];
+        v16[(i0 * 8 + i1) * L + l] = v31[(i0 * 8 + i1) * L + l] * v21[i0 * L + l];
       }
     }
   }
-  // %2344 = add f64[16,8] -> v39
+  // %2344 = add f64[16,8] -> v32
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v39[(i0 * 8 + i1) * L + l] =
-            (v38[(i0 * 8 + i1) * L + l] * v21[i0 * L + l]) + v36[(i0 * 8 + i1) * L + l];
+        v32[(i0 * 8 + i1) * L + l] =
+            (v16[(i0 * 8 + i1) * L + l] * v20[i0 * L + l]) + v30[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %2345 = contract f64[16,8] -> v36
+  // %2345 = contract f64[16,8] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v36[(i0 * 8 + i1) * L + l] = v39[(i0 * 8 + i1) * L + l] * v22[i0 * L + l];
+        v30[(i0 * 8 + i1) * L + l] = v32[(i0 * 8 + i1) * L + l] * v21[i0 * L + l];
       }
     }
   }
-  // %2351 = add f64[16,8] -> v40
+  // %2351 = add f64[16,8] -> v33
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v40[(i0 * 8 + i1) * L + l] =
-            v31[(i0 * 8 + i1) * L + l] + (v36[(i0 * 8 + i1) * L + l] * v27[i0 * L + l]);
+        v33[(i0 * 8 + i1) * L + l] =
+            v27[(i0 * 8 + i1) * L + l] + (v30[(i0 * 8 + i1) * L + l] * (v24[i0 * L + l] * T(h)));
       }
     }
   }
-  // %2352 = contract f64[16,8] -> v31
+  // %2352 = contract f64[16,8] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 8 + i1) * L + l] = v40[(i0 * 8 + i1) * L + l] * v2[i0 * L + l];
-      }
-    }
-  }
-  // %1103 = contract f64[16,8] -> v41
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v41[(i0 * 8 + i1) * L + l] = v4[(i0 * 8 + i1) * L + l] * u30[0];
-      }
-    }
-  }
-  // %2106 = contract f64[16,8] -> v42
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v42[(i0 * 8 + i1) * L + l] = v34[(i0 * 8 + i1) * L + l] * u30[0];
+        v27[(i0 * 8 + i1) * L + l] = v33[(i0 * 8 + i1) * L + l] * v26[i0 * L + l];
       }
     }
   }
@@ -7433,15 +7189,17 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
         for (int64_t l = 0; l < L; ++l) {
           a1[(i0 * 64 + i1 * 8 + i2) * L + l] =
               a0[(i0 * 64 + i1 * 8 + i2) * L + l] +
-              ((v31[(i0 * 8 + i1) * L + l] * v41[(i0 * 8 + i2) * L + l]) +
-               ((v38[(i0 * 8 + i1) * L + l] * v35[(i0 * 8 + i2) * L + l]) +
-                ((v36[(i0 * 8 + i1) * L + l] * v35[(i0 * 8 + i2) * L + l]) +
-                 (v42[(i0 * 8 + i1) * L + l] * v13[(i0 * 8 + i2) * L + l]))));
+              ((v27[(i0 * 8 + i1) * L + l] * (v4[(i0 * 8 + i2) * L + l] * (T(h) * 0.16666667f))) +
+               ((v16[(i0 * 8 + i1) * L + l] * (v17[(i0 * 8 + i2) * L + l] * (T(h) * 0.33333334f))) +
+                ((v30[(i0 * 8 + i1) * L + l] *
+                  (v17[(i0 * 8 + i2) * L + l] * (T(h) * 0.33333334f))) +
+                 ((v29[(i0 * 8 + i1) * L + l] * (T(h) * 0.16666667f)) *
+                  v13[(i0 * 8 + i2) * L + l]))));
         }
       }
     }
   }
-  // %2356 = contract f64[16,8] -> v35
+  // %2356 = contract f64[16,8] -> v34
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7454,26 +7212,26 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v23[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v22[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v23[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v22[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v23[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v22[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v23[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v22[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v35[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v35[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v35[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v34[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v34[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v34[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v34[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2357 = contract f64[16] -> v19
+  // %2357 = contract f64[16] -> v20
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7485,31 +7243,24 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v23[(i0 * 32 + i1) * L + l], v34[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v22[(i0 * 32 + i1) * L + l], v29[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v23[(i0 * 32 + i1 + 8) * L + l], v34[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v22[(i0 * 32 + i1 + 8) * L + l], v29[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v23[(i0 * 32 + i1 + 16) * L + l], v34[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v22[(i0 * 32 + i1 + 16) * L + l], v29[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v23[(i0 * 32 + i1 + 24) * L + l], v34[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v22[(i0 * 32 + i1 + 24) * L + l], v29[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2358 = contract f64[16] -> v21
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = v19[i0 * L + l] * u18[0];
-    }
-  }
-  // %2362 = contract f64[16] -> v19
+  // %2362 = contract f64[16] -> v24
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7521,31 +7272,24 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v38[(i0 * 32 + i1) * L + l], v11[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 32 + i1) * L + l], v11[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v38[(i0 * 32 + i1 + 8) * L + l], v11[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 32 + i1 + 8) * L + l], v11[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v38[(i0 * 32 + i1 + 16) * L + l], v11[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 32 + i1 + 16) * L + l], v11[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v38[(i0 * 32 + i1 + 24) * L + l], v11[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 32 + i1 + 24) * L + l], v11[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2363 = contract f64[16] -> v26
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = v19[i0 * L + l] * u18[0];
-    }
-  }
-  // %2361 = contract f64[16,8] -> v41
+  // %2361 = contract f64[16,8] -> v35
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7559,36 +7303,38 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v38[(i0 * 8 + i2) * L + l], acc0_v[l]);
+                               v16[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v38[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v16[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v38[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v16[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v38[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v16[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v41[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v41[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v41[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v41[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v35[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v35[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v35[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v35[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2366 = sub f64[16,8] -> v42
+  // %2366 = sub f64[16,8] -> v36
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v42[(i0 * 8 + i1) * L + l] =
-            (v35[(i0 * 8 + i1) * L + l] + (v13[(i0 * 8 + i1) * L + l] * v21[i0 * L + l])) -
-            ((v13[(i0 * 8 + i1) * L + l] * v26[i0 * L + l]) + v41[(i0 * 8 + i1) * L + l]);
+        v36[(i0 * 8 + i1) * L + l] =
+            (v34[(i0 * 8 + i1) * L + l] +
+             (v13[(i0 * 8 + i1) * L + l] * (v20[i0 * L + l] * (T(h) * 0.5f)))) -
+            ((v13[(i0 * 8 + i1) * L + l] * (v24[i0 * L + l] * (T(h) * 0.5f))) +
+             v35[(i0 * 8 + i1) * L + l]);
       }
     }
   }
-  // %2367 = contract f64[16] -> v19
+  // %2367 = contract f64[16] -> v20
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7600,34 +7346,34 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 32 + i1) * L + l], v42[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v17[(i0 * 32 + i1) * L + l], v36[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 8) * L + l], v42[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v17[(i0 * 32 + i1 + 8) * L + l], v36[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 16) * L + l], v42[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v17[(i0 * 32 + i1 + 16) * L + l], v36[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 24) * L + l], v42[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v17[(i0 * 32 + i1 + 24) * L + l], v36[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2370 = mul f64[16,8] -> v35
+  // %2370 = mul f64[16,8] -> v34
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 8 + i1) * L + l] =
-            v17[(i0 * 8 + i1) * L + l] * (v42[(i0 * 8 + i1) * L + l] - v19[i0 * L + l]);
+        v34[(i0 * 8 + i1) * L + l] =
+            v17[(i0 * 8 + i1) * L + l] * (v36[(i0 * 8 + i1) * L + l] - v20[i0 * L + l]);
       }
     }
   }
-  // %2371 = contract f64[16,69] -> v43
+  // %2371 = contract f64[16,69] -> v37
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -7641,21 +7387,21 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v35[(i0 * 8 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v34[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v35[(i0 * 8 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v34[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v35[(i0 * 8 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v34[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v35[(i0 * 8 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v34[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v43[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v43[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v43[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v43[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v37[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
+        v37[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v37[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v37[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     PLASTIC_SIMD
@@ -7665,29 +7411,29 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v35[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v34[(i0 * 8 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v43[(i0 * 69 + 68) * L + l] = acc0_v[l];
+      v37[(i0 * 69 + 68) * L + l] = acc0_v[l];
     }
   }
-  // %796 = sub f64[16,8] -> v41
+  // %796 = sub f64[16,8] -> v35
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v41[i0 * L + l] = 1.0f - square(v9[i0 * L + l]);
+      v35[i0 * L + l] = 1.0f - square(v9[i0 * L + l]);
     }
   }
   // %2372 = mul f64[16,8] -> v9
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v38[i0 * L + l] * v41[i0 * L + l];
+      v9[i0 * L + l] = v16[i0 * L + l] * v35[i0 * L + l];
     }
   }
-  // %2373 = contract f64[16,69] -> v44
+  // %2373 = contract f64[16,69] -> v38
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -7712,10 +7458,10 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v44[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v44[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v44[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v44[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v38[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
+        v38[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v38[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v38[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     PLASTIC_SIMD
@@ -7730,10 +7476,10 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v44[(i0 * 69 + 68) * L + l] = acc0_v[l];
+      v38[(i0 * 69 + 68) * L + l] = acc0_v[l];
     }
   }
-  // %2375 = reduce_sum f64[69] -> v42
+  // %2375 = reduce_sum f64[69] -> v36
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7742,15 +7488,15 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v43[(i0 + i1 * 69) * L + l] + v44[(i0 + i1 * 69) * L + l]);
+        acc_v[l] = acc_v[l] + (v37[(i0 + i1 * 69) * L + l] + v38[(i0 + i1 * 69) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v42[i0 * L + l] = acc_v[l];
+      v36[i0 * L + l] = acc_v[l];
     }
   }
-  // %2376 = contract f64[16] -> v19
+  // %2376 = contract f64[16] -> v20
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7762,38 +7508,38 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v37[(i0 * 32 + i1) * L + l], v20[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v31[(i0 * 32 + i1) * L + l], v19[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v37[(i0 * 32 + i1 + 8) * L + l], v20[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v31[(i0 * 32 + i1 + 8) * L + l], v19[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v37[(i0 * 32 + i1 + 16) * L + l], v20[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v31[(i0 * 32 + i1 + 16) * L + l], v19[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v37[(i0 * 32 + i1 + 24) * L + l], v20[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v31[(i0 * 32 + i1 + 24) * L + l], v19[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %715 = mul f64[16] -> v21
+  // %715 = mul f64[16] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = v22[i0 * L + l] * (1.0f - v22[i0 * L + l]);
+      v24[i0 * L + l] = v21[i0 * L + l] * (1.0f - v21[i0 * L + l]);
     }
   }
-  // %2377 = mul f64[16] -> v22
+  // %2377 = mul f64[16] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v19[i0 * L + l] * v21[i0 * L + l];
+      v21[i0 * L + l] = v20[i0 * L + l] * v24[i0 * L + l];
     }
   }
-  // %2378 = contract f64[69] -> v20
+  // %2378 = contract f64[69] -> v19
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7805,18 +7551,18 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v22[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v22[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v22[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v22[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v21[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v21[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v21[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v21[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -7826,28 +7572,28 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v22[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v21[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v20[68 * L + l] = acc0_v[l];
+    v19[68 * L + l] = acc0_v[l];
   }
-  // %2379 = add f64[69] -> v37
+  // %2379 = add f64[69] -> v31
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v37[i0 * L + l] = v42[i0 * L + l] + v20[i0 * L + l];
+      v31[i0 * L + l] = v36[i0 * L + l] + v19[i0 * L + l];
     }
   }
-  // %1628 = mul f64[16,8] -> v20
+  // %1628 = mul f64[16,8] -> v19
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = v34[i0 * L + l] * (1.0f - square(v12[i0 * L + l]));
+      v19[i0 * L + l] = v29[i0 * L + l] * (1.0f - square(v12[i0 * L + l]));
     }
   }
-  // %1629 = contract f64[16,69] -> v43
+  // %1629 = contract f64[16,69] -> v37
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -7861,21 +7607,21 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v20[(i0 * 8 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v19[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v20[(i0 * 8 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v19[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v20[(i0 * 8 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v19[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v20[(i0 * 8 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v19[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v43[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v43[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v43[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v43[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v37[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
+        v37[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v37[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v37[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     PLASTIC_SIMD
@@ -7885,12 +7631,12 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v20[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v19[(i0 * 8 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v43[(i0 * 69 + 68) * L + l] = acc0_v[l];
+      v37[(i0 * 69 + 68) * L + l] = acc0_v[l];
     }
   }
   // %1630 = contract f64[16,8] -> v12
@@ -7939,13 +7685,13 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v34[(i0 * 8 + i2) * L + l], acc0_v[l]);
+                               v29[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v34[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v29[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v34[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v29[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v34[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v29[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -7957,14 +7703,14 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %1934 = sub f64[16,8] -> v34
+  // %1934 = sub f64[16,8] -> v29
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = v12[i0 * L + l] - v11[i0 * L + l];
+      v29[i0 * L + l] = v12[i0 * L + l] - v11[i0 * L + l];
     }
   }
-  // %2149 = contract f64[16] -> v19
+  // %2149 = contract f64[16] -> v20
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7976,21 +7722,21 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 32 + i1) * L + l], v34[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v13[(i0 * 32 + i1) * L + l], v29[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v13[(i0 * 32 + i1 + 8) * L + l], v34[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v13[(i0 * 32 + i1 + 8) * L + l], v29[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v13[(i0 * 32 + i1 + 16) * L + l], v34[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v13[(i0 * 32 + i1 + 16) * L + l], v29[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v13[(i0 * 32 + i1 + 24) * L + l], v34[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v13[(i0 * 32 + i1 + 24) * L + l], v29[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %2384 = mul f64[16,8] -> v11
@@ -7999,11 +7745,11 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v11[(i0 * 8 + i1) * L + l] =
-            (v34[(i0 * 8 + i1) * L + l] - v19[i0 * L + l]) * v13[(i0 * 8 + i1) * L + l];
+            (v29[(i0 * 8 + i1) * L + l] - v20[i0 * L + l]) * v13[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %2385 = contract f64[16,69] -> v44
+  // %2385 = contract f64[16,69] -> v38
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -8028,10 +7774,10 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v44[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v44[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v44[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v44[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v38[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
+        v38[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v38[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v38[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     PLASTIC_SIMD
@@ -8046,7 +7792,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v44[(i0 * 69 + 68) * L + l] = acc0_v[l];
+      v38[(i0 * 69 + 68) * L + l] = acc0_v[l];
     }
   }
   // %2387 = reduce_sum f64[69] -> v12
@@ -8058,7 +7804,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v43[(i0 + i1 * 69) * L + l] + v44[(i0 + i1 * 69) * L + l]);
+        acc_v[l] = acc_v[l] + (v37[(i0 + i1 * 69) * L + l] + v38[(i0 + i1 * 69) * L + l]);
       }
     }
     PLASTIC_SIMD
@@ -8066,7 +7812,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v12[i0 * L + l] = acc_v[l];
     }
   }
-  // %1625 = contract f64[16] -> v19
+  // %1625 = contract f64[16] -> v20
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8078,31 +7824,31 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v14[(i0 * 32 + i1) * L + l], v32[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v14[(i0 * 32 + i1) * L + l], v28[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v14[(i0 * 32 + i1 + 8) * L + l], v32[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v14[(i0 * 32 + i1 + 8) * L + l], v28[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v14[(i0 * 32 + i1 + 16) * L + l], v32[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v14[(i0 * 32 + i1 + 16) * L + l], v28[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v14[(i0 * 32 + i1 + 24) * L + l], v32[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v14[(i0 * 32 + i1 + 24) * L + l], v28[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1626 = mul f64[16] -> v26
+  // %1626 = mul f64[16] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = v19[i0 * L + l] * (v15[i0 * L + l] * (1.0f - v15[i0 * L + l]));
+      v13[i0 * L + l] = v20[i0 * L + l] * (v15[i0 * L + l] * (1.0f - v15[i0 * L + l]));
     }
   }
-  // %1627 = contract f64[69] -> v13
+  // %1627 = contract f64[69] -> v14
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8114,18 +7860,18 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v26[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v26[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v26[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v26[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v13[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v13[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v13[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -8135,18 +7881,18 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v26[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v13[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v13[68 * L + l] = acc0_v[l];
+    v14[68 * L + l] = acc0_v[l];
   }
-  // %2389 = mul f64[69] -> v14
+  // %2389 = mul f64[69] -> v28
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = (v12[i0 * L + l] + v13[i0 * L + l]) * 0.16666667f;
+      v28[i0 * L + l] = (v12[i0 * L + l] + v14[i0 * L + l]) * 0.16666667f;
     }
   }
   // %2392 = contract f64[16] -> v15
@@ -8161,13 +7907,13 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v39[(i0 * 32 + i1) * L + l], v25[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v32[(i0 * 32 + i1) * L + l], v23[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v39[(i0 * 32 + i1 + 8) * L + l], v25[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v32[(i0 * 32 + i1 + 8) * L + l], v23[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v39[(i0 * 32 + i1 + 16) * L + l], v25[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v32[(i0 * 32 + i1 + 16) * L + l], v23[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v39[(i0 * 32 + i1 + 24) * L + l], v25[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v32[(i0 * 32 + i1 + 24) * L + l], v23[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8178,11 +7924,11 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2393 = mul f64[16] -> v19
+  // %2393 = mul f64[16] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = v15[i0 * L + l] * v21[i0 * L + l];
+      v20[i0 * L + l] = v15[i0 * L + l] * v24[i0 * L + l];
     }
   }
   // %2394 = contract f64[69] -> v12
@@ -8197,10 +7943,10 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v19[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v19[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v19[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v19[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v20[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v20[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v20[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v20[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8218,14 +7964,14 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v19[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v20[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v12[68 * L + l] = acc0_v[l];
   }
-  // %2397 = contract f64[16,8] -> v13
+  // %2397 = contract f64[16,8] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8238,22 +7984,22 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v16[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v18[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v18[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v18[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v18[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v14[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v14[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v14[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v14[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
@@ -8269,13 +8015,13 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 32 + i1) * L + l], v38[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v18[(i0 * 32 + i1) * L + l], v16[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 8) * L + l], v38[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v18[(i0 * 32 + i1 + 8) * L + l], v16[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 16) * L + l], v38[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v18[(i0 * 32 + i1 + 16) * L + l], v16[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 24) * L + l], v38[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v18[(i0 * 32 + i1 + 24) * L + l], v16[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8286,7 +8032,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2401 = contract f64[16] -> v21
+  // %2401 = contract f64[16] -> v24
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8298,24 +8044,24 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v23[(i0 * 32 + i1) * L + l], v36[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v22[(i0 * 32 + i1) * L + l], v30[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v23[(i0 * 32 + i1 + 8) * L + l], v36[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v22[(i0 * 32 + i1 + 8) * L + l], v30[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v23[(i0 * 32 + i1 + 16) * L + l], v36[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v22[(i0 * 32 + i1 + 16) * L + l], v30[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v23[(i0 * 32 + i1 + 24) * L + l], v36[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v22[(i0 * 32 + i1 + 24) * L + l], v30[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2403 = contract f64[16,8] -> v23
+  // %2403 = contract f64[16,8] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8329,32 +8075,34 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v36[(i0 * 8 + i2) * L + l], acc0_v[l]);
+                               v30[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v36[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v30[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v36[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v30[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v36[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v30[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v23[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v23[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v23[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v16[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v16[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v16[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v16[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2405 = sub f64[16,8] -> v25
+  // %2405 = sub f64[16,8] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 8 + i1) * L + l] =
-            (v13[(i0 * 8 + i1) * L + l] + (v24[(i0 * 8 + i1) * L + l] * v15[i0 * L + l])) -
-            ((v24[(i0 * 8 + i1) * L + l] * v21[i0 * L + l]) + v23[(i0 * 8 + i1) * L + l]);
+        v22[(i0 * 8 + i1) * L + l] =
+            (v14[(i0 * 8 + i1) * L + l] +
+             ((v17[(i0 * 8 + i1) * L + l] * (T(h) * 0.5f)) * v15[i0 * L + l])) -
+            (((v17[(i0 * 8 + i1) * L + l] * (T(h) * 0.5f)) * v24[i0 * L + l]) +
+             v16[(i0 * 8 + i1) * L + l]);
       }
     }
   }
@@ -8370,13 +8118,13 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 32 + i1) * L + l], v25[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v17[(i0 * 32 + i1) * L + l], v22[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 8) * L + l], v25[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v17[(i0 * 32 + i1 + 8) * L + l], v22[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 16) * L + l], v25[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v17[(i0 * 32 + i1 + 16) * L + l], v22[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 24) * L + l], v25[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v17[(i0 * 32 + i1 + 24) * L + l], v22[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8387,17 +8135,17 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2409 = mul f64[16,8] -> v13
+  // %2409 = mul f64[16,8] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 8 + i1) * L + l] =
-            v17[(i0 * 8 + i1) * L + l] * (v25[(i0 * 8 + i1) * L + l] - v15[i0 * L + l]);
+        v14[(i0 * 8 + i1) * L + l] =
+            v17[(i0 * 8 + i1) * L + l] * (v22[(i0 * 8 + i1) * L + l] - v15[i0 * L + l]);
       }
     }
   }
-  // %2410 = contract f64[16,69] -> v43
+  // %2410 = contract f64[16,69] -> v37
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -8411,21 +8159,21 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v13[(i0 * 8 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v14[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v13[(i0 * 8 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v14[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v13[(i0 * 8 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v14[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v13[(i0 * 8 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v14[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v43[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v43[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v43[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v43[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v37[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
+        v37[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v37[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v37[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     PLASTIC_SIMD
@@ -8435,22 +8183,22 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v13[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v14[(i0 * 8 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v43[(i0 * 69 + 68) * L + l] = acc0_v[l];
+      v37[(i0 * 69 + 68) * L + l] = acc0_v[l];
     }
   }
-  // %2395 = mul f64[16,8] -> v23
+  // %2395 = mul f64[16,8] -> v16
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = v36[i0 * L + l] * v41[i0 * L + l];
+      v16[i0 * L + l] = v30[i0 * L + l] * v35[i0 * L + l];
     }
   }
-  // %2396 = contract f64[16,69] -> v44
+  // %2396 = contract f64[16,69] -> v38
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -8464,21 +8212,21 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v23[(i0 * 8 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v16[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v23[(i0 * 8 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v16[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v23[(i0 * 8 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v16[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v23[(i0 * 8 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v16[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v44[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v44[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v44[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v44[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v38[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
+        v38[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v38[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v38[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     PLASTIC_SIMD
@@ -8488,15 +8236,15 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v23[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v16[(i0 * 8 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v44[(i0 * 69 + 68) * L + l] = acc0_v[l];
+      v38[(i0 * 69 + 68) * L + l] = acc0_v[l];
     }
   }
-  // %2412 = reduce_sum f64[69] -> v24
+  // %2412 = reduce_sum f64[69] -> v22
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8505,19 +8253,19 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v43[(i0 + i1 * 69) * L + l] + v44[(i0 + i1 * 69) * L + l]);
+        acc_v[l] = acc_v[l] + (v37[(i0 + i1 * 69) * L + l] + v38[(i0 + i1 * 69) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = acc_v[l];
+      v22[i0 * L + l] = acc_v[l];
     }
   }
-  // %2414 = mul f64[69] -> v25
+  // %2414 = mul f64[69] -> v23
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = (v12[i0 * L + l] + v24[i0 * L + l]) * 0.33333334f;
+      v23[i0 * L + l] = (v12[i0 * L + l] + v22[i0 * L + l]) * 0.33333334f;
     }
   }
   // %2417 = contract f64[16] -> v15
@@ -8532,13 +8280,13 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v40[(i0 * 32 + i1) * L + l], v28[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v33[(i0 * 32 + i1) * L + l], v25[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v40[(i0 * 32 + i1 + 8) * L + l], v28[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v33[(i0 * 32 + i1 + 8) * L + l], v25[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v40[(i0 * 32 + i1 + 16) * L + l], v28[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v33[(i0 * 32 + i1 + 16) * L + l], v25[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v40[(i0 * 32 + i1 + 24) * L + l], v28[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v33[(i0 * 32 + i1 + 24) * L + l], v25[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8549,14 +8297,14 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2418 = mul f64[16] -> v21
+  // %2418 = mul f64[16] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = v15[i0 * L + l] * ((1.0f - v2[i0 * L + l]) * v2[i0 * L + l]);
+      v24[i0 * L + l] = v15[i0 * L + l] * ((1.0f - v26[i0 * L + l]) * v26[i0 * L + l]);
     }
   }
-  // %2419 = contract f64[69] -> v2
+  // %2419 = contract f64[69] -> v12
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8568,18 +8316,18 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v21[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v21[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v21[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v21[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v24[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v24[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v24[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v24[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -8589,14 +8337,14 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v21[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v24[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v2[68 * L + l] = acc0_v[l];
+    v12[68 * L + l] = acc0_v[l];
   }
-  // %2422 = contract f64[16,8] -> v12
+  // %2422 = contract f64[16,8] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8609,22 +8357,22 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v29[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v2[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v29[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v2[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v29[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v2[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v29[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v2[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v22[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v22[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v22[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v22[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
@@ -8640,13 +8388,13 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v29[(i0 * 32 + i1) * L + l], v36[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v2[(i0 * 32 + i1) * L + l], v30[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v29[(i0 * 32 + i1 + 8) * L + l], v36[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v2[(i0 * 32 + i1 + 8) * L + l], v30[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v29[(i0 * 32 + i1 + 16) * L + l], v36[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v2[(i0 * 32 + i1 + 16) * L + l], v30[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v29[(i0 * 32 + i1 + 24) * L + l], v36[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v2[(i0 * 32 + i1 + 24) * L + l], v30[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8657,14 +8405,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2424 = contract f64[16] -> v27
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = v15[i0 * L + l] * T(h);
-    }
-  }
-  // %2427 = contract f64[16] -> v15
+  // %2427 = contract f64[16] -> v26
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8676,31 +8417,24 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 32 + i1) * L + l], v31[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v18[(i0 * 32 + i1) * L + l], v27[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 8) * L + l], v31[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v18[(i0 * 32 + i1 + 8) * L + l], v27[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 16) * L + l], v31[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v18[(i0 * 32 + i1 + 16) * L + l], v27[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 24) * L + l], v31[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v18[(i0 * 32 + i1 + 24) * L + l], v27[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v26[(i0 * 4) * L + l] = acc0_v[l];
+      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2428 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v15[i0 * L + l] * T(h);
-    }
-  }
-  // %2430 = contract f64[16,8] -> v24
+  // %2430 = contract f64[16,8] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8714,32 +8448,32 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v31[(i0 * 8 + i2) * L + l], acc0_v[l]);
+                               v27[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v31[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v27[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v31[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v27[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v31[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v27[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v24[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v24[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v24[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2432 = sub f64[16,8] -> v28
+  // %2432 = sub f64[16,8] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 8 + i1) * L + l] =
-            (v12[(i0 * 8 + i1) * L + l] + (v17[(i0 * 8 + i1) * L + l] * v27[i0 * L + l])) -
-            ((v17[(i0 * 8 + i1) * L + l] * v16[i0 * L + l]) + v24[(i0 * 8 + i1) * L + l]);
+        v18[(i0 * 8 + i1) * L + l] =
+            (v22[(i0 * 8 + i1) * L + l] + (v17[(i0 * 8 + i1) * L + l] * (v15[i0 * L + l] * T(h)))) -
+            ((v17[(i0 * 8 + i1) * L + l] * (v26[i0 * L + l] * T(h))) + v2[(i0 * 8 + i1) * L + l]);
       }
     }
   }
@@ -8755,13 +8489,13 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v28[(i0 * 32 + i1) * L + l], v4[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v18[(i0 * 32 + i1) * L + l], v4[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v28[(i0 * 32 + i1 + 8) * L + l], v4[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v18[(i0 * 32 + i1 + 8) * L + l], v4[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v28[(i0 * 32 + i1 + 16) * L + l], v4[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v18[(i0 * 32 + i1 + 16) * L + l], v4[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v28[(i0 * 32 + i1 + 24) * L + l], v4[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v18[(i0 * 32 + i1 + 24) * L + l], v4[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8772,17 +8506,17 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2436 = mul f64[16,8] -> v12
+  // %2436 = mul f64[16,8] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 8 + i1) * L + l] =
-            (v28[(i0 * 8 + i1) * L + l] - v15[i0 * L + l]) * v4[(i0 * 8 + i1) * L + l];
+        v2[(i0 * 8 + i1) * L + l] =
+            (v18[(i0 * 8 + i1) * L + l] - v15[i0 * L + l]) * v4[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %2437 = contract f64[16,69] -> v43
+  // %2437 = contract f64[16,69] -> v37
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -8796,21 +8530,21 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v12[(i0 * 8 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v2[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v12[(i0 * 8 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v2[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v12[(i0 * 8 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v2[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v12[(i0 * 8 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v2[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v43[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v43[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v43[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v43[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v37[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
+        v37[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v37[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v37[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     PLASTIC_SIMD
@@ -8820,22 +8554,22 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v12[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v2[(i0 * 8 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v43[(i0 * 69 + 68) * L + l] = acc0_v[l];
+      v37[(i0 * 69 + 68) * L + l] = acc0_v[l];
     }
   }
   // %2420 = mul f64[16,8] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = (1.0f - square(v3[i0 * L + l])) * v31[i0 * L + l];
+      v4[i0 * L + l] = (1.0f - square(v3[i0 * L + l])) * v27[i0 * L + l];
     }
   }
-  // %2421 = contract f64[16,69] -> v44
+  // %2421 = contract f64[16,69] -> v38
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -8860,10 +8594,10 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v44[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v44[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v44[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v44[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v38[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
+        v38[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v38[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v38[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     PLASTIC_SIMD
@@ -8878,7 +8612,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v44[(i0 * 69 + 68) * L + l] = acc0_v[l];
+      v38[(i0 * 69 + 68) * L + l] = acc0_v[l];
     }
   }
   // %2439 = reduce_sum f64[69] -> v3
@@ -8890,7 +8624,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v43[(i0 + i1 * 69) * L + l] + v44[(i0 + i1 * 69) * L + l]);
+        acc_v[l] = acc_v[l] + (v37[(i0 + i1 * 69) * L + l] + v38[(i0 + i1 * 69) * L + l]);
       }
     }
     PLASTIC_SIMD
@@ -8898,11 +8632,11 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v3[i0 * L + l] = acc_v[l];
     }
   }
-  // %2441 = mul f64[69] -> v16
+  // %2441 = mul f64[69] -> v17
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = (v2[i0 * L + l] + v3[i0 * L + l]) * 0.16666667f;
+      v17[i0 * L + l] = (v12[i0 * L + l] + v3[i0 * L + l]) * 0.16666667f;
     }
   }
   // %2444 = mul f64[69] -> adj.ln.gain
@@ -8911,10 +8645,10 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-((v6[i0 * L + l] * v37[i0 * L + l]) * 0.33333334f)) -
-                           (v8[i0 * L + l] * v14[i0 * L + l])) -
-                          (v6[i0 * L + l] * v25[i0 * L + l])) -
-                         (v0[i0 * L + l] * v16[i0 * L + l]));
+        sum[l] = T(h) * ((((-((v6[i0 * L + l] * v31[i0 * L + l]) * 0.33333334f)) -
+                           (v8[i0 * L + l] * v28[i0 * L + l])) -
+                          (v6[i0 * L + l] * v23[i0 * L + l])) -
+                         (v0[i0 * L + l] * v17[i0 * L + l]));
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
@@ -8925,39 +8659,11 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-v14[i0 * L + l]) - (v37[i0 * L + l] * 0.33333334f)) - v25[i0 * L + l]) -
-                  v16[i0 * L + l]) *
+        sum[l] = ((((-v28[i0 * L + l]) - (v31[i0 * L + l] * 0.33333334f)) - v23[i0 * L + l]) -
+                  v17[i0 * L + l]) *
                  T(h);
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %2231 = contract f64[16] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v26[i0 * L + l] * u30[0];
-    }
-  }
-  // %2451 = contract f64[16] -> v26
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = v22[i0 * L + l] * u33[0];
-    }
-  }
-  // %2454 = contract f64[16] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v19[i0 * L + l] * u33[0];
-    }
-  }
-  // %2457 = contract f64[16] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = v21[i0 * L + l] * u30[0];
     }
   }
   // %2459 = sub f64[16,69] -> adj.Wb
@@ -8967,33 +8673,13 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v10[i1 * L + l] * v15[i0 * L + l])) - (v26[i0 * L + l] * v7[i1 * L + l])) -
-                    (v22[i0 * L + l] * v7[i1 * L + l])) -
-                   (v1[i1 * L + l] * v19[i0 * L + l]);
+          sum[l] = (((-(v10[i1 * L + l] * (v13[i0 * L + l] * (T(h) * 0.16666667f)))) -
+                     ((v21[i0 * L + l] * (T(h) * 0.33333334f)) * v7[i1 * L + l])) -
+                    ((v20[i0 * L + l] * (T(h) * 0.33333334f)) * v7[i1 * L + l])) -
+                   (v1[i1 * L + l] * (v24[i0 * L + l] * (T(h) * 0.16666667f)));
         }
         dtheta_Wb[i0 * 69 + i1] += lane_sum<L>(sum);
       }
-    }
-  }
-  // %2272 = contract f64[69] -> v0
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v10[i0 * L + l] * u30[0];
-    }
-  }
-  // %2536 = contract f64[69] -> v6
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v7[i0 * L + l] * u33[0];
-    }
-  }
-  // %2283 = contract f64[69] -> v7
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v1[i0 * L + l] * u30[0];
     }
   }
   // %2548 = sub f64[16,8,69] -> adj.Wk
@@ -9004,10 +8690,10 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v11[(i0 * 8 + i1) * L + l] * v0[i2 * L + l])) -
-                       (v35[(i0 * 8 + i1) * L + l] * v6[i2 * L + l])) -
-                      (v13[(i0 * 8 + i1) * L + l] * v6[i2 * L + l])) -
-                     (v12[(i0 * 8 + i1) * L + l] * v7[i2 * L + l]);
+            sum[l] = (((-(v11[(i0 * 8 + i1) * L + l] * (v10[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                       (v34[(i0 * 8 + i1) * L + l] * (v7[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                      (v14[(i0 * 8 + i1) * L + l] * (v7[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                     (v2[(i0 * 8 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 552 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
@@ -9022,46 +8708,44 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v9[(i0 * 8 + i1) * L + l] * v6[i2 * L + l])) -
-                       (v20[(i0 * 8 + i1) * L + l] * v0[i2 * L + l])) -
-                      (v23[(i0 * 8 + i1) * L + l] * v6[i2 * L + l])) -
-                     (v4[(i0 * 8 + i1) * L + l] * v7[i2 * L + l]);
+            sum[l] = (((-(v9[(i0 * 8 + i1) * L + l] * (v7[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                       (v19[(i0 * 8 + i1) * L + l] * (v10[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                      (v16[(i0 * 8 + i1) * L + l] * (v7[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                     (v4[(i0 * 8 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 552 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %2036 = mul f64[] -> u18
-  u18[0] = T(h) * -0.0f;
   // %2037 = broadcast f64[16,8,69] -> adj.Wq
   for (int64_t i0 = 0; i0 < 8832; ++i0) {
-    dtheta_Wq[i0] += u18[0] * 8.0f;
+    dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %2038 = broadcast f64[128] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
-    dtheta_ff_norm_gain[i0] += u18[0] * 8.0f;
-    dtheta_ff_norm_bias[i0] += u18[0] * 8.0f;
-    dtheta_ff_down_bias[i0] += u18[0] * 8.0f;
+    dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
+    dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
+    dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %2039 = broadcast f64[64,128] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 8192; ++i0) {
-    dtheta_ff_up_weight[i0] += u18[0] * 8.0f;
+    dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %2040 = broadcast f64[64] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
-    dtheta_ff_up_bias[i0] += u18[0] * 8.0f;
+    dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %2041 = broadcast f64[128,64] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 8192; ++i0) {
-    dtheta_ff_down_weight[i0] += u18[0] * 8.0f;
+    dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %2042 = broadcast f64[1,128] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
-    dtheta_out_weight[i0] += u18[0] * 8.0f;
+    dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %2043 = broadcast f64[1] -> adj.out.bias
-  dtheta_out_bias[0] += u18[0] * 8.0f;
+  dtheta_out_bias[0] += (T(h) * -0.0f) * 8.0f;
 }
 
 /// output: runtime/abi.h's plastic_output_fn.
@@ -9426,7 +9110,6 @@ extern "C" void fwp_delta_node_sepsis_output_vjp(const void* /*ctx*/, double /*t
   T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 31424);
   T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35520);
   T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39616);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39680);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -9594,13 +9277,7 @@ extern "C" void fwp_delta_node_sepsis_output_vjp(const void* /*ctx*/, double /*t
   for (int64_t l = 0; l < L; ++l) {
     v4[l] = acc_v[l];
   }
-  // %365 = mul f64[] -> v5
-  // fwp_delta_node_sepsis.ode:49: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v5[l] = v4[l] * 0.0078125f;
-  }
-  // %369 = reduce_sum f64[] -> v4
+  // %369 = reduce_sum f64[] -> v5
   // fwp_delta_node_sepsis.ode:49: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -9609,18 +9286,18 @@ extern "C" void fwp_delta_node_sepsis_output_vjp(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v2[i0 * L + l] - v5[l]);
+      acc_v[l] = acc_v[l] + square(v2[i0 * L + l] - (v4[l] * 0.0078125f));
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc_v[l];
+    v5[l] = acc_v[l];
   }
-  // %373 = reciprocal f64[] -> v5
+  // %373 = reciprocal f64[] -> v4
   // fwp_delta_node_sepsis.ode:49: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v5[l] = T(1) / std::sqrt((v4[l] * 0.0078125f) + 1e-05f);
+    v4[l] = T(1) / std::sqrt((v5[l] * 0.0078125f) + 1e-05f);
   }
   // %51 = layernorm f64[128] -> v6
   // fwp_delta_node_sepsis.ode:49: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
@@ -9643,8 +9320,8 @@ extern "C" void fwp_delta_node_sepsis_output_vjp(const void* /*ctx*/, double /*t
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e134 = v2[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e134 * e134);
+        const T e133 = v2[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e133 * e133);
       }
     }
   }
@@ -9791,7 +9468,7 @@ extern "C" void fwp_delta_node_sepsis_output_vjp(const void* /*ctx*/, double /*t
       v13[i0 * L + l] = ff_norm_gain[i0] * v12[i0 * L + l];
     }
   }
-  // %379 = reduce_sum f64[] -> v4
+  // %379 = reduce_sum f64[] -> v5
   // fwp_delta_node_sepsis.ode:49: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -9805,15 +9482,9 @@ extern "C" void fwp_delta_node_sepsis_output_vjp(const void* /*ctx*/, double /*t
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc_v[l];
+    v5[l] = acc_v[l];
   }
-  // %380 = mul f64[] -> v8
-  // fwp_delta_node_sepsis.ode:49: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v8[l] = v4[l] * 0.0078125f;
-  }
-  // %437 = contract f64[] -> v4
+  // %437 = contract f64[] -> v8
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -9826,19 +9497,15 @@ extern "C" void fwp_delta_node_sepsis_output_vjp(const void* /*ctx*/, double /*t
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc0_v[l];
+    v8[l] = acc0_v[l];
   }
-  // %493 = mul f64[] -> v14
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v14[l] = v4[l] * 0.0078125f;
-  }
-  // %499 = reshape f64[16,8] -> v15
+  // %499 = reshape f64[16,8] -> v14
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] =
-          (v5[l] * ((v13[i0 * L + l] - v8[l]) - (v14[l] * v6[i0 * L + l]))) + v10[i0 * L + l];
+      v14[i0 * L + l] = (v4[l] * ((v13[i0 * L + l] - (v5[l] * 0.0078125f)) -
+                                  ((v8[l] * 0.0078125f) * v6[i0 * L + l]))) +
+                        v10[i0 * L + l];
     }
   }
   // %500 = contract f64[16,8,8] -> d.W
@@ -9848,7 +9515,7 @@ extern "C" void fwp_delta_node_sepsis_output_vjp(const void* /*ctx*/, double /*t
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z_bar_W[(i0 * 64 + i1 * 8 + i2) * L + l] +=
-              v15[(i0 * 8 + i1) * L + l] * v3[(i0 * 8 + i2) * L + l];
+              v14[(i0 * 8 + i1) * L + l] * v3[(i0 * 8 + i2) * L + l];
         }
       }
     }
@@ -9866,14 +9533,14 @@ extern "C" void fwp_delta_node_sepsis_output_vjp(const void* /*ctx*/, double /*t
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v15[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v14[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v14[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v14[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v14[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -9914,12 +9581,12 @@ extern "C" void fwp_delta_node_sepsis_output_vjp(const void* /*ctx*/, double /*t
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %505 = mul f64[16,8] -> v15
+  // %505 = mul f64[16,8] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 8 + i1) * L + l] =
+        v14[(i0 * 8 + i1) * L + l] =
             v3[(i0 * 8 + i1) * L + l] * (v13[(i0 * 8 + i1) * L + l] - v8[i0 * L + l]);
       }
     }
@@ -9938,13 +9605,13 @@ extern "C" void fwp_delta_node_sepsis_output_vjp(const void* /*ctx*/, double /*t
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 552 + i2 * 69], v15[(i1 * 8 + i2) * L + l], acc0_v[l]);
+              std::fma(Wq[i0 * 4 + i1 * 552 + i2 * 69], v14[(i1 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 552 + i2 * 69 + 1], v15[(i1 * 8 + i2) * L + l], acc1_v[l]);
+              std::fma(Wq[i0 * 4 + i1 * 552 + i2 * 69 + 1], v14[(i1 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 552 + i2 * 69 + 2], v15[(i1 * 8 + i2) * L + l], acc2_v[l]);
+              std::fma(Wq[i0 * 4 + i1 * 552 + i2 * 69 + 2], v14[(i1 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 552 + i2 * 69 + 3], v15[(i1 * 8 + i2) * L + l], acc3_v[l]);
+              std::fma(Wq[i0 * 4 + i1 * 552 + i2 * 69 + 3], v14[(i1 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
     }
@@ -9964,7 +9631,7 @@ extern "C" void fwp_delta_node_sepsis_output_vjp(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wq[i0 * 552 + i1 * 69 + 68], v15[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wq[i0 * 552 + i1 * 69 + 68], v14[(i0 * 8 + i1) * L + l], acc0_v[l]);
       }
     }
   }
@@ -9991,7 +9658,7 @@ extern "C" void fwp_delta_node_sepsis_output_vjp(const void* /*ctx*/, double /*t
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = v1[i2 * L + l] * v15[(i0 * 8 + i1) * L + l];
+            sum[l] = v1[i2 * L + l] * v14[(i0 * 8 + i1) * L + l];
           }
           theta_bar_Wq[i0 * 552 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
@@ -10158,13 +9825,7 @@ extern "C" void fwp_delta_node_sepsis_output_vjp(const void* /*ctx*/, double /*t
     for (int64_t l = 0; l < L; ++l) {
       v5[l] = acc_v[l];
     }
-    // %401 = mul f64[] -> v14
-    // fwp_delta_node_sepsis.ode:48: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[l] = v5[l] * 0.014492754f;
-    }
-    // %405 = reduce_sum f64[] -> v5
+    // %405 = reduce_sum f64[] -> v4
     // fwp_delta_node_sepsis.ode:48: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10173,18 +9834,18 @@ extern "C" void fwp_delta_node_sepsis_output_vjp(const void* /*ctx*/, double /*t
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - v14[l]);
+        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - (v5[l] * 0.014492754f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[l] = acc_v[l];
+      v4[l] = acc_v[l];
     }
-    // %409 = reciprocal f64[] -> v14
+    // %409 = reciprocal f64[] -> v5
     // fwp_delta_node_sepsis.ode:48: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[l] = T(1) / std::sqrt((v5[l] * 0.014492754f) + 1e-05f);
+      v5[l] = T(1) / std::sqrt((v4[l] * 0.014492754f) + 1e-05f);
     }
     // %509 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
@@ -10193,7 +9854,7 @@ extern "C" void fwp_delta_node_sepsis_output_vjp(const void* /*ctx*/, double /*t
         v1[i0 * L + l] = v3[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %510 = reduce_sum f64[] -> v5
+    // %510 = reduce_sum f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -10206,14 +9867,9 @@ extern "C" void fwp_delta_node_sepsis_output_vjp(const void* /*ctx*/, double /*t
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[l] = acc_v[l];
+      v4[l] = acc_v[l];
     }
-    // %511 = mul f64[] -> v4
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[l] = v5[l] * 0.014492754f;
-    }
-    // %514 = contract f64[] -> v5
+    // %514 = contract f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -10226,18 +9882,14 @@ extern "C" void fwp_delta_node_sepsis_output_vjp(const void* /*ctx*/, double /*t
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[l] = acc0_v[l];
-    }
-    // %515 = mul f64[] -> v8
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[l] = v5[l] * 0.014492754f;
+      v8[l] = acc0_v[l];
     }
     // %519 = mul f64[69] -> d.x@T
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] += v14[l] * ((v1[i0 * L + l] - v4[l]) - (v0[i0 * L + l] * v8[l]));
+        u_bar[i0 * L + l] += v5[l] * ((v1[i0 * L + l] - (v4[l] * 0.014492754f)) -
+                                      (v0[i0 * L + l] * (v8[l] * 0.014492754f)));
       }
     }
   }
@@ -10498,11 +10150,11 @@ const plastic_model kModel = {
             .field = 20864,
             .field_vjp = 109184,
             .adjoint_field = 213376,
-            .step = 55936,
-            .step_vjp = 251328,
-            .adjoint_step = 200064,
+            .step = 55872,
+            .step_vjp = 185728,
+            .adjoint_step = 191168,
             .output = 16768,
-            .output_vjp = 43776,
+            .output_vjp = 43712,
             .loss = 0,
             .loss_vjp = 0,
         },

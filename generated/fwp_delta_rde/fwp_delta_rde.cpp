@@ -1310,13 +1310,7 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
     for (int64_t l = 0; l < L; ++l) {
       v1[l] = acc_v[l];
     }
-    // %114 = mul f64[] -> v5
-    // fwp_delta_rde.ode:49: let u    = ln(dx(t))
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[l] = v1[l] * 0.2f;
-    }
-    // %118 = reduce_sum f64[] -> v1
+    // %118 = reduce_sum f64[] -> v5
     // fwp_delta_rde.ode:49: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1325,24 +1319,24 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - v5[l]);
+        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - (v1[l] * 0.2f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[l] = acc_v[l];
+      v5[l] = acc_v[l];
     }
-    // %123 = reciprocal f64[] -> v5
+    // %123 = reciprocal f64[] -> v1
     // fwp_delta_rde.ode:49: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[l] = T(1) / std::sqrt((v1[l] * 0.2f) + 1e-05f);
+      v1[l] = T(1) / std::sqrt((v5[l] * 0.2f) + 1e-05f);
     }
-    // %233 = mul f64[5] -> v1
+    // %233 = mul f64[5] -> v5
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v6[i0 * L + l];
+        v5[i0 * L + l] = ln_gain[i0] * v6[i0 * L + l];
       }
     }
     // %234 = reduce_sum f64[] -> v2
@@ -1353,19 +1347,14 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v1[i0 * L + l];
+        acc_v[l] = acc_v[l] + v5[i0 * L + l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[l] = acc_v[l];
     }
-    // %235 = mul f64[] -> v3
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[l] = v2[l] * 0.2f;
-    }
-    // %238 = contract f64[] -> v2
+    // %238 = contract f64[] -> v3
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -1373,23 +1362,19 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v0[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v0[i0 * L + l], v5[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[l] = acc0_v[l];
-    }
-    // %239 = mul f64[] -> v4
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[l] = v2[l] * 0.2f;
+      v3[l] = acc0_v[l];
     }
     // %243 = mul f64[5] -> d.dx
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] += v5[l] * ((v1[i0 * L + l] - v3[l]) - (v4[l] * v0[i0 * L + l]));
+        u_bar[i0 * L + l] +=
+            v1[l] * ((v5[i0 * L + l] - (v2[l] * 0.2f)) - ((v3[l] * 0.2f) * v0[i0 * L + l]));
       }
     }
   }
@@ -2135,13 +2120,7 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     for (int64_t l = 0; l < L; ++l) {
       v0_2[l] = acc_v_2[l];
     }
-    // %114 = mul f64[] -> v1
-    // fwp_delta_rde.ode:49: let u    = ln(dx(t))
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1_2[l] = v0_2[l] * 0.2f;
-    }
-    // %118 = reduce_sum f64[] -> v0
+    // %118 = reduce_sum f64[] -> v1
     // fwp_delta_rde.ode:49: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2150,18 +2129,18 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v_2[l] = acc_v_2[l] + square(x[i0 * L + l] - v1_2[l]);
+        acc_v_2[l] = acc_v_2[l] + square(x[i0 * L + l] - (v0_2[l] * 0.2f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0_2[l] = acc_v_2[l];
+      v1_2[l] = acc_v_2[l];
     }
-    // %123 = reciprocal f64[] -> v1
+    // %123 = reciprocal f64[] -> v0
     // fwp_delta_rde.ode:49: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1_2[l] = T(1) / std::sqrt((v0_2[l] * 0.2f) + 1e-05f);
+      v0_2[l] = T(1) / std::sqrt((v1_2[l] * 0.2f) + 1e-05f);
     }
     // %1 = layernorm f64[5] -> v2
     // fwp_delta_rde.ode:49: let u    = ln(dx(t))
@@ -2184,8 +2163,8 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         {
-          const T e464 = x[i0 * L + l] - mean_v_2[l];
-          var_v_2[l] = var_v_2[l] + (e464 * e464);
+          const T e463 = x[i0 * L + l] - mean_v_2[l];
+          var_v_2[l] = var_v_2[l] + (e463 * e463);
         }
       }
     }
@@ -2732,7 +2711,7 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
         v4_2[i0 * L + l] = ln_gain[i0] * (v3_2[i0 * L + l] + v7_2[i0 * L + l]);
       }
     }
-    // %234 = reduce_sum f64[] -> v0
+    // %234 = reduce_sum f64[] -> v1
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v_2[l] = 0.0f;
@@ -2745,14 +2724,9 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0_2[l] = acc_v_2[l];
+      v1_2[l] = acc_v_2[l];
     }
-    // %235 = mul f64[] -> v3
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3_2[l] = v0_2[l] * 0.2f;
-    }
-    // %238 = contract f64[] -> v0
+    // %238 = contract f64[] -> v3
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v_2[l] = 0.0f;
@@ -2765,19 +2739,14 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0_2[l] = acc0_v_2[l];
-    }
-    // %239 = mul f64[] -> v7
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7_2[l] = v0_2[l] * 0.2f;
+      v3_2[l] = acc0_v_2[l];
     }
     // %243 = mul f64[5] -> d.dx
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] +=
-            v1_2[l] * ((v4_2[i0 * L + l] - v3_2[l]) - (v7_2[l] * v2_2[i0 * L + l]));
+        u_bar[i0 * L + l] += v0_2[l] * ((v4_2[i0 * L + l] - (v1_2[l] * 0.2f)) -
+                                        ((v3_2[l] * 0.2f) * v2_2[i0 * L + l]));
       }
     }
   }
@@ -2814,9 +2783,8 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
   T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38016);
   T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42112);
   T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46208);
-  T* __restrict u16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78976);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79040);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 111808);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78976);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 111744);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3429,8 +3397,6 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
       }
     }
   }
-  // %598 = mul f64[] -> u16
-  u16[0] = T(h) * 0.5f;
   // %881 = contract f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
@@ -3444,16 +3410,16 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma((v15[(i0 * 64 + i1 * 32 + i2) * L + l] * u16[0]) +
+          acc0_v[l] = std::fma((v15[(i0 * 64 + i1 * 32 + i2) * L + l] * (T(h) * 0.5f)) +
                                    z0_W[(i0 * 64 + i1 * 32 + i2) * L + l],
                                v9[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma((v15[(i0 * 64 + i1 * 32 + i2 + 8) * L + l] * u16[0]) +
+          acc1_v[l] = std::fma((v15[(i0 * 64 + i1 * 32 + i2 + 8) * L + l] * (T(h) * 0.5f)) +
                                    z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
                                v9[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma((v15[(i0 * 64 + i1 * 32 + i2 + 16) * L + l] * u16[0]) +
+          acc2_v[l] = std::fma((v15[(i0 * 64 + i1 * 32 + i2 + 16) * L + l] * (T(h) * 0.5f)) +
                                    z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
                                v9[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma((v15[(i0 * 64 + i1 * 32 + i2 + 24) * L + l] * u16[0]) +
+          acc3_v[l] = std::fma((v15[(i0 * 64 + i1 * 32 + i2 + 24) * L + l] * (T(h) * 0.5f)) +
                                    z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
                                v9[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
@@ -3474,13 +3440,13 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
       v12[i0 * L + l] = vm::tanh(v8[i0 * L + l] - v11[i0 * L + l]);
     }
   }
-  // %885 = div f64[16,8,8] -> v17
+  // %885 = div f64[16,8,8] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v17[(i0 * 64 + i1 * 8 + i2) * L + l] =
+          v16[(i0 * 64 + i1 * 8 + i2) * L + l] =
               (v12[(i0 * 8 + i1) * L + l] * v10[(i0 * 8 + i2) * L + l]) / 4.0f;
         }
       }
@@ -3499,16 +3465,16 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma((v17[(i0 * 64 + i1 * 32 + i2) * L + l] * u16[0]) +
+          acc0_v[l] = std::fma((v16[(i0 * 64 + i1 * 32 + i2) * L + l] * (T(h) * 0.5f)) +
                                    z0_W[(i0 * 64 + i1 * 32 + i2) * L + l],
                                v9[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma((v17[(i0 * 64 + i1 * 32 + i2 + 8) * L + l] * u16[0]) +
+          acc1_v[l] = std::fma((v16[(i0 * 64 + i1 * 32 + i2 + 8) * L + l] * (T(h) * 0.5f)) +
                                    z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
                                v9[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma((v17[(i0 * 64 + i1 * 32 + i2 + 16) * L + l] * u16[0]) +
+          acc2_v[l] = std::fma((v16[(i0 * 64 + i1 * 32 + i2 + 16) * L + l] * (T(h) * 0.5f)) +
                                    z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
                                v9[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma((v17[(i0 * 64 + i1 * 32 + i2 + 24) * L + l] * u16[0]) +
+          acc3_v[l] = std::fma((v16[(i0 * 64 + i1 * 32 + i2 + 24) * L + l] * (T(h) * 0.5f)) +
                                    z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
                                v9[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
@@ -3529,28 +3495,19 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
       v9[i0 * L + l] = vm::tanh(v8[i0 * L + l] - v11[i0 * L + l]);
     }
   }
-  // %894 = div f64[16,8,8] -> v18
+  // %894 = div f64[16,8,8] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v18[(i0 * 64 + i1 * 8 + i2) * L + l] =
+          v17[(i0 * 64 + i1 * 8 + i2) * L + l] =
               (v10[(i0 * 8 + i2) * L + l] * v9[(i0 * 8 + i1) * L + l]) / 4.0f;
         }
       }
     }
   }
-  // %875 = contract f64[16,8] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 8 + i1) * L + l] = v3[(i0 * 8 + i1) * L + l] * T(h);
-      }
-    }
-  }
-  // %897 = contract f64[16,8] -> v3
+  // %897 = contract f64[16,8] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3564,29 +3521,29 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(v18[(i0 * 64 + i1 * 32 + i2) * L + l], v8[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v18[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v8[(i0 * 8 + i2) * L + l],
+              std::fma(v17[(i0 * 64 + i1 * 32 + i2) * L + l], v3[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v17[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v3[(i0 * 8 + i2) * L + l],
                                acc1_v[l]);
-          acc2_v[l] = std::fma(v18[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v8[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v18[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v8[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc2_v[l] = std::fma(v17[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v3[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v17[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v3[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v8[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * T(h);
+        v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * T(h);
+        v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * T(h);
+        v8[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * T(h);
       }
     }
   }
-  // %900 = tanh f64[16,8] -> v8
+  // %900 = tanh f64[16,8] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = vm::tanh(v6[i0 * L + l] - (v7[i0 * L + l] + v3[i0 * L + l]));
+      v3[i0 * L + l] = vm::tanh(v6[i0 * L + l] - (v7[i0 * L + l] + v8[i0 * L + l]));
     }
   }
   // %906 = add f64[16,8,8] -> W
@@ -3597,10 +3554,10 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 64 + i1 * 8 + i2) * L + l] =
               z0_W[(i0 * 64 + i1 * 8 + i2) * L + l] +
-              (((((v2[(i0 * 8 + i2) * L + l] * v8[(i0 * 8 + i1) * L + l]) / 4.0f) * 0.16666667f) +
-                ((v18[(i0 * 64 + i1 * 8 + i2) * L + l] * 0.33333334f) +
+              (((((v2[(i0 * 8 + i2) * L + l] * v3[(i0 * 8 + i1) * L + l]) / 4.0f) * 0.16666667f) +
+                ((v17[(i0 * 64 + i1 * 8 + i2) * L + l] * 0.33333334f) +
                  ((v15[(i0 * 64 + i1 * 8 + i2) * L + l] * 0.16666667f) +
-                  (v17[(i0 * 64 + i1 * 8 + i2) * L + l] * 0.33333334f)))) *
+                  (v16[(i0 * 64 + i1 * 8 + i2) * L + l] * 0.33333334f)))) *
                T(h));
         }
       }
@@ -3634,39 +3591,36 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
   T* theta_bar_Wk = theta_bar + 90;
   T* theta_bar_Wv = theta_bar + 730;
   T* __restrict u_stages_bar = static_cast<T*>(u_stages_bar_ptr);
-  T* __restrict u0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32832);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65600);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65792);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65984);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70080);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74176);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74432);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74944);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79040);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79232);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 83328);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 87424);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 87680);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 88192);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 92288);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 92480);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 96576);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100672);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100928);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 101440);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 105536);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 109632);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 113728);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 146496);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 179264);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 183360);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 216128);
-  T* __restrict u29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 248896);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 248960);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 281728);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 314496);
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32768);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32960);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33152);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37248);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41344);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41600);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42112);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46208);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46400);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 50496);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 54592);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 54848);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 55360);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59456);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59648);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 63744);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67840);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68096);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68608);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72704);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76800);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 80896);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 113664);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 146432);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 150528);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 183296);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 216064);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 248832);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 281600);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3678,27 +3632,19 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
   T rowsum_v[L] = {};
   T acc_v[L] = {};
   // fwp_delta_rde.field.step.rk4.vjp: 263 nodes
-  // %1069 = mul f64[] -> u0
-  u0[0] = T(h) * 0.16666667f;
-  // %1070 = contract f64[16,8,8] -> v1
+  // %1253 = div f64[16,8,8] -> v0
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v1[(i0 * 64 + i1 * 8 + i2) * L + l] = z1_bar_W[(i0 * 64 + i1 * 8 + i2) * L + l] * u0[0];
+          v0[(i0 * 64 + i1 * 8 + i2) * L + l] =
+              (z1_bar_W[(i0 * 64 + i1 * 8 + i2) * L + l] * (T(h) * 0.16666667f)) / 4.0f;
         }
       }
     }
   }
-  // %1253 = div f64[16,8,8] -> v2
-  for (int64_t i0 = 0; i0 < 1024; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v1[i0 * L + l] / 4.0f;
-    }
-  }
-  // %633 = layernorm f64[5] -> v3
+  // %633 = layernorm f64[5] -> v1
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3718,8 +3664,8 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e20 = u_stages[(i0 + 15) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e20 * e20);
+        const T e18 = u_stages[(i0 + 15) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e18 * e18);
       }
     }
   }
@@ -3731,17 +3677,17 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
+      v1[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %635 = add f64[5] -> v4
+  // %635 = add f64[5] -> v2
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = ln_bias[i0] + (v3[i0 * L + l] * ln_gain[i0]);
+      v2[i0 * L + l] = ln_bias[i0] + (v1[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %638 = contract f64[16,8] -> v5
+  // %638 = contract f64[16,8] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3754,22 +3700,22 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2], v4[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 5], v4[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 10], v4[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 15], v4[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2], v2[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 5], v2[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 10], v2[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 15], v2[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v3[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v3[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v3[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v3[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %639 = softmax f64[16,8] -> v6
+  // %639 = softmax f64[16,8] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3779,7 +3725,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v5[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v5[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+            (v3[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v3[(i0 * 8 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3790,18 +3736,18 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[i1 * L + l] = vm::exp(v5[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v5[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v5[i1 * L + l] = vm::exp(v3[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v3[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 8 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+        v4[(i0 * 8 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %643 = contract f64[16] -> v5
+  // %643 = contract f64[16] -> v3
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3813,37 +3759,37 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 20 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 20 + i1 + 5], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 20 + i1 + 10], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 20 + i1 + 15], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 20 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 20 + i1 + 5], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 20 + i1 + 10], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 20 + i1 + 15], v2[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %644 = sigmoid f64[16] -> v8
+  // %644 = sigmoid f64[16] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = sigmoid(v5[i0 * L + l]);
+      v6[i0 * L + l] = sigmoid(v3[i0 * L + l]);
     }
   }
-  // %645 = contract f64[16,8] -> v5
+  // %645 = contract f64[16,8] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 8 + i1) * L + l] = v6[(i0 * 8 + i1) * L + l] * v8[i0 * L + l];
+        v3[(i0 * 8 + i1) * L + l] = v4[(i0 * 8 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
-  // %1254 = contract f64[16,8] -> v9
+  // %1254 = contract f64[16,8] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3857,25 +3803,25 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(v2[(i0 * 64 + i1 * 32 + i2) * L + l], v5[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v5[(i0 * 8 + i2) * L + l],
+              std::fma(v0[(i0 * 64 + i1 * 32 + i2) * L + l], v3[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v0[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v3[(i0 * 8 + i2) * L + l],
                                acc1_v[l]);
-          acc2_v[l] = std::fma(v2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v5[(i0 * 8 + i2) * L + l],
+          acc2_v[l] = std::fma(v0[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v3[(i0 * 8 + i2) * L + l],
                                acc2_v[l]);
-          acc3_v[l] = std::fma(v2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v5[(i0 * 8 + i2) * L + l],
+          acc3_v[l] = std::fma(v0[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v3[(i0 * 8 + i2) * L + l],
                                acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v7[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v7[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v7[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v7[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %637 = contract f64[16,8] -> v5
+  // %637 = contract f64[16,8] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3888,22 +3834,22 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2], v4[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 5], v4[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 10], v4[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 15], v4[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2], v2[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 5], v2[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 10], v2[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 15], v2[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v3[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v3[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v3[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v3[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %605 = layernorm f64[5] -> v7
+  // %605 = layernorm f64[5] -> v5
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3923,8 +3869,8 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e173 = u_stages[(i0 + 5) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e173 * e173);
+        const T e171 = u_stages[(i0 + 5) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e171 * e171);
       }
     }
   }
@@ -3936,17 +3882,17 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = (u_stages[(i0 + 5) * L + l] - mean_v[l]) * rstd_v[l];
+      v5[i0 * L + l] = (u_stages[(i0 + 5) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %607 = add f64[5] -> v10
+  // %607 = add f64[5] -> v8
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v7[i0 * L + l]);
+      v8[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v5[i0 * L + l]);
     }
   }
-  // %610 = contract f64[16,8] -> v11
+  // %610 = contract f64[16,8] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3959,22 +3905,22 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2], v10[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 5], v10[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 10], v10[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 15], v10[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2], v8[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 5], v8[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 10], v8[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 15], v8[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v9[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v9[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v9[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v9[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %611 = softmax f64[16,8] -> v12
+  // %611 = softmax f64[16,8] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3984,7 +3930,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v11[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+            (v9[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v9[(i0 * 8 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3995,18 +3941,18 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[i1 * L + l] = vm::exp(v11[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v11[i1 * L + l] = vm::exp(v9[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v9[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 8 + i1) * L + l] = v13[i1 * L + l] / rowsum_v[l];
+        v10[(i0 * 8 + i1) * L + l] = v11[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %615 = contract f64[16] -> v11
+  // %615 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4018,37 +3964,37 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 20 + i1], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 20 + i1 + 5], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 20 + i1 + 10], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 20 + i1 + 15], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 20 + i1], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 20 + i1 + 5], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 20 + i1 + 10], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 20 + i1 + 15], v8[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %616 = sigmoid f64[16] -> v14
+  // %616 = sigmoid f64[16] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = sigmoid(v11[i0 * L + l]);
+      v12[i0 * L + l] = sigmoid(v9[i0 * L + l]);
     }
   }
-  // %617 = contract f64[16,8] -> v11
+  // %617 = contract f64[16,8] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 8 + i1) * L + l] = v12[(i0 * 8 + i1) * L + l] * v14[i0 * L + l];
+        v9[(i0 * 8 + i1) * L + l] = v10[(i0 * 8 + i1) * L + l] * v12[i0 * L + l];
       }
     }
   }
-  // %609 = contract f64[16,8] -> v15
+  // %609 = contract f64[16,8] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4061,22 +4007,22 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2], v10[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 5], v10[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 10], v10[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 15], v10[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2], v8[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 5], v8[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 10], v8[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 15], v8[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v13[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v13[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v13[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v13[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %582 = layernorm f64[5] -> v13
+  // %582 = layernorm f64[5] -> v11
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4096,8 +4042,8 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e302 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e302 * e302);
+        const T e300 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e300 * e300);
       }
     }
   }
@@ -4109,17 +4055,17 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v11[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %584 = add f64[5] -> v16
+  // %584 = add f64[5] -> v14
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v13[i0 * L + l]);
+      v14[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v11[i0 * L + l]);
     }
   }
-  // %587 = contract f64[16,8] -> v17
+  // %587 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4132,22 +4078,22 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2], v16[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 5], v16[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 10], v16[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 15], v16[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2], v14[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 5], v14[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 10], v14[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 15], v14[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v17[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v17[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v17[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %588 = softmax f64[16,8] -> v18
+  // %588 = softmax f64[16,8] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4157,7 +4103,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v17[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v17[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+            (v15[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v15[(i0 * 8 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -4168,18 +4114,18 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[i1 * L + l] = vm::exp(v17[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v17[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v17[i1 * L + l] = vm::exp(v15[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v15[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 8 + i1) * L + l] = v19[i1 * L + l] / rowsum_v[l];
+        v16[(i0 * 8 + i1) * L + l] = v17[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %592 = contract f64[16] -> v17
+  // %592 = contract f64[16] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4191,37 +4137,37 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 20 + i1], v16[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 20 + i1 + 5], v16[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 20 + i1 + 10], v16[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 20 + i1 + 15], v16[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 20 + i1], v14[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 20 + i1 + 5], v14[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 20 + i1 + 10], v14[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 20 + i1 + 15], v14[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %593 = sigmoid f64[16] -> v20
+  // %593 = sigmoid f64[16] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = sigmoid(v17[i0 * L + l]);
+      v18[i0 * L + l] = sigmoid(v15[i0 * L + l]);
     }
   }
-  // %594 = contract f64[16,8] -> v17
+  // %594 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 8 + i1) * L + l] = v18[(i0 * 8 + i1) * L + l] * v20[i0 * L + l];
+        v15[(i0 * 8 + i1) * L + l] = v16[(i0 * 8 + i1) * L + l] * v18[i0 * L + l];
       }
     }
   }
-  // %586 = contract f64[16,8] -> v21
+  // %586 = contract f64[16,8] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4234,22 +4180,22 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2], v16[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 5], v16[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 10], v16[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 15], v16[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2], v14[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 5], v14[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 10], v14[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 15], v14[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v21[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v21[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v21[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v19[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v19[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v19[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v19[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %589 = contract f64[16,8] -> v22
+  // %589 = contract f64[16,8] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4262,48 +4208,46 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v18[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v16[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v18[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v16[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v18[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v16[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v18[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v16[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v22[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v22[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v22[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v20[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v20[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v20[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v20[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %591 = tanh f64[16,8] -> v23
+  // %591 = tanh f64[16,8] -> v21
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = vm::tanh(v21[i0 * L + l] - v22[i0 * L + l]);
+      v21[i0 * L + l] = vm::tanh(v19[i0 * L + l] - v20[i0 * L + l]);
     }
   }
-  // %598 = mul f64[] -> u0
-  u0[0] = T(h) * 0.5f;
-  // %865 = add f64[16,8,8] -> v24
+  // %865 = add f64[16,8,8] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v24[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              (((v17[(i0 * 8 + i2) * L + l] * v23[(i0 * 8 + i1) * L + l]) / 4.0f) * u0[0]) +
+          v22[(i0 * 64 + i1 * 8 + i2) * L + l] =
+              (((v15[(i0 * 8 + i2) * L + l] * v21[(i0 * 8 + i1) * L + l]) / 4.0f) * (T(h) * 0.5f)) +
               z0_W[(i0 * 64 + i1 * 8 + i2) * L + l];
         }
       }
     }
   }
-  // %881 = contract f64[16,8] -> v21
+  // %881 = contract f64[16,8] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4316,98 +4260,98 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v24[(i0 * 64 + i1 * 32 + i2) * L + l], v12[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(v22[(i0 * 64 + i1 * 32 + i2) * L + l], v10[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v24[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v24[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v24[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc1_v[l] = std::fma(v22[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v10[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v22[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v10[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v22[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v10[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v21[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v21[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v21[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v19[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v19[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v19[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v19[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %883 = tanh f64[16,8] -> v22
+  // %883 = tanh f64[16,8] -> v20
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = vm::tanh(v15[i0 * L + l] - v21[i0 * L + l]);
+      v20[i0 * L + l] = vm::tanh(v13[i0 * L + l] - v19[i0 * L + l]);
     }
   }
-  // %889 = add f64[16,8,8] -> v25
+  // %889 = add f64[16,8,8] -> v23
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v23[(i0 * 64 + i1 * 8 + i2) * L + l] =
+              (((v20[(i0 * 8 + i1) * L + l] * v9[(i0 * 8 + i2) * L + l]) / 4.0f) * (T(h) * 0.5f)) +
+              z0_W[(i0 * 64 + i1 * 8 + i2) * L + l];
+        }
+      }
+    }
+  }
+  // %890 = contract f64[16,8] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v23[(i0 * 64 + i1 * 32 + i2) * L + l], v10[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v23[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v10[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v23[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v10[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v23[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v10[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v19[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v19[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v19[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %892 = tanh f64[16,8] -> v24
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[i0 * L + l] = vm::tanh(v13[i0 * L + l] - v19[i0 * L + l]);
+    }
+  }
+  // %1247 = add f64[16,8,8] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           v25[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              (((v22[(i0 * 8 + i1) * L + l] * v11[(i0 * 8 + i2) * L + l]) / 4.0f) * u0[0]) +
-              z0_W[(i0 * 64 + i1 * 8 + i2) * L + l];
-        }
-      }
-    }
-  }
-  // %890 = contract f64[16,8] -> v21
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v25[(i0 * 64 + i1 * 32 + i2) * L + l], v12[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v25[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v25[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v25[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v21[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v21[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v21[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %892 = tanh f64[16,8] -> v26
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = vm::tanh(v15[i0 * L + l] - v21[i0 * L + l]);
-    }
-  }
-  // %1247 = add f64[16,8,8] -> v27
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v27[(i0 * 64 + i1 * 8 + i2) * L + l] =
               z0_W[(i0 * 64 + i1 * 8 + i2) * L + l] +
-              (((v11[(i0 * 8 + i2) * L + l] * v26[(i0 * 8 + i1) * L + l]) / 4.0f) * T(h));
+              (((v9[(i0 * 8 + i2) * L + l] * v24[(i0 * 8 + i1) * L + l]) / 4.0f) * T(h));
         }
       }
     }
   }
-  // %1248 = contract f64[16,8] -> v15
+  // %1248 = contract f64[16,8] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4421,133 +4365,118 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(v27[(i0 * 64 + i1 * 32 + i2) * L + l], v6[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v27[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v6[(i0 * 8 + i2) * L + l],
+              std::fma(v25[(i0 * 64 + i1 * 32 + i2) * L + l], v4[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v25[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v4[(i0 * 8 + i2) * L + l],
                                acc1_v[l]);
-          acc2_v[l] = std::fma(v27[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v6[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v27[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v6[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc2_v[l] = std::fma(v25[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v4[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v25[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v4[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v13[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v13[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v13[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v13[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1250 = tanh f64[16,8] -> v21
+  // %1250 = tanh f64[16,8] -> v19
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = vm::tanh(v5[i0 * L + l] - v15[i0 * L + l]);
+      v19[i0 * L + l] = vm::tanh(v3[i0 * L + l] - v13[i0 * L + l]);
     }
   }
-  // %1255 = mul f64[16,8] -> v5
+  // %1255 = mul f64[16,8] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v9[i0 * L + l] * (1.0f - square(v21[i0 * L + l]));
+      v3[i0 * L + l] = v7[i0 * L + l] * (1.0f - square(v19[i0 * L + l]));
     }
   }
-  // %1256 = contract f64[16,8,8] -> v28
+  // %1256 = contract f64[16,8,8] -> v26
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v26[(i0 * 64 + i1 * 8 + i2) * L + l] =
+              v3[(i0 * 8 + i1) * L + l] * v4[(i0 * 8 + i2) * L + l];
+        }
+      }
+    }
+  }
+  // %1262 = div f64[16,8,8] -> v27
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v27[(i0 * 64 + i1 * 8 + i2) * L + l] =
+              ((z1_bar_W[(i0 * 64 + i1 * 8 + i2) * L + l] * (T(h) * 0.33333334f)) -
+               (T(h) * v26[(i0 * 64 + i1 * 8 + i2) * L + l])) /
+              4.0f;
+        }
+      }
+    }
+  }
+  // %1263 = contract f64[16,8] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(v27[(i0 * 64 + i1 * 32 + i2) * L + l], v9[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v27[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v9[(i0 * 8 + i2) * L + l],
+                               acc1_v[l]);
+          acc2_v[l] = std::fma(v27[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v9[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v27[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v9[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v7[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v7[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v7[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1264 = mul f64[16,8] -> v13
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = (1.0f - square(v24[i0 * L + l])) * v7[i0 * L + l];
+    }
+  }
+  // %1270 = div f64[16,8,8] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           v28[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              v5[(i0 * 8 + i1) * L + l] * v6[(i0 * 8 + i2) * L + l];
-        }
-      }
-    }
-  }
-  // %1079 = mul f64[] -> u29
-  u29[0] = T(h) * 0.33333334f;
-  // %1080 = contract f64[16,8,8] -> v30
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v30[(i0 * 64 + i1 * 8 + i2) * L + l] = z1_bar_W[(i0 * 64 + i1 * 8 + i2) * L + l] * u29[0];
-        }
-      }
-    }
-  }
-  // %1262 = div f64[16,8,8] -> v31
-  for (int64_t i0 = 0; i0 < 1024; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = (v30[i0 * L + l] - (T(h) * v28[i0 * L + l])) / 4.0f;
-    }
-  }
-  // %1263 = contract f64[16,8] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v31[(i0 * 64 + i1 * 32 + i2) * L + l], v11[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v31[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v31[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v31[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1264 = mul f64[16,8] -> v15
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = (1.0f - square(v26[i0 * L + l])) * v9[i0 * L + l];
-    }
-  }
-  // %1267 = contract f64[16,8] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 8 + i1) * L + l] = v15[(i0 * 8 + i1) * L + l] * u0[0];
-      }
-    }
-  }
-  // %1270 = div f64[16,8,8] -> v32
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v32[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              (v30[(i0 * 64 + i1 * 8 + i2) * L + l] -
-               (v12[(i0 * 8 + i2) * L + l] * v9[(i0 * 8 + i1) * L + l])) /
+              ((z1_bar_W[(i0 * 64 + i1 * 8 + i2) * L + l] * (T(h) * 0.33333334f)) -
+               (v10[(i0 * 8 + i2) * L + l] * (v13[(i0 * 8 + i1) * L + l] * (T(h) * 0.5f)))) /
               4.0f;
         }
       }
     }
   }
-  // %1271 = contract f64[16,8] -> v9
+  // %1271 = contract f64[16,8] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4560,56 +4489,47 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v32[(i0 * 64 + i1 * 32 + i2) * L + l], v11[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v32[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v32[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v32[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] =
+              std::fma(v28[(i0 * 64 + i1 * 32 + i2) * L + l], v9[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v28[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v9[(i0 * 8 + i2) * L + l],
+                               acc1_v[l]);
+          acc2_v[l] = std::fma(v28[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v9[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v28[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v9[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v7[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v7[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v7[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v7[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1274 = mul f64[16,8] -> v11
+  // %1274 = mul f64[16,8] -> v9
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = (1.0f - square(v22[i0 * L + l])) * v9[i0 * L + l];
+      v9[i0 * L + l] = (1.0f - square(v20[i0 * L + l])) * v7[i0 * L + l];
     }
   }
-  // %1277 = contract f64[16,8] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 8 + i1) * L + l] = v11[(i0 * 8 + i1) * L + l] * u0[0];
-      }
-    }
-  }
-  // %1280 = div f64[16,8,8] -> v30
+  // %1280 = div f64[16,8,8] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v30[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              (v1[(i0 * 64 + i1 * 8 + i2) * L + l] -
-               (v9[(i0 * 8 + i1) * L + l] * v12[(i0 * 8 + i2) * L + l])) /
+          v29[(i0 * 64 + i1 * 8 + i2) * L + l] =
+              ((z1_bar_W[(i0 * 64 + i1 * 8 + i2) * L + l] * (T(h) * 0.16666667f)) -
+               ((v9[(i0 * 8 + i1) * L + l] * (T(h) * 0.5f)) * v10[(i0 * 8 + i2) * L + l])) /
               4.0f;
         }
       }
     }
   }
-  // %1281 = contract f64[16,8] -> v9
+  // %1281 = contract f64[16,8] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4622,30 +4542,30 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v30[(i0 * 64 + i1 * 32 + i2) * L + l], v17[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(v29[(i0 * 64 + i1 * 32 + i2) * L + l], v15[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v30[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v17[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v30[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v17[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v30[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v17[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc1_v[l] = std::fma(v29[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v15[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v29[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v15[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v29[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v15[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v7[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v7[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v7[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v7[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1282 = mul f64[16,8] -> v17
+  // %1282 = mul f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = v9[i0 * L + l] * (1.0f - square(v23[i0 * L + l]));
+      v15[i0 * L + l] = v7[i0 * L + l] * (1.0f - square(v21[i0 * L + l]));
     }
   }
   // %1284 = sub f64[16,8,8] -> d.W
@@ -4655,15 +4575,15 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z0_bar_W[(i0 * 64 + i1 * 8 + i2) * L + l] +=
-              (((z1_bar_W[(i0 * 64 + i1 * 8 + i2) * L + l] - v28[(i0 * 64 + i1 * 8 + i2) * L + l]) -
-                (v12[(i0 * 8 + i2) * L + l] * v15[(i0 * 8 + i1) * L + l])) -
-               (v11[(i0 * 8 + i1) * L + l] * v12[(i0 * 8 + i2) * L + l])) -
-              (v17[(i0 * 8 + i1) * L + l] * v18[(i0 * 8 + i2) * L + l]);
+              (((z1_bar_W[(i0 * 64 + i1 * 8 + i2) * L + l] - v26[(i0 * 64 + i1 * 8 + i2) * L + l]) -
+                (v10[(i0 * 8 + i2) * L + l] * v13[(i0 * 8 + i1) * L + l])) -
+               (v9[(i0 * 8 + i1) * L + l] * v10[(i0 * 8 + i2) * L + l])) -
+              (v15[(i0 * 8 + i1) * L + l] * v16[(i0 * 8 + i2) * L + l]);
         }
       }
     }
   }
-  // %1302 = contract f64[16,8] -> v9
+  // %1302 = contract f64[16,8] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4676,26 +4596,26 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v2[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v21[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(v0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v19[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v2[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v21[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v2[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v21[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v2[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v21[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc1_v[l] = std::fma(v0[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v19[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v0[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v19[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v0[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v19[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v7[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v7[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v7[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v7[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1314 = contract f64[16] -> v21
+  // %1314 = contract f64[16] -> v19
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4707,31 +4627,31 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 32 + i1) * L + l], v9[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v4[(i0 * 32 + i1) * L + l], v7[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 8) * L + l], v9[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v4[(i0 * 32 + i1 + 8) * L + l], v7[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 16) * L + l], v9[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v4[(i0 * 32 + i1 + 16) * L + l], v7[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 24) * L + l], v9[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v4[(i0 * 32 + i1 + 24) * L + l], v7[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1315 = mul f64[16] -> v1
+  // %1315 = mul f64[16] -> v0
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ((1.0f - v8[i0 * L + l]) * v8[i0 * L + l]) * v21[i0 * L + l];
+      v0[i0 * L + l] = ((1.0f - v6[i0 * L + l]) * v6[i0 * L + l]) * v19[i0 * L + l];
     }
   }
-  // %1316 = contract f64[5] -> v19
+  // %1316 = contract f64[5] -> v17
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4742,31 +4662,31 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 5], v1[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 * 5 + 1], v1[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 * 5 + 2], v1[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 * 5 + 3], v1[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 5], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 5 + 1], v0[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 5 + 2], v0[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 5 + 3], v0[i0 * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v19[l] = acc0_v[l];
-    v19[1 * L + l] = acc1_v[l];
-    v19[2 * L + l] = acc2_v[l];
-    v19[3 * L + l] = acc3_v[l];
+    v17[l] = acc0_v[l];
+    v17[1 * L + l] = acc1_v[l];
+    v17[2 * L + l] = acc2_v[l];
+    v17[3 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 5 + 4], v1[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 5 + 4], v0[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v19[4 * L + l] = acc0_v[l];
+    v17[4 * L + l] = acc0_v[l];
   }
-  // %1311 = contract f64[16,5] -> v21
+  // %1311 = contract f64[16,5] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4778,32 +4698,32 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5], v5[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 1], v5[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 2], v5[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 3], v5[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5], v3[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 1], v3[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 2], v3[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 3], v3[(i0 * 8 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 5) * L + l] = acc0_v[l];
-      v21[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 5) * L + l] = acc0_v[l];
+      v19[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 4], v5[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 4], v3[(i0 * 8 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v19[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %1304 = contract f64[16,8] -> v2
+  // %1304 = contract f64[16,8] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4816,36 +4736,36 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v27[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v5[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(v25[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v3[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v27[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v5[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v27[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v5[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v27[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v5[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc1_v[l] = std::fma(v25[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v3[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v25[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v3[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v25[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v3[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v26[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v26[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v26[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v26[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1305 = sub f64[16,8] -> v27
+  // %1305 = sub f64[16,8] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 8 + i1) * L + l] =
-            (v9[(i0 * 8 + i1) * L + l] * v8[i0 * L + l]) - v2[(i0 * 8 + i1) * L + l];
+        v25[(i0 * 8 + i1) * L + l] =
+            (v7[(i0 * 8 + i1) * L + l] * v6[i0 * L + l]) - v26[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %1306 = contract f64[16] -> v8
+  // %1306 = contract f64[16] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4857,34 +4777,394 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 32 + i1) * L + l], v27[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v4[(i0 * 32 + i1) * L + l], v25[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 8) * L + l], v27[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v4[(i0 * 32 + i1 + 8) * L + l], v25[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 16) * L + l], v27[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v4[(i0 * 32 + i1 + 16) * L + l], v25[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 24) * L + l], v27[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v4[(i0 * 32 + i1 + 24) * L + l], v25[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1309 = mul f64[16,8] -> v9
+  // %1309 = mul f64[16,8] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 8 + i1) * L + l] =
+            (v25[(i0 * 8 + i1) * L + l] - v6[i0 * L + l]) * v4[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %1310 = contract f64[16,5] -> v4
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v7[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v7[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v7[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v7[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 5) * L + l] = acc0_v[l];
+      v4[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v7[(i0 * 8 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %1313 = reduce_sum f64[5] -> v6
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v19[(i0 + i1 * 5) * L + l] + v4[(i0 + i1 * 5) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1317 = add f64[5] -> v4
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = v17[i0 * L + l] + v6[i0 * L + l];
+    }
+  }
+  // %1320 = contract f64[16,8] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v27[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v24[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v27[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v24[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v27[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v24[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v27[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v24[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v19[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v19[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v19[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1319 = contract f64[16,8] -> v24
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v28[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v20[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v28[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v20[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v28[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v20[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v28[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v20[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v24[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v24[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v24[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v24[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1321 = add f64[16,8] -> v20
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = v19[i0 * L + l] + v24[i0 * L + l];
+    }
+  }
+  // %1322 = contract f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v10[(i0 * 32 + i1) * L + l], v20[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v10[(i0 * 32 + i1 + 8) * L + l], v20[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v10[(i0 * 32 + i1 + 16) * L + l], v20[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v10[(i0 * 32 + i1 + 24) * L + l], v20[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1323 = mul f64[16] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[i0 * L + l] = v6[i0 * L + l] * (v12[i0 * L + l] * (1.0f - v12[i0 * L + l]));
+    }
+  }
+  // %1324 = contract f64[5] -> v17
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 5], v19[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 5 + 1], v19[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 5 + 2], v19[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 5 + 3], v19[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v17[l] = acc0_v[l];
+    v17[1 * L + l] = acc1_v[l];
+    v17[2 * L + l] = acc2_v[l];
+    v17[3 * L + l] = acc3_v[l];
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 5 + 4], v19[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v17[4 * L + l] = acc0_v[l];
+  }
+  // %1336 = add f64[16,8] -> v24
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[i0 * L + l] = v9[i0 * L + l] + v13[i0 * L + l];
+    }
+  }
+  // %1337 = contract f64[16,5] -> v25
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5], v24[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 1], v24[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 2], v24[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 3], v24[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[(i0 * 5) * L + l] = acc0_v[l];
+      v25[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 4], v24[(i0 * 8 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %1325 = contract f64[16,8] -> v26
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v22[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v9[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v22[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v9[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v22[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v9[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v22[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v9[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v26[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v26[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v26[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v26[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1327 = contract f64[16,8] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v23[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v13[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v23[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v13[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v23[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v13[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v23[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v13[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v9[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v9[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v9[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1330 = add f64[16,8] -> v13
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 8 + i1) * L + l] = ((-v26[(i0 * 8 + i1) * L + l]) - v9[(i0 * 8 + i1) * L + l]) +
+                                     (v20[(i0 * 8 + i1) * L + l] * v12[i0 * L + l]);
+      }
+    }
+  }
+  // %1331 = contract f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v10[(i0 * 32 + i1) * L + l], v13[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v10[(i0 * 32 + i1 + 8) * L + l], v13[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v10[(i0 * 32 + i1 + 16) * L + l], v13[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v10[(i0 * 32 + i1 + 24) * L + l], v13[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1334 = mul f64[16,8] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v9[(i0 * 8 + i1) * L + l] =
-            (v27[(i0 * 8 + i1) * L + l] - v8[i0 * L + l]) * v6[(i0 * 8 + i1) * L + l];
+            (v13[(i0 * 8 + i1) * L + l] - v6[i0 * L + l]) * v10[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %1310 = contract f64[16,5] -> v6
+  // %1335 = contract f64[16,5] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4904,10 +5184,10 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5) * L + l] = acc0_v[l];
-      v6[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 5) * L + l] = acc0_v[l];
+      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -4918,10 +5198,10 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %1313 = reduce_sum f64[5] -> v8
+  // %1339 = reduce_sum f64[5] -> v6
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4930,22 +5210,22 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v21[(i0 + i1 * 5) * L + l] + v6[(i0 + i1 * 5) * L + l]);
+        acc_v[l] = acc_v[l] + (v25[(i0 + i1 * 5) * L + l] + v10[(i0 + i1 * 5) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = acc_v[l];
+      v6[i0 * L + l] = acc_v[l];
     }
   }
-  // %1317 = add f64[5] -> v6
+  // %1340 = add f64[5] -> v12
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v19[i0 * L + l] + v8[i0 * L + l];
+      v12[i0 * L + l] = v17[i0 * L + l] + v6[i0 * L + l];
     }
   }
-  // %1320 = contract f64[16,8] -> v21
+  // %1285 = contract f64[16,8] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4958,386 +5238,26 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v31[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v26[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(v29[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v21[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v31[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v26[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v31[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v26[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v31[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v26[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc1_v[l] = std::fma(v29[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v21[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v29[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v21[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v29[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v21[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v21[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v21[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v21[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v10[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v10[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v10[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v10[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1319 = contract f64[16,8] -> v26
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v32[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v22[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v32[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v22[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v32[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v22[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v32[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v22[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v26[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v26[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v26[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1321 = add f64[16,8] -> v22
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v21[i0 * L + l] + v26[i0 * L + l];
-    }
-  }
-  // %1322 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 32 + i1) * L + l], v22[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 8) * L + l], v22[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 16) * L + l], v22[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 24) * L + l], v22[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1323 = mul f64[16] -> v21
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = v8[i0 * L + l] * (v14[i0 * L + l] * (1.0f - v14[i0 * L + l]));
-    }
-  }
-  // %1324 = contract f64[5] -> v19
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 5], v21[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 * 5 + 1], v21[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 * 5 + 2], v21[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 * 5 + 3], v21[i0 * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v19[l] = acc0_v[l];
-    v19[1 * L + l] = acc1_v[l];
-    v19[2 * L + l] = acc2_v[l];
-    v19[3 * L + l] = acc3_v[l];
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 5 + 4], v21[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v19[4 * L + l] = acc0_v[l];
-  }
-  // %1336 = add f64[16,8] -> v26
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = v11[i0 * L + l] + v15[i0 * L + l];
-    }
-  }
-  // %1337 = contract f64[16,5] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5], v26[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 1], v26[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 2], v26[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 3], v26[(i0 * 8 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5) * L + l] = acc0_v[l];
-      v2[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 4], v26[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1325 = contract f64[16,8] -> v27
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v24[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v11[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v24[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v24[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v24[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v27[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v27[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v27[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1327 = contract f64[16,8] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v25[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v15[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v25[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v25[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v25[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1330 = add f64[16,8] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 8 + i1) * L + l] = ((-v27[(i0 * 8 + i1) * L + l]) - v11[(i0 * 8 + i1) * L + l]) +
-                                     (v22[(i0 * 8 + i1) * L + l] * v14[i0 * L + l]);
-      }
-    }
-  }
-  // %1331 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 32 + i1) * L + l], v15[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 8) * L + l], v15[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 16) * L + l], v15[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 24) * L + l], v15[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1334 = mul f64[16,8] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 8 + i1) * L + l] =
-            (v15[(i0 * 8 + i1) * L + l] - v8[i0 * L + l]) * v12[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %1335 = contract f64[16,5] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v11[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v11[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v11[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v11[(i0 * 8 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 5) * L + l] = acc0_v[l];
-      v12[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v11[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1339 = reduce_sum f64[5] -> v8
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v2[(i0 + i1 * 5) * L + l] + v12[(i0 + i1 * 5) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1340 = add f64[5] -> v14
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = v19[i0 * L + l] + v8[i0 * L + l];
-    }
-  }
-  // %1285 = contract f64[16,8] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v30[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v23[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v30[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v23[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v30[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v23[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v30[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v23[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1291 = contract f64[16,8] -> v15
+  // %1291 = contract f64[16,8] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5351,35 +5271,35 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v17[(i0 * 8 + i2) * L + l], acc0_v[l]);
+                               v15[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v17[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v15[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v17[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v15[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v17[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v15[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v13[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v13[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v13[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v13[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1292 = sub f64[16,8] -> v22
+  // %1292 = sub f64[16,8] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 8 + i1) * L + l] =
-            (v12[(i0 * 8 + i1) * L + l] * v20[i0 * L + l]) - v15[(i0 * 8 + i1) * L + l];
+        v20[(i0 * 8 + i1) * L + l] =
+            (v10[(i0 * 8 + i1) * L + l] * v18[i0 * L + l]) - v13[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %1293 = contract f64[16] -> v8
+  // %1293 = contract f64[16] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5391,71 +5311,34 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v22[(i0 * 32 + i1) * L + l], v18[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v20[(i0 * 32 + i1) * L + l], v16[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v22[(i0 * 32 + i1 + 8) * L + l], v18[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v20[(i0 * 32 + i1 + 8) * L + l], v16[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v22[(i0 * 32 + i1 + 16) * L + l], v18[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v20[(i0 * 32 + i1 + 16) * L + l], v16[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v22[(i0 * 32 + i1 + 24) * L + l], v18[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v20[(i0 * 32 + i1 + 24) * L + l], v16[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1296 = mul f64[16,8] -> v15
+  // %1296 = mul f64[16,8] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 8 + i1) * L + l] =
-            (v22[(i0 * 8 + i1) * L + l] - v8[i0 * L + l]) * v18[(i0 * 8 + i1) * L + l];
+        v13[(i0 * 8 + i1) * L + l] =
+            (v20[(i0 * 8 + i1) * L + l] - v6[i0 * L + l]) * v16[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %1297 = contract f64[16,5] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v15[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v15[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v15[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v15[(i0 * 8 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 5) * L + l] = acc0_v[l];
-      v22[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v15[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1289 = contract f64[16,5] -> v23
+  // %1297 = contract f64[16,5] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5467,32 +5350,69 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5], v17[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 1], v17[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 2], v17[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 3], v17[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v13[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v13[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v13[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v13[(i0 * 8 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 5) * L + l] = acc0_v[l];
-      v23[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 5) * L + l] = acc0_v[l];
+      v20[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 4], v17[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v13[(i0 * 8 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v20[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %1299 = reduce_sum f64[5] -> v19
+  // %1289 = contract f64[16,5] -> v21
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5], v15[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 1], v15[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 2], v15[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 3], v15[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 5) * L + l] = acc0_v[l];
+      v21[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 4], v15[(i0 * 8 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %1299 = reduce_sum f64[5] -> v17
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5501,15 +5421,15 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v22[(i0 + i1 * 5) * L + l] + v23[(i0 + i1 * 5) * L + l]);
+        acc_v[l] = acc_v[l] + (v20[(i0 + i1 * 5) * L + l] + v21[(i0 + i1 * 5) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = acc_v[l];
+      v17[i0 * L + l] = acc_v[l];
     }
   }
-  // %1286 = contract f64[16] -> v8
+  // %1286 = contract f64[16] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5521,31 +5441,31 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 32 + i1) * L + l], v18[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v10[(i0 * 32 + i1) * L + l], v16[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 8) * L + l], v18[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v10[(i0 * 32 + i1 + 8) * L + l], v16[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 16) * L + l], v18[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v10[(i0 * 32 + i1 + 16) * L + l], v16[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 24) * L + l], v18[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v10[(i0 * 32 + i1 + 24) * L + l], v16[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1287 = mul f64[16] -> v12
+  // %1287 = mul f64[16] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = ((1.0f - v20[i0 * L + l]) * v20[i0 * L + l]) * v8[i0 * L + l];
+      v10[i0 * L + l] = ((1.0f - v18[i0 * L + l]) * v18[i0 * L + l]) * v6[i0 * L + l];
     }
   }
-  // %1288 = contract f64[5] -> v8
+  // %1288 = contract f64[5] -> v6
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5556,35 +5476,35 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 5], v12[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 * 5 + 1], v12[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 * 5 + 2], v12[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 * 5 + 3], v12[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 5], v10[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 5 + 1], v10[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 5 + 2], v10[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 5 + 3], v10[i0 * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v8[l] = acc0_v[l];
-    v8[1 * L + l] = acc1_v[l];
-    v8[2 * L + l] = acc2_v[l];
-    v8[3 * L + l] = acc3_v[l];
+    v6[l] = acc0_v[l];
+    v6[1 * L + l] = acc1_v[l];
+    v6[2 * L + l] = acc2_v[l];
+    v6[3 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 5 + 4], v12[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 5 + 4], v10[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v8[4 * L + l] = acc0_v[l];
+    v6[4 * L + l] = acc0_v[l];
   }
-  // %1300 = add f64[5] -> v20
+  // %1300 = add f64[5] -> v18
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = v19[i0 * L + l] + v8[i0 * L + l];
+      v18[i0 * L + l] = v17[i0 * L + l] + v6[i0 * L + l];
     }
   }
   // %1343 = add f64[5] -> d.ln.gain
@@ -5593,8 +5513,8 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((v3[i0 * L + l] * v6[i0 * L + l]) + (v14[i0 * L + l] * v7[i0 * L + l])) +
-                 (v13[i0 * L + l] * v20[i0 * L + l]);
+        sum[l] = ((v1[i0 * L + l] * v4[i0 * L + l]) + (v12[i0 * L + l] * v5[i0 * L + l])) +
+                 (v11[i0 * L + l] * v18[i0 * L + l]);
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
@@ -5605,7 +5525,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v14[i0 * L + l] + v6[i0 * L + l]) + v20[i0 * L + l];
+        sum[l] = (v12[i0 * L + l] + v4[i0 * L + l]) + v18[i0 * L + l];
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
@@ -5617,8 +5537,8 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v1[i0 * L + l] * v4[i1 * L + l]) + (v10[i1 * L + l] * v21[i0 * L + l])) +
-                   (v12[i0 * L + l] * v16[i1 * L + l]);
+          sum[l] = ((v0[i0 * L + l] * v2[i1 * L + l]) + (v8[i1 * L + l] * v19[i0 * L + l])) +
+                   (v10[i0 * L + l] * v14[i1 * L + l]);
         }
         theta_bar_Wb[i0 * 5 + i1] += lane_sum<L>(sum);
       }
@@ -5632,9 +5552,9 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v15[(i0 * 8 + i1) * L + l] * v16[i2 * L + l]) +
-                     ((v10[i2 * L + l] * v11[(i0 * 8 + i1) * L + l]) +
-                      (v9[(i0 * 8 + i1) * L + l] * v4[i2 * L + l]));
+            sum[l] = (v13[(i0 * 8 + i1) * L + l] * v14[i2 * L + l]) +
+                     ((v8[i2 * L + l] * v9[(i0 * 8 + i1) * L + l]) +
+                      (v7[(i0 * 8 + i1) * L + l] * v2[i2 * L + l]));
           }
           theta_bar_Wk[i0 * 40 + i1 * 5 + i2] += lane_sum<L>(sum);
         }
@@ -5649,9 +5569,9 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v17[(i0 * 8 + i1) * L + l] * v16[i2 * L + l]) +
-                     ((v5[(i0 * 8 + i1) * L + l] * v4[i2 * L + l]) +
-                      (v26[(i0 * 8 + i1) * L + l] * v10[i2 * L + l]));
+            sum[l] = (v15[(i0 * 8 + i1) * L + l] * v14[i2 * L + l]) +
+                     ((v3[(i0 * 8 + i1) * L + l] * v2[i2 * L + l]) +
+                      (v24[(i0 * 8 + i1) * L + l] * v8[i2 * L + l]));
           }
           theta_bar_Wv[i0 * 40 + i1 * 5 + i2] += lane_sum<L>(sum);
         }
@@ -5659,7 +5579,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
   }
   if (u_stages_bar) {
-    // %833 = reduce_sum f64[] -> v4
+    // %833 = reduce_sum f64[] -> v2
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5672,14 +5592,9 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v2[l] = acc_v[l];
     }
-    // %834 = mul f64[] -> v10
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[l] = v4[l] * 0.2f;
-    }
-    // %838 = reduce_sum f64[] -> v4
+    // %838 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5687,26 +5602,26 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - v10[l]);
+        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - (v2[l] * 0.2f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v8[l] = acc_v[l];
     }
-    // %842 = reciprocal f64[] -> v10
+    // %842 = reciprocal f64[] -> v2
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[l] = T(1) / std::sqrt((v4[l] * 0.2f) + 1e-05f);
+      v2[l] = T(1) / std::sqrt((v8[l] * 0.2f) + 1e-05f);
     }
-    // %1361 = mul f64[5] -> v4
+    // %1361 = mul f64[5] -> v8
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i0 * L + l] = ln_gain[i0] * v20[i0 * L + l];
+        v8[i0 * L + l] = ln_gain[i0] * v18[i0 * L + l];
       }
     }
-    // %1362 = reduce_sum f64[] -> v16
+    // %1362 = reduce_sum f64[] -> v14
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5714,19 +5629,14 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v4[i0 * L + l];
+        acc_v[l] = acc_v[l] + v8[i0 * L + l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[l] = acc_v[l];
+      v14[l] = acc_v[l];
     }
-    // %1363 = mul f64[] -> v19
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[l] = v16[l] * 0.2f;
-    }
-    // %1366 = contract f64[] -> v16
+    // %1366 = contract f64[] -> v17
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5734,34 +5644,29 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[i0 * L + l], v4[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v11[i0 * L + l], v8[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[l] = acc0_v[l];
-    }
-    // %1367 = mul f64[] -> v8
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[l] = v16[l] * 0.2f;
+      v17[l] = acc0_v[l];
     }
     // %1371 = mul f64[5] -> d.dx@0
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[i0 * L + l] +=
-            v10[l] * ((v4[i0 * L + l] - v19[l]) - (v13[i0 * L + l] * v8[l]));
+            v2[l] * ((v8[i0 * L + l] - (v14[l] * 0.2f)) - (v11[i0 * L + l] * (v17[l] * 0.2f)));
       }
     }
-    // %1372 = mul f64[5] -> v4
+    // %1372 = mul f64[5] -> v2
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i0 * L + l] = v14[i0 * L + l] * ln_gain[i0];
+        v2[i0 * L + l] = v12[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1373 = reduce_sum f64[] -> v10
+    // %1373 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5769,19 +5674,14 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v4[i0 * L + l];
+        acc_v[l] = acc_v[l] + v2[i0 * L + l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[l] = acc_v[l];
+      v8[l] = acc_v[l];
     }
-    // %1374 = mul f64[] -> v16
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[l] = v10[l] * 0.2f;
-    }
-    // %1377 = contract f64[] -> v10
+    // %1377 = contract f64[] -> v14
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5789,19 +5689,14 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[i0 * L + l], v7[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v2[i0 * L + l], v5[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[l] = acc0_v[l];
+      v14[l] = acc0_v[l];
     }
-    // %1378 = mul f64[] -> v13
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[l] = v10[l] * 0.2f;
-    }
-    // %773 = reduce_sum f64[] -> v10
+    // %773 = reduce_sum f64[] -> v11
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5814,14 +5709,9 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[l] = acc_v[l];
+      v11[l] = acc_v[l];
     }
-    // %774 = mul f64[] -> v19
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[l] = v10[l] * 0.2f;
-    }
-    // %778 = reduce_sum f64[] -> v10
+    // %778 = reduce_sum f64[] -> v17
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5829,34 +5719,34 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 5) * L + l] - v19[l]);
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 5) * L + l] - (v11[l] * 0.2f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[l] = acc_v[l];
+      v17[l] = acc_v[l];
     }
-    // %782 = reciprocal f64[] -> v19
+    // %782 = reciprocal f64[] -> v11
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[l] = T(1) / std::sqrt((v10[l] * 0.2f) + 1e-05f);
+      v11[l] = T(1) / std::sqrt((v17[l] * 0.2f) + 1e-05f);
     }
     // %1382 = mul f64[5] -> d.dx@1
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 + 5) * L + l] +=
-            ((v4[i0 * L + l] - v16[l]) - (v7[i0 * L + l] * v13[l])) * v19[l];
+            ((v2[i0 * L + l] - (v8[l] * 0.2f)) - (v5[i0 * L + l] * (v14[l] * 0.2f))) * v11[l];
       }
     }
-    // %1383 = mul f64[5] -> v4
+    // %1383 = mul f64[5] -> v2
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i0 * L + l] = ln_gain[i0] * v6[i0 * L + l];
+        v2[i0 * L + l] = ln_gain[i0] * v4[i0 * L + l];
       }
     }
-    // %1384 = reduce_sum f64[] -> v10
+    // %1384 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5864,19 +5754,14 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v4[i0 * L + l];
+        acc_v[l] = acc_v[l] + v2[i0 * L + l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[l] = acc_v[l];
+      v8[l] = acc_v[l];
     }
-    // %1385 = mul f64[] -> v16
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[l] = v10[l] * 0.2f;
-    }
-    // %1388 = contract f64[] -> v10
+    // %1388 = contract f64[] -> v14
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5884,19 +5769,14 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[i0 * L + l], v4[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v1[i0 * L + l], v2[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[l] = acc0_v[l];
+      v14[l] = acc0_v[l];
     }
-    // %1389 = mul f64[] -> v7
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[l] = v10[l] * 0.2f;
-    }
-    // %694 = reduce_sum f64[] -> v10
+    // %694 = reduce_sum f64[] -> v5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5909,14 +5789,9 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[l] = acc_v[l];
+      v5[l] = acc_v[l];
     }
-    // %695 = mul f64[] -> v13
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[l] = v10[l] * 0.2f;
-    }
-    // %699 = reduce_sum f64[] -> v10
+    // %699 = reduce_sum f64[] -> v11
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5924,24 +5799,24 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 15) * L + l] - v13[l]);
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 15) * L + l] - (v5[l] * 0.2f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[l] = acc_v[l];
+      v11[l] = acc_v[l];
     }
-    // %703 = reciprocal f64[] -> v13
+    // %703 = reciprocal f64[] -> v5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[l] = T(1) / std::sqrt((v10[l] * 0.2f) + 1e-05f);
+      v5[l] = T(1) / std::sqrt((v11[l] * 0.2f) + 1e-05f);
     }
     // %1393 = mul f64[5] -> d.dx@2
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 + 15) * L + l] +=
-            ((v4[i0 * L + l] - v16[l]) - (v3[i0 * L + l] * v7[l])) * v13[l];
+            ((v2[i0 * L + l] - (v8[l] * 0.2f)) - (v1[i0 * L + l] * (v14[l] * 0.2f))) * v5[l];
       }
     }
   }
@@ -6003,19 +5878,15 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39936);
   T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44032);
   T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48128);
-  T* __restrict u22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 80896);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 80960);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 113728);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 146496);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 179264);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 183360);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 216128);
-  T* __restrict u29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 248896);
-  T* __restrict u30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 248960);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 249024);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 253120);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 285888);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 289984);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 80896);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 113664);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 146432);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 179200);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 183296);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 216064);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 248832);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 281600);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 285696);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -6601,16 +6472,15 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %598 = mul f64[] -> u22
-  u22[0] = T(h) * 0.5f;
-  // %865 = add f64[16,8,8] -> v23
+  // %865 = add f64[16,8,8] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v23[(i0 * 64 + i1 * 8 + i2) * L + l] = (v21[(i0 * 64 + i1 * 8 + i2) * L + l] * u22[0]) +
-                                                 z0_W[(i0 * 64 + i1 * 8 + i2) * L + l];
+          v22[(i0 * 64 + i1 * 8 + i2) * L + l] =
+              (v21[(i0 * 64 + i1 * 8 + i2) * L + l] * (T(h) * 0.5f)) +
+              z0_W[(i0 * 64 + i1 * 8 + i2) * L + l];
         }
       }
     }
@@ -6629,12 +6499,12 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(v23[(i0 * 64 + i1 * 32 + i2) * L + l], v9[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v23[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v9[(i0 * 8 + i2) * L + l],
+              std::fma(v22[(i0 * 64 + i1 * 32 + i2) * L + l], v9[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v22[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v9[(i0 * 8 + i2) * L + l],
                                acc1_v[l]);
-          acc2_v[l] = std::fma(v23[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+          acc2_v[l] = std::fma(v22[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
                                v9[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v23[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+          acc3_v[l] = std::fma(v22[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
                                v9[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
@@ -6654,26 +6524,27 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v19[i0 * L + l] = vm::tanh(v12[i0 * L + l] - v18[i0 * L + l]);
     }
   }
-  // %885 = div f64[16,8,8] -> v24
+  // %885 = div f64[16,8,8] -> v23
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v23[(i0 * 64 + i1 * 8 + i2) * L + l] =
+              (v19[(i0 * 8 + i1) * L + l] * v8[(i0 * 8 + i2) * L + l]) / 4.0f;
+        }
+      }
+    }
+  }
+  // %889 = add f64[16,8,8] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           v24[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              (v19[(i0 * 8 + i1) * L + l] * v8[(i0 * 8 + i2) * L + l]) / 4.0f;
-        }
-      }
-    }
-  }
-  // %889 = add f64[16,8,8] -> v25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v25[(i0 * 64 + i1 * 8 + i2) * L + l] = (v24[(i0 * 64 + i1 * 8 + i2) * L + l] * u22[0]) +
-                                                 z0_W[(i0 * 64 + i1 * 8 + i2) * L + l];
+              (v23[(i0 * 64 + i1 * 8 + i2) * L + l] * (T(h) * 0.5f)) +
+              z0_W[(i0 * 64 + i1 * 8 + i2) * L + l];
         }
       }
     }
@@ -6692,12 +6563,12 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(v25[(i0 * 64 + i1 * 32 + i2) * L + l], v9[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v25[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v9[(i0 * 8 + i2) * L + l],
+              std::fma(v24[(i0 * 64 + i1 * 32 + i2) * L + l], v9[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v24[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v9[(i0 * 8 + i2) * L + l],
                                acc1_v[l]);
-          acc2_v[l] = std::fma(v25[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+          acc2_v[l] = std::fma(v24[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
                                v9[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v25[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+          acc3_v[l] = std::fma(v24[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
                                v9[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
@@ -6710,30 +6581,30 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %892 = tanh f64[16,8] -> v26
+  // %892 = tanh f64[16,8] -> v25
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = vm::tanh(v12[i0 * L + l] - v18[i0 * L + l]);
+      v25[i0 * L + l] = vm::tanh(v12[i0 * L + l] - v18[i0 * L + l]);
     }
   }
-  // %894 = div f64[16,8,8] -> v27
+  // %894 = div f64[16,8,8] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v27[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              (v8[(i0 * 8 + i2) * L + l] * v26[(i0 * 8 + i1) * L + l]) / 4.0f;
+          v26[(i0 * 64 + i1 * 8 + i2) * L + l] =
+              (v8[(i0 * 8 + i2) * L + l] * v25[(i0 * 8 + i1) * L + l]) / 4.0f;
         }
       }
     }
   }
-  // %1247 = add f64[16,8,8] -> v28
+  // %1247 = add f64[16,8,8] -> v27
   for (int64_t i0 = 0; i0 < 1024; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = z0_W[i0 * L + l] + (v27[i0 * L + l] * T(h));
+      v27[i0 * L + l] = z0_W[i0 * L + l] + (v26[i0 * L + l] * T(h));
     }
   }
   // %1248 = contract f64[16,8] -> v12
@@ -6750,12 +6621,12 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(v28[(i0 * 64 + i1 * 32 + i2) * L + l], v3[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v28[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v3[(i0 * 8 + i2) * L + l],
+              std::fma(v27[(i0 * 64 + i1 * 32 + i2) * L + l], v3[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v27[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v3[(i0 * 8 + i2) * L + l],
                                acc1_v[l]);
-          acc2_v[l] = std::fma(v28[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+          acc2_v[l] = std::fma(v27[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
                                v3[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v28[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+          acc3_v[l] = std::fma(v27[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
                                v3[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
@@ -6784,9 +6655,9 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
           z1_W[(i0 * 64 + i1 * 8 + i2) * L + l] =
               (T(h) *
                ((((v2[(i0 * 8 + i2) * L + l] * v18[(i0 * 8 + i1) * L + l]) / 4.0f) * 0.16666667f) +
-                ((v27[(i0 * 64 + i1 * 8 + i2) * L + l] * 0.33333334f) +
+                ((v26[(i0 * 64 + i1 * 8 + i2) * L + l] * 0.33333334f) +
                  ((v21[(i0 * 64 + i1 * 8 + i2) * L + l] * 0.16666667f) +
-                  (v24[(i0 * 64 + i1 * 8 + i2) * L + l] * 0.33333334f))))) +
+                  (v23[(i0 * 64 + i1 * 8 + i2) * L + l] * 0.33333334f))))) +
               z0_W[(i0 * 64 + i1 * 8 + i2) * L + l];
         }
       }
@@ -6838,41 +6709,21 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v12[i0 * L + l] = v6[i0 * L + l] * (1.0f - square(v20[i0 * L + l]));
     }
   }
-  // %1069 = mul f64[] -> u29
-  u29[0] = T(h) * 0.16666667f;
-  // %1981 = contract f64[16,8] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 8 + i1) * L + l] = v12[(i0 * 8 + i1) * L + l] * u29[0];
-      }
-    }
-  }
-  // %1949 = contract f64[16,8] -> v14
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 8 + i1) * L + l] = v15[(i0 * 8 + i1) * L + l] * u22[0];
-      }
-    }
-  }
-  // %2141 = div f64[16,8,8] -> v24
+  // %2141 = div f64[16,8,8] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v24[(i0 * 64 + i1 * 8 + i2) * L + l] =
+          v23[(i0 * 64 + i1 * 8 + i2) * L + l] =
               (a0[(i0 * 64 + i1 * 8 + i2) * L + l] +
-               (v12[(i0 * 8 + i1) * L + l] * v14[(i0 * 8 + i2) * L + l])) /
+               (v12[(i0 * 8 + i1) * L + l] * (v15[(i0 * 8 + i2) * L + l] * (T(h) * 0.5f)))) /
               4.0f;
         }
       }
     }
   }
-  // %2142 = contract f64[16,8] -> v14
+  // %2142 = contract f64[16,8] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6886,66 +6737,46 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(v24[(i0 * 64 + i1 * 32 + i2) * L + l], v8[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v24[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v8[(i0 * 8 + i2) * L + l],
+              std::fma(v23[(i0 * 64 + i1 * 32 + i2) * L + l], v8[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v23[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v8[(i0 * 8 + i2) * L + l],
                                acc1_v[l]);
-          acc2_v[l] = std::fma(v24[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+          acc2_v[l] = std::fma(v23[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
                                v8[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v24[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+          acc3_v[l] = std::fma(v23[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
                                v8[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2143 = mul f64[16,8] -> v27
+  // %2143 = mul f64[16,8] -> v14
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = (1.0f - square(v19[i0 * L + l])) * v14[i0 * L + l];
+      v14[i0 * L + l] = (1.0f - square(v19[i0 * L + l])) * v6[i0 * L + l];
     }
   }
-  // %1079 = mul f64[] -> u30
-  u30[0] = T(h) * 0.33333334f;
-  // %1983 = contract f64[16,8] -> v14
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 8 + i1) * L + l] = v9[(i0 * 8 + i1) * L + l] * u30[0];
-      }
-    }
-  }
-  // %1408 = contract f64[16,8] -> v31
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 8 + i1) * L + l] = v9[(i0 * 8 + i1) * L + l] * u22[0];
-      }
-    }
-  }
-  // %2146 = div f64[16,8,8] -> v32
+  // %2146 = div f64[16,8,8] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v32[(i0 * 64 + i1 * 8 + i2) * L + l] =
+          v26[(i0 * 64 + i1 * 8 + i2) * L + l] =
               (a0[(i0 * 64 + i1 * 8 + i2) * L + l] +
-               (v27[(i0 * 8 + i1) * L + l] * v31[(i0 * 8 + i2) * L + l])) /
+               (v14[(i0 * 8 + i1) * L + l] * (v9[(i0 * 8 + i2) * L + l] * (T(h) * 0.5f)))) /
               4.0f;
         }
       }
     }
   }
-  // %2147 = contract f64[16,8] -> v31
+  // %2147 = contract f64[16,8] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6959,21 +6790,21 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(v32[(i0 * 64 + i1 * 32 + i2) * L + l], v8[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v32[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v8[(i0 * 8 + i2) * L + l],
+              std::fma(v26[(i0 * 64 + i1 * 32 + i2) * L + l], v8[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v26[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v8[(i0 * 8 + i2) * L + l],
                                acc1_v[l]);
-          acc2_v[l] = std::fma(v32[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+          acc2_v[l] = std::fma(v26[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
                                v8[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v32[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+          acc3_v[l] = std::fma(v26[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
                                v8[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v31[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v31[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v31[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
@@ -6981,42 +6812,24 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v31[i0 * L + l] * (1.0f - square(v26[i0 * L + l]));
+      v8[i0 * L + l] = v6[i0 * L + l] * (1.0f - square(v25[i0 * L + l]));
     }
   }
-  // %1990 = contract f64[16,8] -> v31
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 8 + i1) * L + l] = v3[(i0 * 8 + i1) * L + l] * u29[0];
-      }
-    }
-  }
-  // %2153 = contract f64[16,8] -> v33
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 8 + i1) * L + l] = v8[(i0 * 8 + i1) * L + l] * T(h);
-      }
-    }
-  }
-  // %2156 = div f64[16,8,8] -> v34
+  // %2156 = div f64[16,8,8] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v34[(i0 * 64 + i1 * 8 + i2) * L + l] =
+          v28[(i0 * 64 + i1 * 8 + i2) * L + l] =
               (a0[(i0 * 64 + i1 * 8 + i2) * L + l] +
-               (v33[(i0 * 8 + i1) * L + l] * v9[(i0 * 8 + i2) * L + l])) /
+               ((v8[(i0 * 8 + i1) * L + l] * T(h)) * v9[(i0 * 8 + i2) * L + l])) /
               4.0f;
         }
       }
     }
   }
-  // %2157 = contract f64[16,8] -> v33
+  // %2157 = contract f64[16,8] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7030,21 +6843,21 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(v34[(i0 * 64 + i1 * 32 + i2) * L + l], v2[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v34[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v2[(i0 * 8 + i2) * L + l],
+              std::fma(v28[(i0 * 64 + i1 * 32 + i2) * L + l], v2[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v28[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v2[(i0 * 8 + i2) * L + l],
                                acc1_v[l]);
-          acc2_v[l] = std::fma(v34[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+          acc2_v[l] = std::fma(v28[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
                                v2[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v34[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+          acc3_v[l] = std::fma(v28[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
                                v2[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v33[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v33[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v33[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
@@ -7052,7 +6865,7 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v33[i0 * L + l] * (1.0f - square(v18[i0 * L + l]));
+      v2[i0 * L + l] = v6[i0 * L + l] * (1.0f - square(v18[i0 * L + l]));
     }
   }
   // %2161 = add f64[16,8,8] -> a.W
@@ -7063,10 +6876,12 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         for (int64_t l = 0; l < L; ++l) {
           a1[(i0 * 64 + i1 * 8 + i2) * L + l] =
               a0[(i0 * 64 + i1 * 8 + i2) * L + l] +
-              ((((v6[(i0 * 8 + i1) * L + l] * v15[(i0 * 8 + i2) * L + l]) +
-                 (v27[(i0 * 8 + i1) * L + l] * v14[(i0 * 8 + i2) * L + l])) +
-                (v14[(i0 * 8 + i2) * L + l] * v8[(i0 * 8 + i1) * L + l])) +
-               (v31[(i0 * 8 + i2) * L + l] * v2[(i0 * 8 + i1) * L + l]));
+              (((((v12[(i0 * 8 + i1) * L + l] * (T(h) * 0.16666667f)) *
+                  v15[(i0 * 8 + i2) * L + l]) +
+                 (v14[(i0 * 8 + i1) * L + l] *
+                  (v9[(i0 * 8 + i2) * L + l] * (T(h) * 0.33333334f)))) +
+                ((v9[(i0 * 8 + i2) * L + l] * (T(h) * 0.33333334f)) * v8[(i0 * 8 + i1) * L + l])) +
+               ((v3[(i0 * 8 + i2) * L + l] * (T(h) * 0.16666667f)) * v2[(i0 * 8 + i1) * L + l]));
         }
       }
     }
@@ -7108,7 +6923,7 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %1510 = contract f64[16,8] -> v14
+  // %1510 = contract f64[16,8] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7133,10 +6948,10 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v29[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v29[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v29[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v29[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
@@ -7172,13 +6987,13 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %1803 = sub f64[16,8] -> v31
+  // %1803 = sub f64[16,8] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 8 + i1) * L + l] =
-            (v14[(i0 * 8 + i1) * L + l] * v17[i0 * L + l]) - v20[(i0 * 8 + i1) * L + l];
+        v21[(i0 * 8 + i1) * L + l] =
+            (v29[(i0 * 8 + i1) * L + l] * v17[i0 * L + l]) - v20[(i0 * 8 + i1) * L + l];
       }
     }
   }
@@ -7194,13 +7009,13 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v31[(i0 * 32 + i1) * L + l], v15[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v21[(i0 * 32 + i1) * L + l], v15[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v31[(i0 * 32 + i1 + 8) * L + l], v15[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v21[(i0 * 32 + i1 + 8) * L + l], v15[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v31[(i0 * 32 + i1 + 16) * L + l], v15[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v21[(i0 * 32 + i1 + 16) * L + l], v15[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v31[(i0 * 32 + i1 + 24) * L + l], v15[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v21[(i0 * 32 + i1 + 24) * L + l], v15[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7211,13 +7026,13 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2163 = mul f64[16,8] -> v33
+  // %2163 = mul f64[16,8] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 8 + i1) * L + l] =
-            v15[(i0 * 8 + i1) * L + l] * (v31[(i0 * 8 + i1) * L + l] - v20[i0 * L + l]);
+        v30[(i0 * 8 + i1) * L + l] =
+            v15[(i0 * 8 + i1) * L + l] * (v21[(i0 * 8 + i1) * L + l] - v20[i0 * L + l]);
       }
     }
   }
@@ -7233,10 +7048,10 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v33[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v33[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v33[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v33[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v30[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v30[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v30[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v30[(i0 * 8 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7250,7 +7065,7 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v33[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v30[(i0 * 8 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7287,13 +7102,13 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 32 + i1) * L + l], v14[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v15[(i0 * 32 + i1) * L + l], v29[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v15[(i0 * 32 + i1 + 8) * L + l], v14[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v15[(i0 * 32 + i1 + 8) * L + l], v29[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v15[(i0 * 32 + i1 + 16) * L + l], v14[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v15[(i0 * 32 + i1 + 16) * L + l], v29[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v15[(i0 * 32 + i1 + 24) * L + l], v14[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v15[(i0 * 32 + i1 + 24) * L + l], v29[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7304,11 +7119,11 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1512 = mul f64[16] -> v14
+  // %1512 = mul f64[16] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = ((1.0f - v17[i0 * L + l]) * v17[i0 * L + l]) * v6[i0 * L + l];
+      v15[i0 * L + l] = ((1.0f - v17[i0 * L + l]) * v17[i0 * L + l]) * v6[i0 * L + l];
     }
   }
   // %1513 = contract f64[5] -> v17
@@ -7322,10 +7137,10 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 5], v14[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 * 5 + 1], v14[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 * 5 + 2], v14[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 * 5 + 3], v14[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 5], v15[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 5 + 1], v15[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 5 + 2], v15[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 5 + 3], v15[i0 * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -7339,7 +7154,7 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 5 + 4], v14[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 5 + 4], v15[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -7353,7 +7168,7 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v6[i0 * L + l] = (v16[i0 * L + l] + v17[i0 * L + l]) * 0.16666667f;
     }
   }
-  // %2171 = contract f64[16,8] -> v15
+  // %2171 = contract f64[16,8] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7366,22 +7181,22 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v24[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v19[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(v23[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v19[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v24[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+          acc1_v[l] = std::fma(v23[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
                                v19[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v24[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+          acc2_v[l] = std::fma(v23[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
                                v19[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v24[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+          acc3_v[l] = std::fma(v23[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
                                v19[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v20[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v20[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v20[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v20[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
@@ -7397,13 +7212,13 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[(i0 * 32 + i1) * L + l], v15[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v9[(i0 * 32 + i1) * L + l], v20[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 8) * L + l], v15[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v9[(i0 * 32 + i1 + 8) * L + l], v20[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 16) * L + l], v15[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v9[(i0 * 32 + i1 + 16) * L + l], v20[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 24) * L + l], v15[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v9[(i0 * 32 + i1 + 24) * L + l], v20[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7421,11 +7236,11 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v19[i0 * L + l] = v11[i0 * L + l] * (1.0f - v11[i0 * L + l]);
     }
   }
-  // %2184 = mul f64[16] -> v20
+  // %2184 = mul f64[16] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = v17[i0 * L + l] * v19[i0 * L + l];
+      v29[i0 * L + l] = v17[i0 * L + l] * v19[i0 * L + l];
     }
   }
   // %2185 = contract f64[5] -> v16
@@ -7439,10 +7254,10 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 5], v20[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 * 5 + 1], v20[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 * 5 + 2], v20[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 * 5 + 3], v20[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 5], v29[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 5 + 1], v29[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 5 + 2], v29[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 5 + 3], v29[i0 * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -7456,14 +7271,14 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 5 + 4], v20[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 5 + 4], v29[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v16[4 * L + l] = acc0_v[l];
   }
-  // %2173 = contract f64[16,8] -> v31
+  // %2173 = contract f64[16,8] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7476,32 +7291,32 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v23[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v27[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(v22[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v14[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v23[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v27[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v23[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v27[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v23[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v27[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc1_v[l] = std::fma(v22[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v14[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v22[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v14[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v22[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v14[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v31[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v31[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v31[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v21[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v21[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v21[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v21[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2174 = sub f64[16,8] -> v21
+  // %2174 = sub f64[16,8] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 8 + i1) * L + l] =
-            (v15[(i0 * 8 + i1) * L + l] * v11[i0 * L + l]) - v31[(i0 * 8 + i1) * L + l];
+        v22[(i0 * 8 + i1) * L + l] =
+            (v20[(i0 * 8 + i1) * L + l] * v11[i0 * L + l]) - v21[(i0 * 8 + i1) * L + l];
       }
     }
   }
@@ -7517,13 +7332,13 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 32 + i1) * L + l], v9[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v22[(i0 * 32 + i1) * L + l], v9[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 8) * L + l], v9[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v22[(i0 * 32 + i1 + 8) * L + l], v9[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 16) * L + l], v9[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v22[(i0 * 32 + i1 + 16) * L + l], v9[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 24) * L + l], v9[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v22[(i0 * 32 + i1 + 24) * L + l], v9[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7534,17 +7349,17 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2178 = mul f64[16,8] -> v15
+  // %2178 = mul f64[16,8] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 8 + i1) * L + l] =
-            v9[(i0 * 8 + i1) * L + l] * (v21[(i0 * 8 + i1) * L + l] - v17[i0 * L + l]);
+        v20[(i0 * 8 + i1) * L + l] =
+            v9[(i0 * 8 + i1) * L + l] * (v22[(i0 * 8 + i1) * L + l] - v17[i0 * L + l]);
       }
     }
   }
-  // %2179 = contract f64[16,5] -> v31
+  // %2179 = contract f64[16,5] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7556,47 +7371,10 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v15[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v15[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v15[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v15[(i0 * 8 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v31[(i0 * 5) * L + l] = acc0_v[l];
-      v31[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v31[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v31[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v15[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v31[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %2180 = contract f64[16,5] -> v21
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5], v27[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 1], v27[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 2], v27[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 3], v27[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v20[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v20[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v20[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v20[(i0 * 8 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7610,12 +7388,49 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 4], v27[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v20[(i0 * 8 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v21[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %2180 = contract f64[16,5] -> v22
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5], v14[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 1], v14[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 2], v14[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 3], v14[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[(i0 * 5) * L + l] = acc0_v[l];
+      v22[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 4], v14[(i0 * 8 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
   // %2182 = reduce_sum f64[5] -> v17
@@ -7627,7 +7442,7 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v31[(i0 + i1 * 5) * L + l] + v21[(i0 + i1 * 5) * L + l]);
+        acc_v[l] = acc_v[l] + (v21[(i0 + i1 * 5) * L + l] + v22[(i0 + i1 * 5) * L + l]);
       }
     }
     PLASTIC_SIMD
@@ -7635,14 +7450,14 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v17[i0 * L + l] = acc_v[l];
     }
   }
-  // %2229 = mul f64[5] -> v31
+  // %2229 = mul f64[5] -> v21
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = (v16[i0 * L + l] + v17[i0 * L + l]) * 0.33333334f;
+      v21[i0 * L + l] = (v16[i0 * L + l] + v17[i0 * L + l]) * 0.33333334f;
     }
   }
-  // %2191 = contract f64[16,8] -> v21
+  // %2191 = contract f64[16,8] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7655,22 +7470,22 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v32[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v26[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(v26[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v25[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v32[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v26[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v32[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v26[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v32[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v26[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc1_v[l] = std::fma(v26[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v25[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v26[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v25[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v26[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v25[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v21[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v21[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v21[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v22[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v22[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v22[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v22[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
@@ -7686,13 +7501,13 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 32 + i1) * L + l], v9[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v22[(i0 * 32 + i1) * L + l], v9[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 8) * L + l], v9[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v22[(i0 * 32 + i1 + 8) * L + l], v9[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 16) * L + l], v9[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v22[(i0 * 32 + i1 + 16) * L + l], v9[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 24) * L + l], v9[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v22[(i0 * 32 + i1 + 24) * L + l], v9[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7703,11 +7518,11 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2203 = mul f64[16] -> v26
+  // %2203 = mul f64[16] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = v17[i0 * L + l] * v19[i0 * L + l];
+      v25[i0 * L + l] = v17[i0 * L + l] * v19[i0 * L + l];
     }
   }
   // %2204 = contract f64[5] -> v16
@@ -7721,10 +7536,10 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 5], v26[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 * 5 + 1], v26[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 * 5 + 2], v26[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 * 5 + 3], v26[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 5], v25[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 5 + 1], v25[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 5 + 2], v25[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 5 + 3], v25[i0 * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -7738,7 +7553,7 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 5 + 4], v26[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 5 + 4], v25[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -7795,13 +7610,13 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v25[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v8[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(v24[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v8[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v25[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+          acc1_v[l] = std::fma(v24[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
                                v8[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v25[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+          acc2_v[l] = std::fma(v24[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
                                v8[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v25[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+          acc3_v[l] = std::fma(v24[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
                                v8[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
@@ -7820,7 +7635,7 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v24[(i0 * 8 + i1) * L + l] =
-            (v21[(i0 * 8 + i1) * L + l] * v11[i0 * L + l]) - v23[(i0 * 8 + i1) * L + l];
+            (v22[(i0 * 8 + i1) * L + l] * v11[i0 * L + l]) - v23[(i0 * 8 + i1) * L + l];
       }
     }
   }
@@ -7853,12 +7668,12 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2198 = mul f64[16,8] -> v21
+  // %2198 = mul f64[16,8] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 8 + i1) * L + l] =
+        v22[(i0 * 8 + i1) * L + l] =
             (v24[(i0 * 8 + i1) * L + l] - v11[i0 * L + l]) * v9[(i0 * 8 + i1) * L + l];
       }
     }
@@ -7875,10 +7690,10 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v21[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v21[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v21[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v21[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v22[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v22[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v22[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v22[(i0 * 8 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7892,7 +7707,7 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v21[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v22[(i0 * 8 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7937,13 +7752,13 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v34[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v18[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(v28[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v18[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v34[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+          acc1_v[l] = std::fma(v28[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
                                v18[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v34[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+          acc2_v[l] = std::fma(v28[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
                                v18[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v34[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+          acc3_v[l] = std::fma(v28[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
                                v18[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
@@ -8040,13 +7855,13 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v28[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v2[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(v27[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v2[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v28[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+          acc1_v[l] = std::fma(v27[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
                                v2[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v28[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+          acc2_v[l] = std::fma(v27[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
                                v2[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v28[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+          acc3_v[l] = std::fma(v27[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
                                v2[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
@@ -8212,7 +8027,7 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v10[i0 * L + l] * v6[i0 * L + l])) - (v4[i0 * L + l] * v31[i0 * L + l])) -
+        sum[l] = ((((-(v10[i0 * L + l] * v6[i0 * L + l])) - (v4[i0 * L + l] * v21[i0 * L + l])) -
                    (v17[i0 * L + l] * v4[i0 * L + l])) -
                   ((v0[i0 * L + l] * v11[i0 * L + l]) * 0.16666667f)) *
                  T(h);
@@ -8226,31 +8041,10 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-v31[i0 * L + l]) - v6[i0 * L + l]) - v17[i0 * L + l]) -
+        sum[l] = T(h) * ((((-v21[i0 * L + l]) - v6[i0 * L + l]) - v17[i0 * L + l]) -
                          (v11[i0 * L + l] * 0.16666667f));
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %2320 = contract f64[5] -> v0
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v7[i0 * L + l] * u30[0];
-    }
-  }
-  // %2066 = contract f64[5] -> v7
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v13[i0 * L + l] * u29[0];
-    }
-  }
-  // %2072 = contract f64[5] -> v13
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v1[i0 * L + l] * u29[0];
     }
   }
   // %2337 = sub f64[16,5] -> adj.Wb
@@ -8260,9 +8054,10 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v0[i1 * L + l] * v20[i0 * L + l])) - (v14[i0 * L + l] * v7[i1 * L + l])) -
-                    (v0[i1 * L + l] * v26[i0 * L + l])) -
-                   (v13[i1 * L + l] * v18[i0 * L + l]);
+          sum[l] = (((-((v7[i1 * L + l] * (T(h) * 0.33333334f)) * v29[i0 * L + l])) -
+                     (v15[i0 * L + l] * (v13[i1 * L + l] * (T(h) * 0.16666667f)))) -
+                    ((v7[i1 * L + l] * (T(h) * 0.33333334f)) * v25[i0 * L + l])) -
+                   ((v1[i1 * L + l] * (T(h) * 0.16666667f)) * v18[i0 * L + l]);
         }
         dtheta_Wb[i0 * 5 + i1] += lane_sum<L>(sum);
       }
@@ -8276,10 +8071,10 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v33[(i0 * 8 + i1) * L + l] * v7[i2 * L + l])) -
-                       (v15[(i0 * 8 + i1) * L + l] * v0[i2 * L + l])) -
-                      (v21[(i0 * 8 + i1) * L + l] * v0[i2 * L + l])) -
-                     (v9[(i0 * 8 + i1) * L + l] * v13[i2 * L + l]);
+            sum[l] = (((-(v30[(i0 * 8 + i1) * L + l] * (v13[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                       (v20[(i0 * 8 + i1) * L + l] * (v7[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                      (v22[(i0 * 8 + i1) * L + l] * (v7[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                     (v9[(i0 * 8 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 40 + i1 * 5 + i2] += lane_sum<L>(sum);
         }
@@ -8294,47 +8089,45 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v12[(i0 * 8 + i1) * L + l] * v7[i2 * L + l])) -
-                       (v27[(i0 * 8 + i1) * L + l] * v0[i2 * L + l])) -
-                      (v8[(i0 * 8 + i1) * L + l] * v0[i2 * L + l])) -
-                     (v2[(i0 * 8 + i1) * L + l] * v13[i2 * L + l]);
+            sum[l] = (((-(v12[(i0 * 8 + i1) * L + l] * (v13[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                       (v14[(i0 * 8 + i1) * L + l] * (v7[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                      (v8[(i0 * 8 + i1) * L + l] * (v7[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                     (v2[(i0 * 8 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 40 + i1 * 5 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1927 = mul f64[] -> u22
-  u22[0] = T(h) * -0.0f;
   // %1928 = broadcast f64[16,8,5] -> adj.Wq
   for (int64_t i0 = 0; i0 < 640; ++i0) {
-    dtheta_Wq[i0] += u22[0] * 8.0f;
+    dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1929 = broadcast f64[128] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
-    dtheta_ff_norm_gain[i0] += u22[0] * 8.0f;
-    dtheta_ff_norm_bias[i0] += u22[0] * 8.0f;
-    dtheta_ff_down_bias[i0] += u22[0] * 8.0f;
+    dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
+    dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
+    dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1930 = broadcast f64[64,128] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 8192; ++i0) {
-    dtheta_ff_up_weight[i0] += u22[0] * 8.0f;
+    dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1931 = broadcast f64[64] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
-    dtheta_ff_up_bias[i0] += u22[0] * 8.0f;
+    dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1932 = broadcast f64[128,64] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 8192; ++i0) {
-    dtheta_ff_down_weight[i0] += u22[0] * 8.0f;
+    dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1933 = broadcast f64[3,128] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 384; ++i0) {
-    dtheta_out_weight[i0] += u22[0] * 8.0f;
+    dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1934 = broadcast f64[3] -> adj.out.bias
   for (int64_t i0 = 0; i0 < 3; ++i0) {
-    dtheta_out_bias[i0] += u22[0] * 8.0f;
+    dtheta_out_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
 }
 
@@ -8711,7 +8504,6 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
   T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27328);
   T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 31424);
   T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35520);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35584);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -8909,13 +8701,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
   for (int64_t l = 0; l < L; ++l) {
     v5[l] = acc_v[l];
   }
-  // %379 = mul f64[] -> v6
-  // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v6[l] = v5[l] * 0.0078125f;
-  }
-  // %383 = reduce_sum f64[] -> v5
+  // %383 = reduce_sum f64[] -> v6
   // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -8924,18 +8710,18 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v3[i0 * L + l] - v6[l]);
+      acc_v[l] = acc_v[l] + square(v3[i0 * L + l] - (v5[l] * 0.0078125f));
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v5[l] = acc_v[l];
+    v6[l] = acc_v[l];
   }
-  // %387 = reciprocal f64[] -> v6
+  // %387 = reciprocal f64[] -> v5
   // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v6[l] = T(1) / std::sqrt((v5[l] * 0.0078125f) + 1e-05f);
+    v5[l] = T(1) / std::sqrt((v6[l] * 0.0078125f) + 1e-05f);
   }
   // %370 = contract f64[64] -> v7
   // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
@@ -8985,8 +8771,8 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e182 = v3[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e182 * e182);
+        const T e181 = v3[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e181 * e181);
       }
     }
   }
@@ -9087,7 +8873,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
       v13[i0 * L + l] = ff_norm_gain[i0] * v12[i0 * L + l];
     }
   }
-  // %393 = reduce_sum f64[] -> v5
+  // %393 = reduce_sum f64[] -> v6
   // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -9101,15 +8887,9 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v5[l] = acc_v[l];
+    v6[l] = acc_v[l];
   }
-  // %394 = mul f64[] -> v7
-  // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v7[l] = v5[l] * 0.0078125f;
-  }
-  // %451 = contract f64[] -> v5
+  // %451 = contract f64[] -> v7
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -9122,19 +8902,14 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v5[l] = acc0_v[l];
+    v7[l] = acc0_v[l];
   }
-  // %509 = mul f64[] -> v14
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v14[l] = v5[l] * 0.0078125f;
-  }
-  // %515 = reshape f64[16,8] -> v15
+  // %515 = reshape f64[16,8] -> v14
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] =
-          v0[i0 * L + l] + (v6[l] * ((v13[i0 * L + l] - v7[l]) - (v14[l] * v8[i0 * L + l])));
+      v14[i0 * L + l] = v0[i0 * L + l] + (v5[l] * ((v13[i0 * L + l] - (v6[l] * 0.0078125f)) -
+                                                   ((v7[l] * 0.0078125f) * v8[i0 * L + l])));
     }
   }
   // %516 = contract f64[16,8,8] -> d.W
@@ -9144,7 +8919,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z_bar_W[(i0 * 64 + i1 * 8 + i2) * L + l] +=
-              v15[(i0 * 8 + i1) * L + l] * v4[(i0 * 8 + i2) * L + l];
+              v14[(i0 * 8 + i1) * L + l] * v4[(i0 * 8 + i2) * L + l];
         }
       }
     }
@@ -9162,14 +8937,14 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v15[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v14[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v14[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v14[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v14[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -9210,12 +8985,12 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
       v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %521 = mul f64[16,8] -> v15
+  // %521 = mul f64[16,8] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 8 + i1) * L + l] =
+        v14[(i0 * 8 + i1) * L + l] =
             (v13[(i0 * 8 + i1) * L + l] - v7[i0 * L + l]) * v4[(i0 * 8 + i1) * L + l];
       }
     }
@@ -9232,10 +9007,10 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wq[i0 * 40 + i1 * 5], v15[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wq[i0 * 40 + i1 * 5 + 1], v15[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wq[i0 * 40 + i1 * 5 + 2], v15[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wq[i0 * 40 + i1 * 5 + 3], v15[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wq[i0 * 40 + i1 * 5], v14[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq[i0 * 40 + i1 * 5 + 1], v14[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq[i0 * 40 + i1 * 5 + 2], v14[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq[i0 * 40 + i1 * 5 + 3], v14[(i0 * 8 + i1) * L + l], acc3_v[l]);
       }
     }
   }
@@ -9251,7 +9026,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wq[i0 * 40 + i1 * 5 + 4], v15[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wq[i0 * 40 + i1 * 5 + 4], v14[(i0 * 8 + i1) * L + l], acc0_v[l]);
       }
     }
   }
@@ -9278,7 +9053,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = v2[i2 * L + l] * v15[(i0 * 8 + i1) * L + l];
+            sum[l] = v2[i2 * L + l] * v14[(i0 * 8 + i1) * L + l];
           }
           theta_bar_Wq[i0 * 40 + i1 * 5 + i2] += lane_sum<L>(sum);
         }
@@ -9457,13 +9232,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %415 = mul f64[] -> v14
-    // fwp_delta_rde.ode:55: let q = softmax(Wq @ ln(dx(T)))
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[l] = v6[l] * 0.2f;
-    }
-    // %419 = reduce_sum f64[] -> v6
+    // %419 = reduce_sum f64[] -> v2
     // fwp_delta_rde.ode:55: let q = softmax(Wq @ ln(dx(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9472,18 +9241,18 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - v14[l]);
+        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - (v6[l] * 0.2f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v2[l] = acc_v[l];
     }
-    // %423 = reciprocal f64[] -> v14
+    // %423 = reciprocal f64[] -> v6
     // fwp_delta_rde.ode:55: let q = softmax(Wq @ ln(dx(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[l] = T(1) / std::sqrt((v6[l] * 0.2f) + 1e-05f);
+      v6[l] = T(1) / std::sqrt((v2[l] * 0.2f) + 1e-05f);
     }
     // %525 = mul f64[5] -> v2
     for (int64_t i0 = 0; i0 < 5; ++i0) {
@@ -9492,7 +9261,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
         v2[i0 * L + l] = ln_gain[i0] * v5[i0 * L + l];
       }
     }
-    // %526 = reduce_sum f64[] -> v6
+    // %526 = reduce_sum f64[] -> v5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -9505,14 +9274,9 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v5[l] = acc_v[l];
     }
-    // %527 = mul f64[] -> v5
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[l] = v6[l] * 0.2f;
-    }
-    // %530 = contract f64[] -> v6
+    // %530 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -9525,18 +9289,14 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc0_v[l];
-    }
-    // %531 = mul f64[] -> v7
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[l] = v6[l] * 0.2f;
+      v7[l] = acc0_v[l];
     }
     // %535 = mul f64[5] -> d.dx@T
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] += v14[l] * ((v2[i0 * L + l] - v5[l]) - (v1[i0 * L + l] * v7[l]));
+        u_bar[i0 * L + l] +=
+            v6[l] * ((v2[i0 * L + l] - (v5[l] * 0.2f)) - (v1[i0 * L + l] * (v7[l] * 0.2f)));
       }
     }
   }
@@ -9877,11 +9637,11 @@ const plastic_model kModel = {
             .field = 17024,
             .field_vjp = 62080,
             .adjoint_field = 116096,
-            .step = 144576,
-            .step_vjp = 347264,
-            .adjoint_step = 322752,
+            .step = 144512,
+            .step_vjp = 314368,
+            .adjoint_step = 289792,
             .output = 12928,
-            .output_vjp = 39680,
+            .output_vjp = 39616,
             .loss = 128,
             .loss_vjp = 256,
         },

@@ -1319,12 +1319,7 @@ extern "C" void fwp_delta_xprime_cde_field_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = acc_v[l];
     }
-    // %221 = mul f64[] -> v2
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[l] = v4[l] * 0.04761905f;
-    }
-    // %224 = contract f64[] -> v4
+    // %224 = contract f64[] -> v2
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -1337,14 +1332,9 @@ extern "C" void fwp_delta_xprime_cde_field_vjp(const void* /*ctx*/, double /*t*/
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc0_v[l];
+      v2[l] = acc0_v[l];
     }
-    // %225 = mul f64[] -> v3
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[l] = v4[l] * 0.04761905f;
-    }
-    // %103 = reduce_sum f64[] -> v4
+    // %103 = reduce_sum f64[] -> v3
     // fwp_delta_xprime_cde.ode:37: let u    = ln(dx(t))                                   # x' only
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1358,15 +1348,9 @@ extern "C" void fwp_delta_xprime_cde_field_vjp(const void* /*ctx*/, double /*t*/
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v3[l] = acc_v[l];
     }
-    // %105 = mul f64[] -> v5
-    // fwp_delta_xprime_cde.ode:37: let u    = ln(dx(t))                                   # x' only
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[l] = v4[l] * 0.04761905f;
-    }
-    // %109 = reduce_sum f64[] -> v4
+    // %109 = reduce_sum f64[] -> v5
     // fwp_delta_xprime_cde.ode:37: let u    = ln(dx(t))                                   # x' only
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1375,24 +1359,26 @@ extern "C" void fwp_delta_xprime_cde_field_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(dx[i0 * L + l] - v5[l]);
+        acc_v[l] = acc_v[l] + square(dx[i0 * L + l] - (v3[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v5[l] = acc_v[l];
     }
-    // %114 = reciprocal f64[] -> v5
+    // %114 = reciprocal f64[] -> v3
     // fwp_delta_xprime_cde.ode:37: let u    = ln(dx(t))                                   # x' only
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[l] = T(1) / std::sqrt((v4[l] * 0.04761905f) + 1e-05f);
+      v3[l] = T(1) / std::sqrt((v5[l] * 0.04761905f) + 1e-05f);
     }
     // %229 = mul f64[21] -> d.dx
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] += ((v1[i0 * L + l] - v2[l]) - (v0[i0 * L + l] * v3[l])) * v5[l];
+        u_bar[i0 * L + l] +=
+            ((v1[i0 * L + l] - (v4[l] * 0.04761905f)) - (v0[i0 * L + l] * (v2[l] * 0.04761905f))) *
+            v3[l];
       }
     }
   }
@@ -2707,12 +2693,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
     for (int64_t l = 0; l < L; ++l) {
       v4_2[l] = acc_v_2[l];
     }
-    // %221 = mul f64[] -> v1
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1_2[l] = v4_2[l] * 0.04761905f;
-    }
-    // %224 = contract f64[] -> v4
+    // %224 = contract f64[] -> v1
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v_2[l] = 0.0f;
@@ -2725,14 +2706,9 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4_2[l] = acc0_v_2[l];
+      v1_2[l] = acc0_v_2[l];
     }
-    // %225 = mul f64[] -> v2
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2_2[l] = v4_2[l] * 0.04761905f;
-    }
-    // %103 = reduce_sum f64[] -> v4
+    // %103 = reduce_sum f64[] -> v2
     // fwp_delta_xprime_cde.ode:37: let u    = ln(dx(t))                                   # x' only
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2746,15 +2722,9 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4_2[l] = acc_v_2[l];
+      v2_2[l] = acc_v_2[l];
     }
-    // %105 = mul f64[] -> v5
-    // fwp_delta_xprime_cde.ode:37: let u    = ln(dx(t))                                   # x' only
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5_2[l] = v4_2[l] * 0.04761905f;
-    }
-    // %109 = reduce_sum f64[] -> v4
+    // %109 = reduce_sum f64[] -> v5
     // fwp_delta_xprime_cde.ode:37: let u    = ln(dx(t))                                   # x' only
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2763,25 +2733,26 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v_2[l] = acc_v_2[l] + square(dx[i0 * L + l] - v5_2[l]);
+        acc_v_2[l] = acc_v_2[l] + square(dx[i0 * L + l] - (v2_2[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4_2[l] = acc_v_2[l];
+      v5_2[l] = acc_v_2[l];
     }
-    // %114 = reciprocal f64[] -> v5
+    // %114 = reciprocal f64[] -> v2
     // fwp_delta_xprime_cde.ode:37: let u    = ln(dx(t))                                   # x' only
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5_2[l] = T(1) / std::sqrt((v4_2[l] * 0.04761905f) + 1e-05f);
+      v2_2[l] = T(1) / std::sqrt((v5_2[l] * 0.04761905f) + 1e-05f);
     }
     // %229 = mul f64[21] -> d.dx
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] +=
-            ((v3_2[i0 * L + l] - v1_2[l]) - (v0_2[i0 * L + l] * v2_2[l])) * v5_2[l];
+        u_bar[i0 * L + l] += ((v3_2[i0 * L + l] - (v4_2[l] * 0.04761905f)) -
+                              (v0_2[i0 * L + l] * (v1_2[l] * 0.04761905f))) *
+                             v2_2[l];
       }
     }
   }
@@ -2808,16 +2779,12 @@ extern "C" void fwp_delta_xprime_cde_step(const void* /*ctx*/, double /*t*/, dou
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3968);
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6528);
   T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9088);
-  T* __restrict u6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11648);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11712);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14272);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16832);
-  T* __restrict u10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19392);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19456);
-  T* __restrict u12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22016);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22080);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22208);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24768);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11648);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14208);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16768);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19328);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19456);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22016);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3029,21 +2996,13 @@ extern "C" void fwp_delta_xprime_cde_step(const void* /*ctx*/, double /*t*/, dou
       v1[i0 * L + l] = sigmoid(v0[i0 * L + l]);
     }
   }
-  // %896 = mul f64[] -> u6
-  u6[0] = T(h) * 0.16666667f;
-  // %897 = contract f64[4] -> v0
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v1[i0 * L + l] * u6[0];
-    }
-  }
   // %898 = contract f64[4,20] -> v2
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 20 + i1) * L + l] = v5[(i0 * 20 + i1) * L + l] * v0[i0 * L + l];
+        v2[(i0 * 20 + i1) * L + l] =
+            v5[(i0 * 20 + i1) * L + l] * (v1[i0 * L + l] * (T(h) * 0.16666667f));
       }
     }
   }
@@ -3067,8 +3026,8 @@ extern "C" void fwp_delta_xprime_cde_step(const void* /*ctx*/, double /*t*/, dou
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e174 = u_stages[(i0 + 21) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e174 * e174);
+        const T e172 = u_stages[(i0 + 21) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e172 * e172);
       }
     }
   }
@@ -3090,7 +3049,7 @@ extern "C" void fwp_delta_xprime_cde_step(const void* /*ctx*/, double /*t*/, dou
       v3[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
     }
   }
-  // %585 = contract f64[4,20] -> v7
+  // %585 = contract f64[4,20] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3111,14 +3070,14 @@ extern "C" void fwp_delta_xprime_cde_step(const void* /*ctx*/, double /*t*/, dou
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %586 = softmax f64[4,20] -> v8
+  // %586 = softmax f64[4,20] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3128,7 +3087,7 @@ extern "C" void fwp_delta_xprime_cde_step(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v7[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v7[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+            (v6[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v6[(i0 * 20 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3139,14 +3098,14 @@ extern "C" void fwp_delta_xprime_cde_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v7[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v7[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        v0[i1 * L + l] = vm::exp(v6[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v6[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 20 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+        v7[(i0 * 20 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
       }
     }
   }
@@ -3174,34 +3133,23 @@ extern "C" void fwp_delta_xprime_cde_step(const void* /*ctx*/, double /*t*/, dou
     v0[2 * L + l] = acc2_v[l];
     v0[3 * L + l] = acc3_v[l];
   }
-  // %588 = sigmoid f64[4] -> v7
+  // %588 = sigmoid f64[4] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = sigmoid(v0[i0 * L + l]);
+      v6[i0 * L + l] = sigmoid(v0[i0 * L + l]);
     }
   }
-  // %589 = contract f64[4,20] -> v9
+  // %589 = contract f64[4,20] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 20 + i1) * L + l] = v8[(i0 * 20 + i1) * L + l] * v7[i0 * L + l];
+        v8[(i0 * 20 + i1) * L + l] = v7[(i0 * 20 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
-  // %888 = mul f64[] -> u10
-  u10[0] = T(h) * 0.33333334f;
-  // %889 = contract f64[4,20] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1) * L + l] = v9[(i0 * 20 + i1) * L + l] * u10[0];
-      }
-    }
-  }
-  // %590 = contract f64[4,20] -> v11
+  // %590 = contract f64[4,20] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3222,10 +3170,10 @@ extern "C" void fwp_delta_xprime_cde_step(const void* /*ctx*/, double /*t*/, dou
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
@@ -3242,14 +3190,14 @@ extern "C" void fwp_delta_xprime_cde_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v8[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v7[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v7[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v7[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v7[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -3261,8 +3209,6 @@ extern "C" void fwp_delta_xprime_cde_step(const void* /*ctx*/, double /*t*/, dou
       }
     }
   }
-  // %574 = mul f64[] -> u12
-  u12[0] = T(h) * 0.5f;
   // %842 = contract f64[4] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -3274,10 +3220,10 @@ extern "C" void fwp_delta_xprime_cde_step(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v8[i0 * L + l], v4[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v8[(i0 + 20) * L + l], v4[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v8[(i0 + 40) * L + l], v4[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v8[(i0 + 60) * L + l], v4[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v7[i0 * L + l], v4[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v7[(i0 + 20) * L + l], v4[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v7[(i0 + 40) * L + l], v4[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v7[(i0 + 60) * L + l], v4[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -3287,25 +3233,25 @@ extern "C" void fwp_delta_xprime_cde_step(const void* /*ctx*/, double /*t*/, dou
     v0[2 * L + l] = acc2_v[l];
     v0[3 * L + l] = acc3_v[l];
   }
-  // %843 = contract f64[4] -> v13
+  // %843 = contract f64[4] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = (v1[i0 * L + l] * u12[0]) * v0[i0 * L + l];
+      v9[i0 * L + l] = (v1[i0 * L + l] * (T(h) * 0.5f)) * v0[i0 * L + l];
     }
   }
-  // %906 = tanh f64[4,20] -> v14
+  // %906 = tanh f64[4,20] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 20 + i1) * L + l] =
-            vm::tanh(v11[(i0 * 20 + i1) * L + l] -
-                     ((v5[(i0 * 20 + i1) * L + l] * v13[i0 * L + l]) + v3[(i0 * 20 + i1) * L + l]));
+        v10[(i0 * 20 + i1) * L + l] =
+            vm::tanh(v6[(i0 * 20 + i1) * L + l] -
+                     ((v5[(i0 * 20 + i1) * L + l] * v9[i0 * L + l]) + v3[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %853 = contract f64[4] -> v13
+  // %853 = contract f64[4] -> v9
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -3316,25 +3262,18 @@ extern "C" void fwp_delta_xprime_cde_step(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v8[i0 * L + l], v9[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v8[(i0 + 20) * L + l], v9[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v8[(i0 + 40) * L + l], v9[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v8[(i0 + 60) * L + l], v9[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v7[i0 * L + l], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v7[(i0 + 20) * L + l], v8[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v7[(i0 + 40) * L + l], v8[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v7[(i0 + 60) * L + l], v8[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v13[l] = acc0_v[l];
-    v13[1 * L + l] = acc1_v[l];
-    v13[2 * L + l] = acc2_v[l];
-    v13[3 * L + l] = acc3_v[l];
-  }
-  // %854 = contract f64[4] -> v0
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v13[i0 * L + l] * u12[0];
-    }
+    v9[l] = acc0_v[l];
+    v9[1 * L + l] = acc1_v[l];
+    v9[2 * L + l] = acc2_v[l];
+    v9[3 * L + l] = acc3_v[l];
   }
   // %910 = tanh f64[4,20] -> v5
   for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -3342,17 +3281,9 @@ extern "C" void fwp_delta_xprime_cde_step(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v5[(i0 * 20 + i1) * L + l] =
-            vm::tanh(v11[(i0 * 20 + i1) * L + l] -
-                     (v3[(i0 * 20 + i1) * L + l] + (v14[(i0 * 20 + i1) * L + l] * v0[i0 * L + l])));
-      }
-    }
-  }
-  // %918 = contract f64[4,20] -> v3
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 20 + i1) * L + l] = v14[(i0 * 20 + i1) * L + l] * u10[0];
+            vm::tanh(v6[(i0 * 20 + i1) * L + l] -
+                     (v3[(i0 * 20 + i1) * L + l] +
+                      (v10[(i0 * 20 + i1) * L + l] * (v9[i0 * L + l] * (T(h) * 0.5f)))));
       }
     }
   }
@@ -3376,8 +3307,8 @@ extern "C" void fwp_delta_xprime_cde_step(const void* /*ctx*/, double /*t*/, dou
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e409 = u_stages[(i0 + 63) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e409 * e409);
+        const T e398 = u_stages[(i0 + 63) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e398 * e398);
       }
     }
   }
@@ -3399,7 +3330,7 @@ extern "C" void fwp_delta_xprime_cde_step(const void* /*ctx*/, double /*t*/, dou
       v1[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
     }
   }
-  // %616 = contract f64[4,20] -> v8
+  // %616 = contract f64[4,20] -> v3
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3420,14 +3351,14 @@ extern "C" void fwp_delta_xprime_cde_step(const void* /*ctx*/, double /*t*/, dou
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v3[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v3[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v3[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v3[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %611 = contract f64[4,20] -> v11
+  // %611 = contract f64[4,20] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3448,14 +3379,14 @@ extern "C" void fwp_delta_xprime_cde_step(const void* /*ctx*/, double /*t*/, dou
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %612 = softmax f64[4,20] -> v14
+  // %612 = softmax f64[4,20] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3465,7 +3396,7 @@ extern "C" void fwp_delta_xprime_cde_step(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v11[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+            (v6[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v6[(i0 * 20 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3476,18 +3407,18 @@ extern "C" void fwp_delta_xprime_cde_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v11[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        v0[i1 * L + l] = vm::exp(v6[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v6[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 20 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+        v7[(i0 * 20 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %879 = contract f64[4,20] -> v11
+  // %879 = contract f64[4,20] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3500,26 +3431,26 @@ extern "C" void fwp_delta_xprime_cde_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v14[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v7[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v14[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v7[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v14[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v7[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v14[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v7[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %876 = contract f64[4] -> v13
+  // %876 = contract f64[4] -> v9
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -3530,27 +3461,20 @@ extern "C" void fwp_delta_xprime_cde_step(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v14[i0 * L + l], v9[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v14[(i0 + 20) * L + l], v9[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v14[(i0 + 40) * L + l], v9[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v14[(i0 + 60) * L + l], v9[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v7[i0 * L + l], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v7[(i0 + 20) * L + l], v8[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v7[(i0 + 40) * L + l], v8[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v7[(i0 + 60) * L + l], v8[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v13[l] = acc0_v[l];
-    v13[1 * L + l] = acc1_v[l];
-    v13[2 * L + l] = acc2_v[l];
-    v13[3 * L + l] = acc3_v[l];
+    v9[l] = acc0_v[l];
+    v9[1 * L + l] = acc1_v[l];
+    v9[2 * L + l] = acc2_v[l];
+    v9[3 * L + l] = acc3_v[l];
   }
-  // %877 = contract f64[4] -> v0
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v13[i0 * L + l] * T(h);
-    }
-  }
-  // %613 = contract f64[4] -> v13
+  // %613 = contract f64[4] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -3569,26 +3493,27 @@ extern "C" void fwp_delta_xprime_cde_step(const void* /*ctx*/, double /*t*/, dou
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v13[l] = acc0_v[l];
-    v13[1 * L + l] = acc1_v[l];
-    v13[2 * L + l] = acc2_v[l];
-    v13[3 * L + l] = acc3_v[l];
+    v0[l] = acc0_v[l];
+    v0[1 * L + l] = acc1_v[l];
+    v0[2 * L + l] = acc2_v[l];
+    v0[3 * L + l] = acc3_v[l];
   }
   // %901 = contract f64[4] -> v1
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = sigmoid(v13[i0 * L + l]) * u6[0];
+      v1[i0 * L + l] = sigmoid(v0[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
-  // %915 = contract f64[4,20] -> v15
+  // %915 = contract f64[4,20] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 20 + i1) * L + l] =
-            vm::tanh(v8[(i0 * 20 + i1) * L + l] - (v11[(i0 * 20 + i1) * L + l] +
-                                                   (v5[(i0 * 20 + i1) * L + l] * v0[i0 * L + l]))) *
+        v11[(i0 * 20 + i1) * L + l] =
+            vm::tanh(v3[(i0 * 20 + i1) * L + l] -
+                     (v6[(i0 * 20 + i1) * L + l] +
+                      (v5[(i0 * 20 + i1) * L + l] * (v9[i0 * L + l] * T(h))))) *
             v1[i0 * L + l];
       }
     }
@@ -3602,9 +3527,11 @@ extern "C" void fwp_delta_xprime_cde_step(const void* /*ctx*/, double /*t*/, dou
           z1_W[(i0 * 400 + i1 * 20 + i2) * L + l] =
               z0_W[(i0 * 400 + i1 * 20 + i2) * L + l] +
               (((v2[(i0 * 20 + i1) * L + l] * v4[(i0 * 20 + i2) * L + l]) +
-                ((v7[(i0 * 20 + i2) * L + l] * v5[(i0 * 20 + i1) * L + l]) +
-                 (v3[(i0 * 20 + i1) * L + l] * v9[(i0 * 20 + i2) * L + l]))) +
-               (v15[(i0 * 20 + i1) * L + l] * v14[(i0 * 20 + i2) * L + l]));
+                (((v8[(i0 * 20 + i2) * L + l] * (T(h) * 0.33333334f)) *
+                  v5[(i0 * 20 + i1) * L + l]) +
+                 ((v10[(i0 * 20 + i1) * L + l] * (T(h) * 0.33333334f)) *
+                  v8[(i0 * 20 + i2) * L + l]))) +
+               (v11[(i0 * 20 + i1) * L + l] * v7[(i0 * 20 + i2) * L + l]));
         }
       }
     }
@@ -3654,23 +3581,19 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
   T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22784);
   T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25344);
   T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27904);
-  T* __restrict u17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30464);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30528);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33088);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35648);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35776);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38336);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38464);
-  T* __restrict u24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41024);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41088);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 92288);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94848);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 146048);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 148608);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 151168);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 153856);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 153984);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 156544);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30464);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33024);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33152);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33280);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35840);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38400);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40960);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43520);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46080);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48640);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51328);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51456);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 54016);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -4210,16 +4133,7 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     v5[2 * L + l] = acc2_v[l];
     v5[3 * L + l] = acc3_v[l];
   }
-  // %574 = mul f64[] -> u17
-  u17[0] = T(h) * 0.5f;
-  // %1084 = contract f64[4] -> v15
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v5[i0 * L + l] * u17[0];
-    }
-  }
-  // %845 = contract f64[4,20] -> v18
+  // %845 = contract f64[4,20] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4244,25 +4158,26 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v18[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v18[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v18[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v15[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v15[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v15[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v15[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1321 = tanh f64[4,20] -> v19
+  // %1321 = tanh f64[4,20] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 20 + i1) * L + l] =
-            vm::tanh(v8[(i0 * 20 + i1) * L + l] - ((v14[(i0 * 20 + i1) * L + l] * v15[i0 * L + l]) +
-                                                   v18[(i0 * 20 + i1) * L + l]));
+        v17[(i0 * 20 + i1) * L + l] =
+            vm::tanh(v8[(i0 * 20 + i1) * L + l] -
+                     ((v14[(i0 * 20 + i1) * L + l] * (v5[i0 * L + l] * (T(h) * 0.5f))) +
+                      v15[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %587 = contract f64[4] -> v5
+  // %587 = contract f64[4] -> v18
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4281,28 +4196,28 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v5[l] = acc0_v[l];
-    v5[1 * L + l] = acc1_v[l];
-    v5[2 * L + l] = acc2_v[l];
-    v5[3 * L + l] = acc3_v[l];
+    v18[l] = acc0_v[l];
+    v18[1 * L + l] = acc1_v[l];
+    v18[2 * L + l] = acc2_v[l];
+    v18[3 * L + l] = acc3_v[l];
   }
-  // %588 = sigmoid f64[4] -> v20
+  // %588 = sigmoid f64[4] -> v19
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = sigmoid(v5[i0 * L + l]);
+      v19[i0 * L + l] = sigmoid(v18[i0 * L + l]);
     }
   }
-  // %589 = contract f64[4,20] -> v21
+  // %589 = contract f64[4,20] -> v20
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 20 + i1) * L + l] = v16[(i0 * 20 + i1) * L + l] * v20[i0 * L + l];
+        v20[(i0 * 20 + i1) * L + l] = v16[(i0 * 20 + i1) * L + l] * v19[i0 * L + l];
       }
     }
   }
-  // %853 = contract f64[4] -> v5
+  // %853 = contract f64[4] -> v18
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4313,38 +4228,32 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v16[i0 * L + l], v21[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v16[(i0 + 20) * L + l], v21[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v16[(i0 + 40) * L + l], v21[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v16[(i0 + 60) * L + l], v21[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v16[i0 * L + l], v20[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v16[(i0 + 20) * L + l], v20[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v16[(i0 + 40) * L + l], v20[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v16[(i0 + 60) * L + l], v20[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v5[l] = acc0_v[l];
-    v5[1 * L + l] = acc1_v[l];
-    v5[2 * L + l] = acc2_v[l];
-    v5[3 * L + l] = acc3_v[l];
+    v18[l] = acc0_v[l];
+    v18[1 * L + l] = acc1_v[l];
+    v18[2 * L + l] = acc2_v[l];
+    v18[3 * L + l] = acc3_v[l];
   }
-  // %854 = contract f64[4] -> v22
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v5[i0 * L + l] * u17[0];
-    }
-  }
-  // %1325 = tanh f64[4,20] -> v23
+  // %1325 = tanh f64[4,20] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 20 + i1) * L + l] =
-            vm::tanh(v8[(i0 * 20 + i1) * L + l] - ((v19[(i0 * 20 + i1) * L + l] * v22[i0 * L + l]) +
-                                                   v18[(i0 * 20 + i1) * L + l]));
+        v21[(i0 * 20 + i1) * L + l] =
+            vm::tanh(v8[(i0 * 20 + i1) * L + l] -
+                     ((v17[(i0 * 20 + i1) * L + l] * (v18[i0 * L + l] * (T(h) * 0.5f))) +
+                      v15[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %876 = contract f64[4] -> v5
+  // %876 = contract f64[4] -> v8
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4355,52 +4264,31 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v4[i0 * L + l], v21[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v4[(i0 + 20) * L + l], v21[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v4[(i0 + 40) * L + l], v21[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v4[(i0 + 60) * L + l], v21[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v4[i0 * L + l], v20[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v4[(i0 + 20) * L + l], v20[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v4[(i0 + 40) * L + l], v20[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v4[(i0 + 60) * L + l], v20[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v5[l] = acc0_v[l];
-    v5[1 * L + l] = acc1_v[l];
-    v5[2 * L + l] = acc2_v[l];
-    v5[3 * L + l] = acc3_v[l];
+    v8[l] = acc0_v[l];
+    v8[1 * L + l] = acc1_v[l];
+    v8[2 * L + l] = acc2_v[l];
+    v8[3 * L + l] = acc3_v[l];
   }
-  // %877 = contract f64[4] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v5[i0 * L + l] * T(h);
-    }
-  }
-  // %1329 = tanh f64[4,20] -> v18
+  // %1329 = tanh f64[4,20] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 20 + i1) * L + l] =
-            vm::tanh(v2[(i0 * 20 + i1) * L + l] -
-                     (v3[(i0 * 20 + i1) * L + l] + (v23[(i0 * 20 + i1) * L + l] * v8[i0 * L + l])));
+        v15[(i0 * 20 + i1) * L + l] = vm::tanh(
+            v2[(i0 * 20 + i1) * L + l] -
+            (v3[(i0 * 20 + i1) * L + l] + (v21[(i0 * 20 + i1) * L + l] * (v8[i0 * L + l] * T(h)))));
       }
     }
   }
-  // %896 = mul f64[] -> u24
-  u24[0] = T(h) * 0.16666667f;
-  // %1093 = contract f64[4,20,20] -> v25
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v25[(i0 * 400 + i1 * 20 + i2) * L + l] =
-              z1_bar_W[(i0 * 400 + i1 * 20 + i2) * L + l] * u24[0];
-        }
-      }
-    }
-  }
-  // %613 = contract f64[4] -> v5
+  // %613 = contract f64[4] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4419,28 +4307,28 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v5[l] = acc0_v[l];
-    v5[1 * L + l] = acc1_v[l];
-    v5[2 * L + l] = acc2_v[l];
-    v5[3 * L + l] = acc3_v[l];
+    v2[l] = acc0_v[l];
+    v2[1 * L + l] = acc1_v[l];
+    v2[2 * L + l] = acc2_v[l];
+    v2[3 * L + l] = acc3_v[l];
   }
-  // %614 = sigmoid f64[4] -> v2
+  // %614 = sigmoid f64[4] -> v3
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = sigmoid(v5[i0 * L + l]);
+      v3[i0 * L + l] = sigmoid(v2[i0 * L + l]);
     }
   }
-  // %615 = contract f64[4,20] -> v3
+  // %615 = contract f64[4,20] -> v2
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 20 + i1) * L + l] = v4[(i0 * 20 + i1) * L + l] * v2[i0 * L + l];
+        v2[(i0 * 20 + i1) * L + l] = v4[(i0 * 20 + i1) * L + l] * v3[i0 * L + l];
       }
     }
   }
-  // %1332 = contract f64[4,20] -> v26
+  // %1332 = contract f64[4,20] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4453,47 +4341,33 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v25[(i0 * 400 + i1 * 80 + i2) * L + l], v3[(i0 * 20 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v25[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v3[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v25[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v3[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v25[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v3[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2) * L + l],
+                               v2[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v2[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                               v2[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                               v2[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v26[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v26[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v26[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v22[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v22[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+        v22[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v22[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
       }
     }
   }
-  // %1333 = mul f64[4,20] -> v3
+  // %1333 = mul f64[4,20] -> v2
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (1.0f - square(v18[i0 * L + l])) * v26[i0 * L + l];
+      v2[i0 * L + l] = (1.0f - square(v15[i0 * L + l])) * v22[i0 * L + l];
     }
   }
-  // %888 = mul f64[] -> u24
-  u24[0] = T(h) * 0.33333334f;
-  // %1104 = contract f64[4,20,20] -> v27
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v27[(i0 * 400 + i1 * 20 + i2) * L + l] =
-              z1_bar_W[(i0 * 400 + i1 * 20 + i2) * L + l] * u24[0];
-        }
-      }
-    }
-  }
-  // %1110 = contract f64[4,20] -> v26
+  // %1110 = contract f64[4,20] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4506,33 +4380,33 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v27[(i0 * 400 + i1 * 80 + i2) * L + l], v21[(i0 * 20 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v27[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v21[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v27[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v21[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v27[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v21[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2) * L + l],
+                               v20[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v20[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                               v20[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                               v20[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v26[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v26[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v26[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v22[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
+        v22[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
+        v22[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
+        v22[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
       }
     }
   }
-  // %1340 = mul f64[4,20] -> v28
+  // %1340 = mul f64[4,20] -> v23
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 20 + i1) * L + l] =
-            (v26[(i0 * 20 + i1) * L + l] - (v3[(i0 * 20 + i1) * L + l] * v8[i0 * L + l])) *
-            (1.0f - square(v23[(i0 * 20 + i1) * L + l]));
+        v23[(i0 * 20 + i1) * L + l] =
+            (v22[(i0 * 20 + i1) * L + l] - (v2[(i0 * 20 + i1) * L + l] * (v8[i0 * L + l] * T(h)))) *
+            (1.0f - square(v21[(i0 * 20 + i1) * L + l]));
       }
     }
   }
@@ -4542,12 +4416,13 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v8[(i0 * 20 + i1) * L + l] =
-            (v26[(i0 * 20 + i1) * L + l] - (v28[(i0 * 20 + i1) * L + l] * v22[i0 * L + l])) *
-            (1.0f - square(v19[(i0 * 20 + i1) * L + l]));
+            (v22[(i0 * 20 + i1) * L + l] -
+             (v23[(i0 * 20 + i1) * L + l] * (v18[i0 * L + l] * (T(h) * 0.5f)))) *
+            (1.0f - square(v17[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %1140 = contract f64[4,20] -> v26
+  // %1140 = contract f64[4,20] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4560,33 +4435,34 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v25[(i0 * 400 + i1 * 80 + i2) * L + l], v12[(i0 * 20 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v25[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2) * L + l],
+                               v12[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
                                v12[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v25[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
                                v12[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v25[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+          acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
                                v12[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v26[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v26[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v26[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v22[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v22[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+        v22[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v22[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
       }
     }
   }
-  // %1352 = mul f64[4,20] -> v29
+  // %1352 = mul f64[4,20] -> v24
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 20 + i1) * L + l] =
+        v24[(i0 * 20 + i1) * L + l] =
             (1.0f - square(v14[(i0 * 20 + i1) * L + l])) *
-            (v26[(i0 * 20 + i1) * L + l] - (v8[(i0 * 20 + i1) * L + l] * v15[i0 * L + l]));
+            (v22[(i0 * 20 + i1) * L + l] -
+             (v8[(i0 * 20 + i1) * L + l] * (v5[i0 * L + l] * (T(h) * 0.5f))));
       }
     }
   }
@@ -4598,15 +4474,15 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
         for (int64_t l = 0; l < L; ++l) {
           z0_bar_W[(i0 * 400 + i1 * 20 + i2) * L + l] +=
               (((z1_bar_W[(i0 * 400 + i1 * 20 + i2) * L + l] -
-                 (v3[(i0 * 20 + i1) * L + l] * v4[(i0 * 20 + i2) * L + l])) -
-                (v16[(i0 * 20 + i2) * L + l] * v28[(i0 * 20 + i1) * L + l])) -
+                 (v2[(i0 * 20 + i1) * L + l] * v4[(i0 * 20 + i2) * L + l])) -
+                (v16[(i0 * 20 + i2) * L + l] * v23[(i0 * 20 + i1) * L + l])) -
                (v8[(i0 * 20 + i1) * L + l] * v16[(i0 * 20 + i2) * L + l])) -
-              (v29[(i0 * 20 + i1) * L + l] * v13[(i0 * 20 + i2) * L + l]);
+              (v24[(i0 * 20 + i1) * L + l] * v13[(i0 * 20 + i2) * L + l]);
         }
       }
     }
   }
-  // %1360 = contract f64[4,20] -> v15
+  // %1360 = contract f64[4,20] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4619,26 +4495,26 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v27[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v19[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v27[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v19[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v27[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v19[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v27[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v19[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v17[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v17[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v17[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v17[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v22[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
+        v22[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
+        v22[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
+        v22[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
       }
     }
   }
-  // %1361 = contract f64[4] -> v22
+  // %1361 = contract f64[4] -> v18
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4649,27 +4525,20 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v19[i0 * L + l], v28[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v19[(i0 + 20) * L + l], v28[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v19[(i0 + 40) * L + l], v28[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v19[(i0 + 60) * L + l], v28[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v17[i0 * L + l], v23[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v17[(i0 + 20) * L + l], v23[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v17[(i0 + 40) * L + l], v23[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v17[(i0 + 60) * L + l], v23[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v22[l] = acc0_v[l];
-    v22[1 * L + l] = acc1_v[l];
-    v22[2 * L + l] = acc2_v[l];
-    v22[3 * L + l] = acc3_v[l];
+    v18[l] = acc0_v[l];
+    v18[1 * L + l] = acc1_v[l];
+    v18[2 * L + l] = acc2_v[l];
+    v18[3 * L + l] = acc3_v[l];
   }
-  // %1362 = contract f64[4] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v22[i0 * L + l] * u17[0];
-    }
-  }
-  // %1355 = contract f64[4,20] -> v19
+  // %1355 = contract f64[4,20] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4682,26 +4551,26 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v27[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v23[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v27[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v23[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v27[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v23[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v27[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v23[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v21[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v21[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v21[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v21[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v19[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v19[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v19[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v17[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
+        v17[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
+        v17[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
+        v17[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
       }
     }
   }
-  // %1356 = contract f64[4] -> v22
+  // %1356 = contract f64[4] -> v5
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4712,38 +4581,32 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v23[i0 * L + l], v3[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v23[(i0 + 20) * L + l], v3[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v23[(i0 + 40) * L + l], v3[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v23[(i0 + 60) * L + l], v3[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v21[i0 * L + l], v2[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v21[(i0 + 20) * L + l], v2[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v21[(i0 + 40) * L + l], v2[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v21[(i0 + 60) * L + l], v2[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v22[l] = acc0_v[l];
-    v22[1 * L + l] = acc1_v[l];
-    v22[2 * L + l] = acc2_v[l];
-    v22[3 * L + l] = acc3_v[l];
+    v5[l] = acc0_v[l];
+    v5[1 * L + l] = acc1_v[l];
+    v5[2 * L + l] = acc2_v[l];
+    v5[3 * L + l] = acc3_v[l];
   }
-  // %1357 = contract f64[4] -> v23
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = v22[i0 * L + l] * T(h);
-    }
-  }
-  // %1365 = add f64[4,20] -> v26
+  // %1365 = add f64[4,20] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 20 + i1) * L + l] =
-            (v15[(i0 * 20 + i1) * L + l] - (v16[(i0 * 20 + i1) * L + l] * v5[i0 * L + l])) +
-            (v19[(i0 * 20 + i1) * L + l] - (v4[(i0 * 20 + i1) * L + l] * v23[i0 * L + l]));
+        v21[(i0 * 20 + i1) * L + l] =
+            (v22[(i0 * 20 + i1) * L + l] -
+             (v16[(i0 * 20 + i1) * L + l] * (v18[i0 * L + l] * (T(h) * 0.5f)))) +
+            (v17[(i0 * 20 + i1) * L + l] - (v4[(i0 * 20 + i1) * L + l] * (v5[i0 * L + l] * T(h))));
       }
     }
   }
-  // %1387 = contract f64[4] -> v22
+  // %1387 = contract f64[4] -> v17
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4754,27 +4617,27 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v16[i0 * L + l], v26[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v16[(i0 + 20) * L + l], v26[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v16[(i0 + 40) * L + l], v26[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v16[(i0 + 60) * L + l], v26[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v16[i0 * L + l], v21[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v16[(i0 + 20) * L + l], v21[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v16[(i0 + 40) * L + l], v21[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v16[(i0 + 60) * L + l], v21[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v22[l] = acc0_v[l];
-    v22[1 * L + l] = acc1_v[l];
-    v22[2 * L + l] = acc2_v[l];
-    v22[3 * L + l] = acc3_v[l];
+    v17[l] = acc0_v[l];
+    v17[1 * L + l] = acc1_v[l];
+    v17[2 * L + l] = acc2_v[l];
+    v17[3 * L + l] = acc3_v[l];
   }
-  // %1388 = mul f64[4] -> v15
+  // %1388 = mul f64[4] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v22[i0 * L + l] * (v20[i0 * L + l] * (1.0f - v20[i0 * L + l]));
+      v22[i0 * L + l] = v17[i0 * L + l] * (v19[i0 * L + l] * (1.0f - v19[i0 * L + l]));
     }
   }
-  // %1389 = contract f64[21] -> v19
+  // %1389 = contract f64[21] -> v17
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4786,18 +4649,18 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v15[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v22[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v22[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v22[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v22[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 4) * L + l] = acc0_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -4807,21 +4670,21 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v15[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v22[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v19[20 * L + l] = acc0_v[l];
+    v17[20 * L + l] = acc0_v[l];
   }
-  // %1383 = add f64[4,20] -> v27
+  // %1383 = add f64[4,20] -> v25
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = v8[i0 * L + l] + v28[i0 * L + l];
+      v25[i0 * L + l] = v8[i0 * L + l] + v23[i0 * L + l];
     }
   }
-  // %1384 = contract f64[4,21] -> v30
+  // %1384 = contract f64[4,21] -> v26
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4835,21 +4698,21 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21], v27[(i0 * 20 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21], v25[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 1], v27[(i0 * 20 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 1], v25[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 2], v27[(i0 * 20 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 2], v25[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 3], v27[(i0 * 20 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 3], v25[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v30[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v30[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v30[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v26[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v26[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v26[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v26[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     PLASTIC_SIMD
@@ -4859,15 +4722,15 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v27[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v25[(i0 * 20 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 21 + 20) * L + l] = acc0_v[l];
+      v26[(i0 * 21 + 20) * L + l] = acc0_v[l];
     }
   }
-  // %1368 = contract f64[4] -> v22
+  // %1368 = contract f64[4] -> v27
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4886,19 +4749,12 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v22[l] = acc0_v[l];
-    v22[1 * L + l] = acc1_v[l];
-    v22[2 * L + l] = acc2_v[l];
-    v22[3 * L + l] = acc3_v[l];
+    v27[l] = acc0_v[l];
+    v27[1 * L + l] = acc1_v[l];
+    v27[2 * L + l] = acc2_v[l];
+    v27[3 * L + l] = acc3_v[l];
   }
-  // %1369 = contract f64[4] -> v31
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = v22[i0 * L + l] * u17[0];
-    }
-  }
-  // %1367 = contract f64[4,20] -> v32
+  // %1367 = contract f64[4,20] -> v28
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4923,10 +4779,10 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v32[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v32[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v32[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v28[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v28[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v28[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v28[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
@@ -4944,13 +4800,13 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v28[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v23[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v28[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v23[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v28[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v23[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v28[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v23[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -4962,19 +4818,21 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %1377 = add f64[4,20] -> v28
+  // %1377 = add f64[4,20] -> v23
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 20 + i1) * L + l] =
-            ((-((v12[(i0 * 20 + i1) * L + l] * v31[i0 * L + l]) + v32[(i0 * 20 + i1) * L + l])) -
-             ((v21[(i0 * 20 + i1) * L + l] * v5[i0 * L + l]) + v8[(i0 * 20 + i1) * L + l])) +
-            (v26[(i0 * 20 + i1) * L + l] * v20[i0 * L + l]);
+        v23[(i0 * 20 + i1) * L + l] =
+            ((-((v12[(i0 * 20 + i1) * L + l] * (v27[i0 * L + l] * (T(h) * 0.5f))) +
+                v28[(i0 * 20 + i1) * L + l])) -
+             ((v20[(i0 * 20 + i1) * L + l] * (v18[i0 * L + l] * (T(h) * 0.5f))) +
+              v8[(i0 * 20 + i1) * L + l])) +
+            (v21[(i0 * 20 + i1) * L + l] * v19[i0 * L + l]);
       }
     }
   }
-  // %1378 = contract f64[4] -> v20
+  // %1378 = contract f64[4] -> v18
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4985,18 +4843,18 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v16[i0 * L + l], v28[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v16[(i0 + 20) * L + l], v28[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v16[(i0 + 40) * L + l], v28[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v16[(i0 + 60) * L + l], v28[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v16[i0 * L + l], v23[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v16[(i0 + 20) * L + l], v23[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v16[(i0 + 40) * L + l], v23[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v16[(i0 + 60) * L + l], v23[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v20[l] = acc0_v[l];
-    v20[1 * L + l] = acc1_v[l];
-    v20[2 * L + l] = acc2_v[l];
-    v20[3 * L + l] = acc3_v[l];
+    v18[l] = acc0_v[l];
+    v18[1 * L + l] = acc1_v[l];
+    v18[2 * L + l] = acc2_v[l];
+    v18[3 * L + l] = acc3_v[l];
   }
   // %1381 = mul f64[4,20] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -5004,11 +4862,11 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v8[(i0 * 20 + i1) * L + l] =
-            (v28[(i0 * 20 + i1) * L + l] - v20[i0 * L + l]) * v16[(i0 * 20 + i1) * L + l];
+            (v23[(i0 * 20 + i1) * L + l] - v18[i0 * L + l]) * v16[(i0 * 20 + i1) * L + l];
       }
     }
   }
-  // %1382 = contract f64[4,21] -> v33
+  // %1382 = contract f64[4,21] -> v29
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5033,10 +4891,10 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v33[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v33[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v33[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v29[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v29[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v29[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v29[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     PLASTIC_SIMD
@@ -5051,7 +4909,7 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[(i0 * 21 + 20) * L + l] = acc0_v[l];
+      v29[(i0 * 21 + 20) * L + l] = acc0_v[l];
     }
   }
   // %1386 = reduce_sum f64[21] -> v12
@@ -5063,7 +4921,7 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v30[(i0 + i1 * 21) * L + l] + v33[(i0 + i1 * 21) * L + l]);
+        acc_v[l] = acc_v[l] + (v26[(i0 + i1 * 21) * L + l] + v29[(i0 + i1 * 21) * L + l]);
       }
     }
     PLASTIC_SIMD
@@ -5071,11 +4929,11 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
       v12[i0 * L + l] = acc_v[l];
     }
   }
-  // %1390 = add f64[21] -> v26
+  // %1390 = add f64[21] -> v21
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = v19[i0 * L + l] + v12[i0 * L + l];
+      v21[i0 * L + l] = v17[i0 * L + l] + v12[i0 * L + l];
     }
   }
   // %1191 = contract f64[4,20] -> v12
@@ -5091,22 +4949,22 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v25[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
                                v14[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v25[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
                                v14[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v25[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
                                v14[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v25[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+          acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
                                v14[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v12[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v12[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+        v12[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v12[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
       }
     }
   }
@@ -5116,7 +4974,8 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v14[(i0 * 20 + i1) * L + l] =
-            v12[(i0 * 20 + i1) * L + l] - (v16[(i0 * 20 + i1) * L + l] * v31[i0 * L + l]);
+            v12[(i0 * 20 + i1) * L + l] -
+            (v16[(i0 * 20 + i1) * L + l] * (v27[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
@@ -5134,13 +4993,13 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v29[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v24[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v29[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v24[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v29[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v24[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v29[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v24[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -5162,7 +5021,7 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %1400 = contract f64[4] -> v20
+  // %1400 = contract f64[4] -> v18
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5181,10 +5040,10 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v20[l] = acc0_v[l];
-    v20[1 * L + l] = acc1_v[l];
-    v20[2 * L + l] = acc2_v[l];
-    v20[3 * L + l] = acc3_v[l];
+    v18[l] = acc0_v[l];
+    v18[1 * L + l] = acc1_v[l];
+    v18[2 * L + l] = acc2_v[l];
+    v18[3 * L + l] = acc3_v[l];
   }
   // %1403 = mul f64[4,20] -> v12
   for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -5192,11 +5051,11 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v12[(i0 * 20 + i1) * L + l] =
-            (v16[(i0 * 20 + i1) * L + l] - v20[i0 * L + l]) * v13[(i0 * 20 + i1) * L + l];
+            (v16[(i0 * 20 + i1) * L + l] - v18[i0 * L + l]) * v13[(i0 * 20 + i1) * L + l];
       }
     }
   }
-  // %1404 = contract f64[4,21] -> v30
+  // %1404 = contract f64[4,21] -> v26
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5221,10 +5080,10 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v30[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v30[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v30[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v26[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v26[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v26[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v26[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     PLASTIC_SIMD
@@ -5239,10 +5098,10 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 21 + 20) * L + l] = acc0_v[l];
+      v26[(i0 * 21 + 20) * L + l] = acc0_v[l];
     }
   }
-  // %1405 = contract f64[4,21] -> v33
+  // %1405 = contract f64[4,21] -> v29
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5256,21 +5115,21 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21], v29[(i0 * 20 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21], v24[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 1], v29[(i0 * 20 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 1], v24[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 2], v29[(i0 * 20 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 2], v24[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 3], v29[(i0 * 20 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 3], v24[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v33[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v33[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v33[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v29[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v29[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v29[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v29[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     PLASTIC_SIMD
@@ -5280,12 +5139,12 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v29[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v24[(i0 * 20 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[(i0 * 21 + 20) * L + l] = acc0_v[l];
+      v29[(i0 * 21 + 20) * L + l] = acc0_v[l];
     }
   }
   // %1407 = reduce_sum f64[21] -> v16
@@ -5297,7 +5156,7 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v30[(i0 + i1 * 21) * L + l] + v33[(i0 + i1 * 21) * L + l]);
+        acc_v[l] = acc_v[l] + (v26[(i0 + i1 * 21) * L + l] + v29[(i0 + i1 * 21) * L + l]);
       }
     }
     PLASTIC_SIMD
@@ -5305,7 +5164,7 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
       v16[i0 * L + l] = acc_v[l];
     }
   }
-  // %1394 = contract f64[4] -> v20
+  // %1394 = contract f64[4] -> v18
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5324,16 +5183,16 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v20[l] = acc0_v[l];
-    v20[1 * L + l] = acc1_v[l];
-    v20[2 * L + l] = acc2_v[l];
-    v20[3 * L + l] = acc3_v[l];
+    v18[l] = acc0_v[l];
+    v18[1 * L + l] = acc1_v[l];
+    v18[2 * L + l] = acc2_v[l];
+    v18[3 * L + l] = acc3_v[l];
   }
-  // %1395 = mul f64[4] -> v22
+  // %1395 = mul f64[4] -> v19
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v20[i0 * L + l] * ((1.0f - v11[i0 * L + l]) * v11[i0 * L + l]);
+      v19[i0 * L + l] = v18[i0 * L + l] * ((1.0f - v11[i0 * L + l]) * v11[i0 * L + l]);
     }
   }
   // %1396 = contract f64[21] -> v11
@@ -5348,10 +5207,10 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v22[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v22[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v22[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v22[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v19[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v19[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v19[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v19[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5369,7 +5228,7 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v22[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v19[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -5396,26 +5255,26 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v25[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v18[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v25[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v18[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v25[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v18[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v25[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v18[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v15[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v15[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v15[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v15[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v11[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+        v11[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v11[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
       }
     }
   }
-  // %1424 = contract f64[4] -> v20
+  // %1424 = contract f64[4] -> v18
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5434,16 +5293,16 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v20[l] = acc0_v[l];
-    v20[1 * L + l] = acc1_v[l];
-    v20[2 * L + l] = acc2_v[l];
-    v20[3 * L + l] = acc3_v[l];
+    v18[l] = acc0_v[l];
+    v18[1 * L + l] = acc1_v[l];
+    v18[2 * L + l] = acc2_v[l];
+    v18[3 * L + l] = acc3_v[l];
   }
-  // %1425 = mul f64[4] -> v31
+  // %1425 = mul f64[4] -> v27
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = (v2[i0 * L + l] * (1.0f - v2[i0 * L + l])) * v20[i0 * L + l];
+      v27[i0 * L + l] = (v3[i0 * L + l] * (1.0f - v3[i0 * L + l])) * v18[i0 * L + l];
     }
   }
   // %1426 = contract f64[21] -> v14
@@ -5458,10 +5317,10 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v31[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v31[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v31[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v31[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v27[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v27[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v27[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v27[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5479,14 +5338,14 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v31[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v27[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v14[20 * L + l] = acc0_v[l];
   }
-  // %1413 = contract f64[4,20] -> v16
+  // %1413 = contract f64[4,20] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5500,36 +5359,36 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v3[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v2[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v3[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v2[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v3[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v2[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v3[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v2[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v16[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v16[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v16[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v15[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v15[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v15[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v15[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1416 = sub f64[4,20] -> v18
+  // %1416 = sub f64[4,20] -> v16
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 20 + i1) * L + l] =
-            (v11[(i0 * 20 + i1) * L + l] * v2[i0 * L + l]) -
-            ((v21[(i0 * 20 + i1) * L + l] * v23[i0 * L + l]) + v16[(i0 * 20 + i1) * L + l]);
+        v16[(i0 * 20 + i1) * L + l] =
+            (v11[(i0 * 20 + i1) * L + l] * v3[i0 * L + l]) -
+            ((v20[(i0 * 20 + i1) * L + l] * (v5[i0 * L + l] * T(h))) + v15[(i0 * 20 + i1) * L + l]);
       }
     }
   }
-  // %1417 = contract f64[4] -> v20
+  // %1417 = contract f64[4] -> v18
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5540,76 +5399,30 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v4[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v4[(i0 + 20) * L + l], v18[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v4[(i0 + 40) * L + l], v18[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v4[(i0 + 60) * L + l], v18[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v4[i0 * L + l], v16[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v4[(i0 + 20) * L + l], v16[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v4[(i0 + 40) * L + l], v16[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v4[(i0 + 60) * L + l], v16[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v20[l] = acc0_v[l];
-    v20[1 * L + l] = acc1_v[l];
-    v20[2 * L + l] = acc2_v[l];
-    v20[3 * L + l] = acc3_v[l];
+    v18[l] = acc0_v[l];
+    v18[1 * L + l] = acc1_v[l];
+    v18[2 * L + l] = acc2_v[l];
+    v18[3 * L + l] = acc3_v[l];
   }
-  // %1420 = mul f64[4,20] -> v2
+  // %1420 = mul f64[4,20] -> v3
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 20 + i1) * L + l] =
-            (v18[(i0 * 20 + i1) * L + l] - v20[i0 * L + l]) * v4[(i0 * 20 + i1) * L + l];
+        v3[(i0 * 20 + i1) * L + l] =
+            (v16[(i0 * 20 + i1) * L + l] - v18[i0 * L + l]) * v4[(i0 * 20 + i1) * L + l];
       }
     }
   }
-  // %1421 = contract f64[4,21] -> v30
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21], v2[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 1], v2[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 2], v2[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 3], v2[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v30[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v30[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v30[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v2[(i0 * 20 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 21 + 20) * L + l] = acc0_v[l];
-    }
-  }
-  // %1410 = contract f64[4,21] -> v33
+  // %1421 = contract f64[4,21] -> v26
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5623,21 +5436,21 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21], v3[(i0 * 20 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21], v3[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 1], v3[(i0 * 20 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 1], v3[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 2], v3[(i0 * 20 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 2], v3[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 3], v3[(i0 * 20 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 3], v3[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v33[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v33[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v33[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v26[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v26[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v26[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v26[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     PLASTIC_SIMD
@@ -5647,12 +5460,58 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v3[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v3[(i0 * 20 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[(i0 * 21 + 20) * L + l] = acc0_v[l];
+      v26[(i0 * 21 + 20) * L + l] = acc0_v[l];
+    }
+  }
+  // %1410 = contract f64[4,21] -> v29
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21], v2[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 1], v2[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 2], v2[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 3], v2[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v29[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v29[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v29[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v29[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v2[(i0 * 20 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v29[(i0 * 21 + 20) * L + l] = acc0_v[l];
     }
   }
   // %1423 = reduce_sum f64[21] -> v4
@@ -5664,7 +5523,7 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v30[(i0 + i1 * 21) * L + l] + v33[(i0 + i1 * 21) * L + l]);
+        acc_v[l] = acc_v[l] + (v26[(i0 + i1 * 21) * L + l] + v29[(i0 + i1 * 21) * L + l]);
       }
     }
     PLASTIC_SIMD
@@ -5685,7 +5544,7 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v26[i0 * L + l] * v6[i0 * L + l]) +
+        sum[l] = (v21[i0 * L + l] * v6[i0 * L + l]) +
                  ((v13[i0 * L + l] * v9[i0 * L + l]) + (v0[i0 * L + l] * v11[i0 * L + l]));
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
@@ -5697,7 +5556,7 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v26[i0 * L + l] + (v13[i0 * L + l] + v11[i0 * L + l]);
+        sum[l] = v21[i0 * L + l] + (v13[i0 * L + l] + v11[i0 * L + l]);
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
@@ -5709,8 +5568,8 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v7[i1 * L + l] * v15[i0 * L + l]) +
-                   ((v31[i0 * L + l] * v1[i1 * L + l]) + (v10[i1 * L + l] * v22[i0 * L + l]));
+          sum[l] = (v7[i1 * L + l] * v22[i0 * L + l]) +
+                   ((v27[i0 * L + l] * v1[i1 * L + l]) + (v10[i1 * L + l] * v19[i0 * L + l]));
         }
         theta_bar_Wb[i0 * 21 + i1] += lane_sum<L>(sum);
       }
@@ -5726,7 +5585,7 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
           for (int64_t l = 0; l < L; ++l) {
             sum[l] = (v7[i2 * L + l] * v8[(i0 * 20 + i1) * L + l]) +
                      ((v10[i2 * L + l] * v12[(i0 * 20 + i1) * L + l]) +
-                      (v2[(i0 * 20 + i1) * L + l] * v1[i2 * L + l]));
+                      (v3[(i0 * 20 + i1) * L + l] * v1[i2 * L + l]));
           }
           theta_bar_Wk[i0 * 420 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
@@ -5741,9 +5600,9 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((v29[(i0 * 20 + i1) * L + l] * v10[i2 * L + l]) +
-                      (v3[(i0 * 20 + i1) * L + l] * v1[i2 * L + l])) +
-                     (v27[(i0 * 20 + i1) * L + l] * v7[i2 * L + l]);
+            sum[l] = ((v24[(i0 * 20 + i1) * L + l] * v10[i2 * L + l]) +
+                      (v2[(i0 * 20 + i1) * L + l] * v1[i2 * L + l])) +
+                     (v25[(i0 * 20 + i1) * L + l] * v7[i2 * L + l]);
           }
           theta_bar_Wv[i0 * 420 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
@@ -5758,7 +5617,7 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
         v1[i0 * L + l] = v13[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1449 = reduce_sum f64[] -> v20
+    // %1449 = reduce_sum f64[] -> v18
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5771,14 +5630,9 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[l] = acc_v[l];
+      v18[l] = acc_v[l];
     }
-    // %1450 = mul f64[] -> v22
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[l] = v20[l] * 0.04761905f;
-    }
-    // %1453 = contract f64[] -> v20
+    // %1453 = contract f64[] -> v19
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5791,14 +5645,9 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[l] = acc0_v[l];
+      v19[l] = acc0_v[l];
     }
-    // %1454 = mul f64[] -> v31
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v31[l] = v20[l] * 0.04761905f;
-    }
-    // %753 = reduce_sum f64[] -> v20
+    // %753 = reduce_sum f64[] -> v27
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5811,14 +5660,9 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[l] = acc_v[l];
+      v27[l] = acc_v[l];
     }
-    // %754 = mul f64[] -> v5
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[l] = v20[l] * 0.04761905f;
-    }
-    // %758 = reduce_sum f64[] -> v20
+    // %758 = reduce_sum f64[] -> v5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5826,26 +5670,28 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - v5[l]);
+        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - (v27[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[l] = acc_v[l];
+      v5[l] = acc_v[l];
     }
-    // %762 = reciprocal f64[] -> v5
+    // %762 = reciprocal f64[] -> v27
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[l] = T(1) / std::sqrt((v20[l] * 0.04761905f) + 1e-05f);
+      v27[l] = T(1) / std::sqrt((v5[l] * 0.04761905f) + 1e-05f);
     }
     // %1458 = mul f64[21] -> d.dx@0
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[i0 * L + l] += ((v1[i0 * L + l] - v22[l]) - (v31[l] * v9[i0 * L + l])) * v5[l];
+        u_stages_bar[i0 * L + l] += ((v1[i0 * L + l] - (v18[l] * 0.04761905f)) -
+                                     ((v19[l] * 0.04761905f) * v9[i0 * L + l])) *
+                                    v27[l];
       }
     }
-    // %802 = reduce_sum f64[] -> v20
+    // %802 = reduce_sum f64[] -> v18
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5858,14 +5704,9 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[l] = acc_v[l];
+      v18[l] = acc_v[l];
     }
-    // %803 = mul f64[] -> v22
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[l] = v20[l] * 0.04761905f;
-    }
-    // %807 = reduce_sum f64[] -> v20
+    // %807 = reduce_sum f64[] -> v19
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5873,26 +5714,26 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 21) * L + l] - v22[l]);
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 21) * L + l] - (v18[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[l] = acc_v[l];
+      v19[l] = acc_v[l];
     }
-    // %811 = reciprocal f64[] -> v22
+    // %811 = reciprocal f64[] -> v18
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[l] = T(1) / std::sqrt((v20[l] * 0.04761905f) + 1e-05f);
+      v18[l] = T(1) / std::sqrt((v19[l] * 0.04761905f) + 1e-05f);
     }
     // %1459 = mul f64[21] -> v1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = v26[i0 * L + l] * ln_gain[i0];
+        v1[i0 * L + l] = v21[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1460 = reduce_sum f64[] -> v20
+    // %1460 = reduce_sum f64[] -> v19
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5905,14 +5746,9 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[l] = acc_v[l];
+      v19[l] = acc_v[l];
     }
-    // %1461 = mul f64[] -> v31
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v31[l] = v20[l] * 0.04761905f;
-    }
-    // %1464 = contract f64[] -> v20
+    // %1464 = contract f64[] -> v27
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5925,22 +5761,17 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[l] = acc0_v[l];
-    }
-    // %1465 = mul f64[] -> v5
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[l] = v20[l] * 0.04761905f;
+      v27[l] = acc0_v[l];
     }
     // %1469 = mul f64[21] -> d.dx@1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 21) * L + l] +=
-            v22[l] * ((v1[i0 * L + l] - v31[l]) - (v5[l] * v6[i0 * L + l]));
+        u_stages_bar[(i0 + 21) * L + l] += v18[l] * ((v1[i0 * L + l] - (v19[l] * 0.04761905f)) -
+                                                     ((v27[l] * 0.04761905f) * v6[i0 * L + l]));
       }
     }
-    // %666 = reduce_sum f64[] -> v20
+    // %666 = reduce_sum f64[] -> v18
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5953,14 +5784,9 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[l] = acc_v[l];
+      v18[l] = acc_v[l];
     }
-    // %667 = mul f64[] -> v22
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[l] = v20[l] * 0.04761905f;
-    }
-    // %671 = reduce_sum f64[] -> v20
+    // %671 = reduce_sum f64[] -> v19
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5968,17 +5794,17 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 63) * L + l] - v22[l]);
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 63) * L + l] - (v18[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[l] = acc_v[l];
+      v19[l] = acc_v[l];
     }
-    // %675 = reciprocal f64[] -> v22
+    // %675 = reciprocal f64[] -> v18
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[l] = T(1) / std::sqrt((v20[l] * 0.04761905f) + 1e-05f);
+      v18[l] = T(1) / std::sqrt((v19[l] * 0.04761905f) + 1e-05f);
     }
     // %1470 = mul f64[21] -> v1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
@@ -5987,7 +5813,7 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
         v1[i0 * L + l] = ln_gain[i0] * v11[i0 * L + l];
       }
     }
-    // %1471 = reduce_sum f64[] -> v20
+    // %1471 = reduce_sum f64[] -> v19
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6000,14 +5826,9 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[l] = acc_v[l];
+      v19[l] = acc_v[l];
     }
-    // %1472 = mul f64[] -> v31
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v31[l] = v20[l] * 0.04761905f;
-    }
-    // %1475 = contract f64[] -> v20
+    // %1475 = contract f64[] -> v27
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6020,19 +5841,14 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[l] = acc0_v[l];
-    }
-    // %1476 = mul f64[] -> v5
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[l] = v20[l] * 0.04761905f;
+      v27[l] = acc0_v[l];
     }
     // %1480 = mul f64[21] -> d.dx@2
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 63) * L + l] +=
-            v22[l] * ((v1[i0 * L + l] - v31[l]) - (v5[l] * v0[i0 * L + l]));
+        u_stages_bar[(i0 + 63) * L + l] += v18[l] * ((v1[i0 * L + l] - (v19[l] * 0.04761905f)) -
+                                                     ((v27[l] * 0.04761905f) * v0[i0 * L + l]));
       }
     }
   }
@@ -6079,34 +5895,31 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3968);
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6528);
   T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7168);
-  T* __restrict u6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9728);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9792);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12352);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14912);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17472);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20032);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22592);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25152);
-  T* __restrict u14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27712);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27776);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30336);
-  T* __restrict u17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32896);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32960);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33088);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35648);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38208);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40768);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43328);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45888);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48448);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49088);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51648);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 54208);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56768);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59328);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61888);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64576);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67264);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9728);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12288);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14848);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17408);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19968);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22528);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25088);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27648);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30208);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32768);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35328);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37888);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40448);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43008);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43648);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46208);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48768);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51328);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53888);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56448);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59008);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61568);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64256);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 66944);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69632);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -6265,18 +6078,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       }
     }
   }
-  // %896 = mul f64[] -> u6
-  u6[0] = T(h) * 0.16666667f;
-  // %2030 = contract f64[4,20] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1) * L + l] = v5[(i0 * 20 + i1) * L + l] * u6[0];
-      }
-    }
-  }
-  // %568 = contract f64[4,20] -> v8
+  // %568 = contract f64[4,20] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6297,14 +6099,14 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %569 = contract f64[4,20] -> v9
+  // %569 = contract f64[4,20] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6329,21 +6131,21 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v7[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %571 = tanh f64[4,20] -> v10
+  // %571 = tanh f64[4,20] -> v8
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = vm::tanh(v8[i0 * L + l] - v9[i0 * L + l]);
+      v8[i0 * L + l] = vm::tanh(v6[i0 * L + l] - v7[i0 * L + l]);
     }
   }
-  // %581 = layernorm f64[21] -> v8
+  // %581 = layernorm f64[21] -> v6
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6363,8 +6165,8 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e175 = u_stages[(i0 + 21) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e175 * e175);
+        const T e170 = u_stages[(i0 + 21) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e170 * e170);
       }
     }
   }
@@ -6376,17 +6178,17 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = (u_stages[(i0 + 21) * L + l] - mean_v[l]) * rstd_v[l];
+      v6[i0 * L + l] = (u_stages[(i0 + 21) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %583 = add f64[21] -> v9
+  // %583 = add f64[21] -> v7
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v8[i0 * L + l]);
+      v7[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v6[i0 * L + l]);
     }
   }
-  // %585 = contract f64[4,20] -> v11
+  // %585 = contract f64[4,20] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6399,22 +6201,22 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2], v9[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], v9[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], v9[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], v9[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2], v7[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], v7[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], v7[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], v7[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v9[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v9[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v9[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v9[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %586 = softmax f64[4,20] -> v12
+  // %586 = softmax f64[4,20] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6424,7 +6226,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v11[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+            (v9[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v9[(i0 * 20 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -6435,14 +6237,14 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v11[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v9[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v9[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 20 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v10[(i0 * 20 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
@@ -6457,10 +6259,10 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0], v9[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 + 21], v9[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 + 42], v9[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 + 63], v9[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(Wb[i0], v7[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 + 21], v7[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 + 42], v7[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 + 63], v7[i0 * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -6470,34 +6272,23 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     v4[2 * L + l] = acc2_v[l];
     v4[3 * L + l] = acc3_v[l];
   }
-  // %588 = sigmoid f64[4] -> v11
+  // %588 = sigmoid f64[4] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = sigmoid(v4[i0 * L + l]);
+      v9[i0 * L + l] = sigmoid(v4[i0 * L + l]);
     }
   }
-  // %589 = contract f64[4,20] -> v13
+  // %589 = contract f64[4,20] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 20 + i1) * L + l] = v12[(i0 * 20 + i1) * L + l] * v11[i0 * L + l];
+        v11[(i0 * 20 + i1) * L + l] = v10[(i0 * 20 + i1) * L + l] * v9[i0 * L + l];
       }
     }
   }
-  // %888 = mul f64[] -> u14
-  u14[0] = T(h) * 0.33333334f;
-  // %889 = contract f64[4,20] -> v15
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 20 + i1) * L + l] = v13[(i0 * 20 + i1) * L + l] * u14[0];
-      }
-    }
-  }
-  // %590 = contract f64[4,20] -> v16
+  // %590 = contract f64[4,20] -> v12
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6510,18 +6301,18 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v9[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v9[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v9[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v9[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v7[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v7[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v7[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v7[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v16[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v16[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v16[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v12[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v12[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
@@ -6536,10 +6327,10 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v5[i0 * L + l], v12[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v5[(i0 + 20) * L + l], v12[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v5[(i0 + 40) * L + l], v12[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v5[(i0 + 60) * L + l], v12[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v5[i0 * L + l], v10[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v5[(i0 + 20) * L + l], v10[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v5[(i0 + 40) * L + l], v10[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v5[(i0 + 60) * L + l], v10[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -6549,16 +6340,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     v4[2 * L + l] = acc2_v[l];
     v4[3 * L + l] = acc3_v[l];
   }
-  // %574 = mul f64[] -> u17
-  u17[0] = T(h) * 0.5f;
-  // %1084 = contract f64[4] -> v18
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = v4[i0 * L + l] * u17[0];
-    }
-  }
-  // %845 = contract f64[4,20] -> v19
+  // %845 = contract f64[4,20] -> v13
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6571,37 +6353,38 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v12[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v10[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v12[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v10[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v12[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v10[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v12[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v10[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v19[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v19[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v19[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v13[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v13[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v13[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v13[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1321 = tanh f64[4,20] -> v20
+  // %1321 = tanh f64[4,20] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 20 + i1) * L + l] = vm::tanh(
-            v16[(i0 * 20 + i1) * L + l] -
-            ((v10[(i0 * 20 + i1) * L + l] * v18[i0 * L + l]) + v19[(i0 * 20 + i1) * L + l]));
+        v14[(i0 * 20 + i1) * L + l] =
+            vm::tanh(v12[(i0 * 20 + i1) * L + l] -
+                     ((v8[(i0 * 20 + i1) * L + l] * (v4[i0 * L + l] * (T(h) * 0.5f))) +
+                      v13[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %853 = contract f64[4] -> v18
+  // %853 = contract f64[4] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6612,38 +6395,32 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v12[i0 * L + l], v13[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v12[(i0 + 20) * L + l], v13[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v12[(i0 + 40) * L + l], v13[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v12[(i0 + 60) * L + l], v13[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v10[i0 * L + l], v11[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v10[(i0 + 20) * L + l], v11[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v10[(i0 + 40) * L + l], v11[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v10[(i0 + 60) * L + l], v11[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v18[l] = acc0_v[l];
-    v18[1 * L + l] = acc1_v[l];
-    v18[2 * L + l] = acc2_v[l];
-    v18[3 * L + l] = acc3_v[l];
+    v4[l] = acc0_v[l];
+    v4[1 * L + l] = acc1_v[l];
+    v4[2 * L + l] = acc2_v[l];
+    v4[3 * L + l] = acc3_v[l];
   }
-  // %854 = contract f64[4] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = v18[i0 * L + l] * u17[0];
-    }
-  }
-  // %1325 = tanh f64[4,20] -> v21
+  // %1325 = tanh f64[4,20] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 20 + i1) * L + l] =
-            vm::tanh(v16[(i0 * 20 + i1) * L + l] - ((v20[(i0 * 20 + i1) * L + l] * v4[i0 * L + l]) +
-                                                    v19[(i0 * 20 + i1) * L + l]));
+        v15[(i0 * 20 + i1) * L + l] =
+            vm::tanh(v12[(i0 * 20 + i1) * L + l] -
+                     ((v14[(i0 * 20 + i1) * L + l] * (v4[i0 * L + l] * (T(h) * 0.5f))) +
+                      v13[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %607 = layernorm f64[21] -> v16
+  // %607 = layernorm f64[21] -> v12
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6663,8 +6440,8 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e405 = u_stages[(i0 + 63) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e405 * e405);
+        const T e393 = u_stages[(i0 + 63) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e393 * e393);
       }
     }
   }
@@ -6676,17 +6453,17 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = (u_stages[(i0 + 63) * L + l] - mean_v[l]) * rstd_v[l];
+      v12[i0 * L + l] = (u_stages[(i0 + 63) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %609 = add f64[21] -> v19
+  // %609 = add f64[21] -> v13
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v16[i0 * L + l]);
+      v13[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v12[i0 * L + l]);
     }
   }
-  // %616 = contract f64[4,20] -> v22
+  // %616 = contract f64[4,20] -> v16
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6699,22 +6476,22 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v19[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v19[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v19[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v19[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v13[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v13[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v13[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v13[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v22[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v22[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v22[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v16[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v16[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v16[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v16[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %611 = contract f64[4,20] -> v23
+  // %611 = contract f64[4,20] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6727,22 +6504,22 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2], v19[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], v19[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], v19[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], v19[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2], v13[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], v13[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], v13[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], v13[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v23[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v23[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v23[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v17[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v17[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v17[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v17[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %612 = softmax f64[4,20] -> v24
+  // %612 = softmax f64[4,20] -> v18
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6752,7 +6529,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v23[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v23[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+            (v17[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v17[(i0 * 20 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -6763,18 +6540,18 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[i1 * L + l] = vm::exp(v23[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v23[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        v19[i1 * L + l] = vm::exp(v17[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v17[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 20 + i1) * L + l] = v25[i1 * L + l] / rowsum_v[l];
+        v18[(i0 * 20 + i1) * L + l] = v19[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %879 = contract f64[4,20] -> v23
+  // %879 = contract f64[4,20] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6787,26 +6564,26 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v24[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v18[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v24[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v18[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v24[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v18[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v24[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v18[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v23[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v23[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v23[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v17[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v17[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v17[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v17[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %876 = contract f64[4] -> v18
+  // %876 = contract f64[4] -> v19
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6817,47 +6594,32 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v24[i0 * L + l], v13[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v24[(i0 + 20) * L + l], v13[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v24[(i0 + 40) * L + l], v13[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v24[(i0 + 60) * L + l], v13[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v18[i0 * L + l], v11[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v18[(i0 + 20) * L + l], v11[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v18[(i0 + 40) * L + l], v11[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v18[(i0 + 60) * L + l], v11[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v18[l] = acc0_v[l];
-    v18[1 * L + l] = acc1_v[l];
-    v18[2 * L + l] = acc2_v[l];
-    v18[3 * L + l] = acc3_v[l];
+    v19[l] = acc0_v[l];
+    v19[1 * L + l] = acc1_v[l];
+    v19[2 * L + l] = acc2_v[l];
+    v19[3 * L + l] = acc3_v[l];
   }
-  // %877 = contract f64[4] -> v25
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v18[i0 * L + l] * T(h);
-    }
-  }
-  // %1329 = tanh f64[4,20] -> v26
+  // %1329 = tanh f64[4,20] -> v20
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 20 + i1) * L + l] = vm::tanh(
-            v22[(i0 * 20 + i1) * L + l] -
-            (v23[(i0 * 20 + i1) * L + l] + (v21[(i0 * 20 + i1) * L + l] * v25[i0 * L + l])));
+        v20[(i0 * 20 + i1) * L + l] =
+            vm::tanh(v16[(i0 * 20 + i1) * L + l] -
+                     (v17[(i0 * 20 + i1) * L + l] +
+                      (v15[(i0 * 20 + i1) * L + l] * (v19[i0 * L + l] * T(h)))));
       }
     }
   }
-  // %2308 = contract f64[4,20] -> v22
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 20 + i1) * L + l] = v26[(i0 * 20 + i1) * L + l] * u6[0];
-      }
-    }
-  }
-  // %613 = contract f64[4] -> v18
+  // %613 = contract f64[4] -> v19
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6868,32 +6630,32 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0], v19[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 + 21], v19[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 + 42], v19[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 + 63], v19[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(Wb[i0], v13[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 + 21], v13[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 + 42], v13[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 + 63], v13[i0 * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v18[l] = acc0_v[l];
-    v18[1 * L + l] = acc1_v[l];
-    v18[2 * L + l] = acc2_v[l];
-    v18[3 * L + l] = acc3_v[l];
+    v19[l] = acc0_v[l];
+    v19[1 * L + l] = acc1_v[l];
+    v19[2 * L + l] = acc2_v[l];
+    v19[3 * L + l] = acc3_v[l];
   }
-  // %614 = sigmoid f64[4] -> v25
+  // %614 = sigmoid f64[4] -> v16
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = sigmoid(v18[i0 * L + l]);
+      v16[i0 * L + l] = sigmoid(v19[i0 * L + l]);
     }
   }
-  // %615 = contract f64[4,20] -> v23
+  // %615 = contract f64[4,20] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 20 + i1) * L + l] = v24[(i0 * 20 + i1) * L + l] * v25[i0 * L + l];
+        v17[(i0 * 20 + i1) * L + l] = v18[(i0 * 20 + i1) * L + l] * v16[i0 * L + l];
       }
     }
   }
@@ -6905,24 +6667,18 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 400 + i1 * 20 + i2) * L + l] =
               z0_W[(i0 * 400 + i1 * 20 + i2) * L + l] +
-              (((v7[(i0 * 20 + i2) * L + l] * v10[(i0 * 20 + i1) * L + l]) +
-                ((v15[(i0 * 20 + i2) * L + l] * v20[(i0 * 20 + i1) * L + l]) +
-                 (v15[(i0 * 20 + i2) * L + l] * v21[(i0 * 20 + i1) * L + l]))) +
-               (v22[(i0 * 20 + i1) * L + l] * v23[(i0 * 20 + i2) * L + l]));
+              ((((v5[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f)) * v8[(i0 * 20 + i1) * L + l]) +
+                (((v11[(i0 * 20 + i2) * L + l] * (T(h) * 0.33333334f)) *
+                  v14[(i0 * 20 + i1) * L + l]) +
+                 ((v11[(i0 * 20 + i2) * L + l] * (T(h) * 0.33333334f)) *
+                  v15[(i0 * 20 + i1) * L + l]))) +
+               ((v20[(i0 * 20 + i1) * L + l] * (T(h) * 0.16666667f)) *
+                v17[(i0 * 20 + i2) * L + l]));
         }
       }
     }
   }
-  // %2093 = contract f64[4,20] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1) * L + l] = v12[(i0 * 20 + i1) * L + l] * u14[0];
-      }
-    }
-  }
-  // %2051 = contract f64[4,20] -> v15
+  // %2051 = contract f64[4,20] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6935,22 +6691,22 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v13[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v11[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v13[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v11[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v13[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v11[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v13[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v11[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v21[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
@@ -6986,14 +6742,14 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       }
     }
   }
-  // %1597 = mul f64[4,20] -> v27
+  // %1597 = mul f64[4,20] -> v23
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = v22[i0 * L + l] * (1.0f - square(v10[i0 * L + l]));
+      v23[i0 * L + l] = v22[i0 * L + l] * (1.0f - square(v8[i0 * L + l]));
     }
   }
-  // %2048 = contract f64[4] -> v18
+  // %2048 = contract f64[4] -> v19
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -7004,67 +6760,44 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v13[i0 * L + l], v3[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v13[(i0 + 20) * L + l], v3[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v13[(i0 + 40) * L + l], v3[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v13[(i0 + 60) * L + l], v3[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v11[i0 * L + l], v3[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v11[(i0 + 20) * L + l], v3[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v11[(i0 + 40) * L + l], v3[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v11[(i0 + 60) * L + l], v3[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v18[l] = acc0_v[l];
-    v18[1 * L + l] = acc1_v[l];
-    v18[2 * L + l] = acc2_v[l];
-    v18[3 * L + l] = acc3_v[l];
+    v19[l] = acc0_v[l];
+    v19[1 * L + l] = acc1_v[l];
+    v19[2 * L + l] = acc2_v[l];
+    v19[3 * L + l] = acc3_v[l];
   }
-  // %2049 = contract f64[4] -> v22
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v18[i0 * L + l] * u17[0];
-    }
-  }
-  // %2317 = mul f64[4,20] -> v28
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 20 + i1) * L + l] =
-            (v15[(i0 * 20 + i1) * L + l] + (v27[(i0 * 20 + i1) * L + l] * v22[i0 * L + l])) *
-            (1.0f - square(v20[(i0 * 20 + i1) * L + l]));
-      }
-    }
-  }
-  // %2320 = mul f64[4,20] -> v22
+  // %2317 = mul f64[4,20] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v22[(i0 * 20 + i1) * L + l] =
-            ((v28[(i0 * 20 + i1) * L + l] * v4[i0 * L + l]) + v15[(i0 * 20 + i1) * L + l]) *
-            (1.0f - square(v21[(i0 * 20 + i1) * L + l]));
+            (v21[(i0 * 20 + i1) * L + l] +
+             (v23[(i0 * 20 + i1) * L + l] * (v19[i0 * L + l] * (T(h) * 0.5f)))) *
+            (1.0f - square(v14[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %2097 = contract f64[4,20] -> v15
+  // %2320 = mul f64[4,20] -> v24
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 20 + i1) * L + l] = v3[(i0 * 20 + i1) * L + l] * u6[0];
+        v24[(i0 * 20 + i1) * L + l] =
+            ((v22[(i0 * 20 + i1) * L + l] * (v4[i0 * L + l] * (T(h) * 0.5f))) +
+             v21[(i0 * 20 + i1) * L + l]) *
+            (1.0f - square(v15[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %2090 = contract f64[4,20] -> v29
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 20 + i1) * L + l] = v24[(i0 * 20 + i1) * L + l] * u6[0];
-      }
-    }
-  }
-  // %2074 = contract f64[4,20] -> v30
+  // %2074 = contract f64[4,20] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7077,26 +6810,26 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v23[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v17[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v23[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v17[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v23[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v17[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v23[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v17[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v30[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v30[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v30[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v21[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2071 = contract f64[4] -> v18
+  // %2071 = contract f64[4] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -7107,34 +6840,27 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v12[i0 * L + l], v23[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v12[(i0 + 20) * L + l], v23[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v12[(i0 + 40) * L + l], v23[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v12[(i0 + 60) * L + l], v23[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v10[i0 * L + l], v17[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v10[(i0 + 20) * L + l], v17[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v10[(i0 + 40) * L + l], v17[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v10[(i0 + 60) * L + l], v17[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v18[l] = acc0_v[l];
-    v18[1 * L + l] = acc1_v[l];
-    v18[2 * L + l] = acc2_v[l];
-    v18[3 * L + l] = acc3_v[l];
+    v4[l] = acc0_v[l];
+    v4[1 * L + l] = acc1_v[l];
+    v4[2 * L + l] = acc2_v[l];
+    v4[3 * L + l] = acc3_v[l];
   }
-  // %2072 = contract f64[4] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = v18[i0 * L + l] * T(h);
-    }
-  }
-  // %2325 = mul f64[4,20] -> v23
+  // %2325 = mul f64[4,20] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 20 + i1) * L + l] =
-            (1.0f - square(v26[(i0 * 20 + i1) * L + l])) *
-            (v30[(i0 * 20 + i1) * L + l] + (v22[(i0 * 20 + i1) * L + l] * v4[i0 * L + l]));
+        v17[(i0 * 20 + i1) * L + l] =
+            (1.0f - square(v20[(i0 * 20 + i1) * L + l])) *
+            (v21[(i0 * 20 + i1) * L + l] + (v24[(i0 * 20 + i1) * L + l] * (v4[i0 * L + l] * T(h))));
       }
     }
   }
@@ -7146,15 +6872,19 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
         for (int64_t l = 0; l < L; ++l) {
           a1[(i0 * 400 + i1 * 20 + i2) * L + l] =
               a0[(i0 * 400 + i1 * 20 + i2) * L + l] +
-              ((v7[(i0 * 20 + i2) * L + l] * v22[(i0 * 20 + i1) * L + l]) +
-               ((v15[(i0 * 20 + i2) * L + l] * v27[(i0 * 20 + i1) * L + l]) +
-                ((v29[(i0 * 20 + i2) * L + l] * v23[(i0 * 20 + i1) * L + l]) +
-                 (v7[(i0 * 20 + i2) * L + l] * v28[(i0 * 20 + i1) * L + l]))));
+              (((v10[(i0 * 20 + i2) * L + l] * (T(h) * 0.33333334f)) *
+                v24[(i0 * 20 + i1) * L + l]) +
+               (((v3[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f)) *
+                 v23[(i0 * 20 + i1) * L + l]) +
+                (((v18[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f)) *
+                  v17[(i0 * 20 + i1) * L + l]) +
+                 ((v10[(i0 * 20 + i2) * L + l] * (T(h) * 0.33333334f)) *
+                  v22[(i0 * 20 + i1) * L + l]))));
         }
       }
     }
   }
-  // %2332 = contract f64[4] -> v18
+  // %2332 = contract f64[4] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -7165,27 +6895,20 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v20[i0 * L + l], v27[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v20[(i0 + 20) * L + l], v27[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v20[(i0 + 40) * L + l], v27[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v20[(i0 + 60) * L + l], v27[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v14[i0 * L + l], v23[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v14[(i0 + 20) * L + l], v23[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v14[(i0 + 40) * L + l], v23[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v14[(i0 + 60) * L + l], v23[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v18[l] = acc0_v[l];
-    v18[1 * L + l] = acc1_v[l];
-    v18[2 * L + l] = acc2_v[l];
-    v18[3 * L + l] = acc3_v[l];
+    v4[l] = acc0_v[l];
+    v4[1 * L + l] = acc1_v[l];
+    v4[2 * L + l] = acc2_v[l];
+    v4[3 * L + l] = acc3_v[l];
   }
-  // %2333 = contract f64[4] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = v18[i0 * L + l] * u17[0];
-    }
-  }
-  // %2335 = contract f64[4,20] -> v7
+  // %2335 = contract f64[4,20] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7199,35 +6922,36 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v20[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v14[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v20[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v14[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v20[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v14[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v20[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v14[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v21[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2336 = add f64[4,20] -> v15
+  // %2336 = add f64[4,20] -> v25
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 20 + i1) * L + l] =
-            (v3[(i0 * 20 + i1) * L + l] * v4[i0 * L + l]) + v7[(i0 * 20 + i1) * L + l];
+        v25[(i0 * 20 + i1) * L + l] =
+            (v3[(i0 * 20 + i1) * L + l] * (v4[i0 * L + l] * (T(h) * 0.5f))) +
+            v21[(i0 * 20 + i1) * L + l];
       }
     }
   }
-  // %2341 = contract f64[4,20] -> v7
+  // %2341 = contract f64[4,20] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7241,25 +6965,25 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v28[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v22[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v28[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v22[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v28[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v22[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v28[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v22[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v21[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2338 = contract f64[4] -> v18
+  // %2338 = contract f64[4] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -7270,38 +6994,32 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v10[i0 * L + l], v28[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v10[(i0 + 20) * L + l], v28[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v10[(i0 + 40) * L + l], v28[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v10[(i0 + 60) * L + l], v28[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v8[i0 * L + l], v22[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v8[(i0 + 20) * L + l], v22[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v8[(i0 + 40) * L + l], v22[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v8[(i0 + 60) * L + l], v22[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v18[l] = acc0_v[l];
-    v18[1 * L + l] = acc1_v[l];
-    v18[2 * L + l] = acc2_v[l];
-    v18[3 * L + l] = acc3_v[l];
+    v4[l] = acc0_v[l];
+    v4[1 * L + l] = acc1_v[l];
+    v4[2 * L + l] = acc2_v[l];
+    v4[3 * L + l] = acc3_v[l];
   }
-  // %2339 = contract f64[4] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = v18[i0 * L + l] * u17[0];
-    }
-  }
-  // %2343 = sub f64[4,20] -> v29
+  // %2343 = sub f64[4,20] -> v26
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 20 + i1) * L + l] =
-            (v15[(i0 * 20 + i1) * L + l] * v11[i0 * L + l]) -
-            (v7[(i0 * 20 + i1) * L + l] + (v5[(i0 * 20 + i1) * L + l] * v4[i0 * L + l]));
+        v26[(i0 * 20 + i1) * L + l] =
+            (v25[(i0 * 20 + i1) * L + l] * v9[i0 * L + l]) -
+            (v21[(i0 * 20 + i1) * L + l] +
+             (v5[(i0 * 20 + i1) * L + l] * (v4[i0 * L + l] * (T(h) * 0.5f))));
       }
     }
   }
-  // %2344 = contract f64[4] -> v18
+  // %2344 = contract f64[4] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -7312,18 +7030,18 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v29[i0 * L + l], v12[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v29[(i0 + 20) * L + l], v12[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v29[(i0 + 40) * L + l], v12[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v29[(i0 + 60) * L + l], v12[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v26[i0 * L + l], v10[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v26[(i0 + 20) * L + l], v10[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v26[(i0 + 40) * L + l], v10[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v26[(i0 + 60) * L + l], v10[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v18[l] = acc0_v[l];
-    v18[1 * L + l] = acc1_v[l];
-    v18[2 * L + l] = acc2_v[l];
-    v18[3 * L + l] = acc3_v[l];
+    v4[l] = acc0_v[l];
+    v4[1 * L + l] = acc1_v[l];
+    v4[2 * L + l] = acc2_v[l];
+    v4[3 * L + l] = acc3_v[l];
   }
   // %2347 = mul f64[4,20] -> v5
   for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -7331,11 +7049,11 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v5[(i0 * 20 + i1) * L + l] =
-            (v29[(i0 * 20 + i1) * L + l] - v18[i0 * L + l]) * v12[(i0 * 20 + i1) * L + l];
+            (v26[(i0 * 20 + i1) * L + l] - v4[i0 * L + l]) * v10[(i0 * 20 + i1) * L + l];
       }
     }
   }
-  // %2348 = contract f64[4,21] -> v31
+  // %2348 = contract f64[4,21] -> v27
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7360,10 +7078,10 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v31[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v31[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v31[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v27[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v27[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v27[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v27[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     PLASTIC_SIMD
@@ -7378,10 +7096,10 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[(i0 * 21 + 20) * L + l] = acc0_v[l];
+      v27[(i0 * 21 + 20) * L + l] = acc0_v[l];
     }
   }
-  // %2331 = contract f64[4,21] -> v32
+  // %2331 = contract f64[4,21] -> v28
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7395,21 +7113,21 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21], v28[(i0 * 20 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21], v22[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 1], v28[(i0 * 20 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 1], v22[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 2], v28[(i0 * 20 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 2], v22[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 3], v28[(i0 * 20 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 3], v22[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v32[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v32[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v32[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v28[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v28[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v28[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v28[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     PLASTIC_SIMD
@@ -7419,15 +7137,15 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v28[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v22[(i0 * 20 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 * 21 + 20) * L + l] = acc0_v[l];
+      v28[(i0 * 21 + 20) * L + l] = acc0_v[l];
     }
   }
-  // %2350 = reduce_sum f64[21] -> v7
+  // %2350 = reduce_sum f64[21] -> v21
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7436,15 +7154,15 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v31[(i0 + i1 * 21) * L + l] + v32[(i0 + i1 * 21) * L + l]);
+        acc_v[l] = acc_v[l] + (v27[(i0 + i1 * 21) * L + l] + v28[(i0 + i1 * 21) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = acc_v[l];
+      v21[i0 * L + l] = acc_v[l];
     }
   }
-  // %2351 = contract f64[4] -> v18
+  // %2351 = contract f64[4] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -7455,34 +7173,34 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v12[i0 * L + l], v15[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v12[(i0 + 20) * L + l], v15[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v12[(i0 + 40) * L + l], v15[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v12[(i0 + 60) * L + l], v15[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v10[i0 * L + l], v25[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v10[(i0 + 20) * L + l], v25[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v10[(i0 + 40) * L + l], v25[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v10[(i0 + 60) * L + l], v25[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v18[l] = acc0_v[l];
-    v18[1 * L + l] = acc1_v[l];
-    v18[2 * L + l] = acc2_v[l];
-    v18[3 * L + l] = acc3_v[l];
+    v4[l] = acc0_v[l];
+    v4[1 * L + l] = acc1_v[l];
+    v4[2 * L + l] = acc2_v[l];
+    v4[3 * L + l] = acc3_v[l];
   }
-  // %782 = mul f64[4] -> v4
+  // %782 = mul f64[4] -> v19
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = v11[i0 * L + l] * (1.0f - v11[i0 * L + l]);
+      v19[i0 * L + l] = v9[i0 * L + l] * (1.0f - v9[i0 * L + l]);
     }
   }
-  // %2352 = mul f64[4] -> v15
+  // %2352 = mul f64[4] -> v25
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v18[i0 * L + l] * v4[i0 * L + l];
+      v25[i0 * L + l] = v4[i0 * L + l] * v19[i0 * L + l];
     }
   }
-  // %2353 = contract f64[21] -> v29
+  // %2353 = contract f64[21] -> v26
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7494,18 +7212,18 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v15[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v25[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v25[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v25[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v25[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[(i0 * 4) * L + l] = acc0_v[l];
-      v29[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v29[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v29[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v26[(i0 * 4) * L + l] = acc0_v[l];
+      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -7515,21 +7233,21 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v15[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v25[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v29[20 * L + l] = acc0_v[l];
+    v26[20 * L + l] = acc0_v[l];
   }
-  // %2355 = mul f64[21] -> v30
+  // %2355 = mul f64[21] -> v27
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = (v7[i0 * L + l] + v29[i0 * L + l]) * 0.33333334f;
+      v27[i0 * L + l] = (v21[i0 * L + l] + v26[i0 * L + l]) * 0.33333334f;
     }
   }
-  // %1601 = contract f64[4,20] -> v7
+  // %1601 = contract f64[4,20] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7543,25 +7261,25 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v10[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v8[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v10[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v8[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v10[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v8[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v10[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v8[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v21[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1908 = contract f64[4,20] -> v10
+  // %1908 = contract f64[4,20] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7575,35 +7293,35 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v27[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v23[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v27[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v23[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v27[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v23[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v27[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v23[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v10[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v10[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v10[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v8[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v8[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v8[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v8[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1910 = sub f64[4,20] -> v29
+  // %1910 = sub f64[4,20] -> v26
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 20 + i1) * L + l] =
-            (v7[(i0 * 20 + i1) * L + l] * v2[i0 * L + l]) - v10[(i0 * 20 + i1) * L + l];
+        v26[(i0 * 20 + i1) * L + l] =
+            (v21[(i0 * 20 + i1) * L + l] * v2[i0 * L + l]) - v8[(i0 * 20 + i1) * L + l];
       }
     }
   }
-  // %2131 = contract f64[4] -> v18
+  // %2131 = contract f64[4] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -7614,76 +7332,30 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v3[i0 * L + l], v29[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v3[(i0 + 20) * L + l], v29[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v3[(i0 + 40) * L + l], v29[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v3[(i0 + 60) * L + l], v29[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v3[i0 * L + l], v26[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v3[(i0 + 20) * L + l], v26[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v3[(i0 + 40) * L + l], v26[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v3[(i0 + 60) * L + l], v26[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v18[l] = acc0_v[l];
-    v18[1 * L + l] = acc1_v[l];
-    v18[2 * L + l] = acc2_v[l];
-    v18[3 * L + l] = acc3_v[l];
+    v4[l] = acc0_v[l];
+    v4[1 * L + l] = acc1_v[l];
+    v4[2 * L + l] = acc2_v[l];
+    v4[3 * L + l] = acc3_v[l];
   }
-  // %2359 = mul f64[4,20] -> v10
+  // %2359 = mul f64[4,20] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 20 + i1) * L + l] =
-            (v29[(i0 * 20 + i1) * L + l] - v18[i0 * L + l]) * v3[(i0 * 20 + i1) * L + l];
+        v8[(i0 * 20 + i1) * L + l] =
+            (v26[(i0 * 20 + i1) * L + l] - v4[i0 * L + l]) * v3[(i0 * 20 + i1) * L + l];
       }
     }
   }
-  // %2360 = contract f64[4,21] -> v31
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21], v10[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 1], v10[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 2], v10[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 3], v10[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v31[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v31[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v31[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v10[(i0 * 20 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v31[(i0 * 21 + 20) * L + l] = acc0_v[l];
-    }
-  }
-  // %1611 = contract f64[4,21] -> v32
+  // %2360 = contract f64[4,21] -> v28
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7697,21 +7369,21 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21], v27[(i0 * 20 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21], v8[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 1], v27[(i0 * 20 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 1], v8[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 2], v27[(i0 * 20 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 2], v8[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 3], v27[(i0 * 20 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 3], v8[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v32[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v32[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v32[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v28[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v28[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v28[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v28[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     PLASTIC_SIMD
@@ -7721,15 +7393,61 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v27[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v8[(i0 * 20 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 * 21 + 20) * L + l] = acc0_v[l];
+      v28[(i0 * 21 + 20) * L + l] = acc0_v[l];
     }
   }
-  // %2362 = reduce_sum f64[21] -> v29
+  // %1611 = contract f64[4,21] -> v29
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21], v23[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 1], v23[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 2], v23[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 3], v23[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v29[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v29[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v29[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v29[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v23[(i0 * 20 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v29[(i0 * 21 + 20) * L + l] = acc0_v[l];
+    }
+  }
+  // %2362 = reduce_sum f64[21] -> v26
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7738,15 +7456,15 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v31[(i0 + i1 * 21) * L + l] + v32[(i0 + i1 * 21) * L + l]);
+        acc_v[l] = acc_v[l] + (v28[(i0 + i1 * 21) * L + l] + v29[(i0 + i1 * 21) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = acc_v[l];
+      v26[i0 * L + l] = acc_v[l];
     }
   }
-  // %1614 = contract f64[4] -> v18
+  // %1614 = contract f64[4] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -7757,24 +7475,24 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v7[i0 * L + l], v3[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v7[(i0 + 20) * L + l], v3[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v7[(i0 + 40) * L + l], v3[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v7[(i0 + 60) * L + l], v3[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v21[i0 * L + l], v3[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v21[(i0 + 20) * L + l], v3[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v21[(i0 + 40) * L + l], v3[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v21[(i0 + 60) * L + l], v3[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v18[l] = acc0_v[l];
-    v18[1 * L + l] = acc1_v[l];
-    v18[2 * L + l] = acc2_v[l];
-    v18[3 * L + l] = acc3_v[l];
+    v4[l] = acc0_v[l];
+    v4[1 * L + l] = acc1_v[l];
+    v4[2 * L + l] = acc2_v[l];
+    v4[3 * L + l] = acc3_v[l];
   }
   // %1615 = mul f64[4] -> v3
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = ((1.0f - v2[i0 * L + l]) * v2[i0 * L + l]) * v18[i0 * L + l];
+      v3[i0 * L + l] = ((1.0f - v2[i0 * L + l]) * v2[i0 * L + l]) * v4[i0 * L + l];
     }
   }
   // %1616 = contract f64[21] -> v2
@@ -7817,11 +7535,11 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t l = 0; l < L; ++l) {
     v2[20 * L + l] = acc0_v[l];
   }
-  // %2363 = add f64[21] -> v7
+  // %2363 = add f64[21] -> v21
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v29[i0 * L + l] + v2[i0 * L + l];
+      v21[i0 * L + l] = v26[i0 * L + l] + v2[i0 * L + l];
     }
   }
   // %2370 = contract f64[4,20] -> v2
@@ -7838,13 +7556,13 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v21[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v15[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v21[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v15[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v21[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v15[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v21[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v15[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -7856,7 +7574,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       }
     }
   }
-  // %2367 = contract f64[4] -> v18
+  // %2367 = contract f64[4] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -7867,37 +7585,31 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v21[i0 * L + l], v28[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v21[(i0 + 20) * L + l], v28[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v21[(i0 + 40) * L + l], v28[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v21[(i0 + 60) * L + l], v28[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v15[i0 * L + l], v22[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v15[(i0 + 20) * L + l], v22[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v15[(i0 + 40) * L + l], v22[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v15[(i0 + 60) * L + l], v22[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v18[l] = acc0_v[l];
-    v18[1 * L + l] = acc1_v[l];
-    v18[2 * L + l] = acc2_v[l];
-    v18[3 * L + l] = acc3_v[l];
+    v4[l] = acc0_v[l];
+    v4[1 * L + l] = acc1_v[l];
+    v4[2 * L + l] = acc2_v[l];
+    v4[3 * L + l] = acc3_v[l];
   }
-  // %2368 = contract f64[4] -> v29
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = v18[i0 * L + l] * u17[0];
-    }
-  }
-  // %2371 = add f64[4,20] -> v31
+  // %2371 = add f64[4,20] -> v26
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 20 + i1) * L + l] =
-            v2[(i0 * 20 + i1) * L + l] + (v12[(i0 * 20 + i1) * L + l] * v29[i0 * L + l]);
+        v26[(i0 * 20 + i1) * L + l] =
+            v2[(i0 * 20 + i1) * L + l] +
+            (v10[(i0 * 20 + i1) * L + l] * (v4[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %2372 = contract f64[4] -> v18
+  // %2372 = contract f64[4] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -7908,27 +7620,27 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v12[i0 * L + l], v31[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v12[(i0 + 20) * L + l], v31[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v12[(i0 + 40) * L + l], v31[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v12[(i0 + 60) * L + l], v31[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v10[i0 * L + l], v26[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v10[(i0 + 20) * L + l], v26[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v10[(i0 + 40) * L + l], v26[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v10[(i0 + 60) * L + l], v26[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v18[l] = acc0_v[l];
-    v18[1 * L + l] = acc1_v[l];
-    v18[2 * L + l] = acc2_v[l];
-    v18[3 * L + l] = acc3_v[l];
+    v4[l] = acc0_v[l];
+    v4[1 * L + l] = acc1_v[l];
+    v4[2 * L + l] = acc2_v[l];
+    v4[3 * L + l] = acc3_v[l];
   }
   // %2373 = mul f64[4] -> v2
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v18[i0 * L + l] * v4[i0 * L + l];
+      v2[i0 * L + l] = v4[i0 * L + l] * v19[i0 * L + l];
     }
   }
-  // %2374 = contract f64[21] -> v29
+  // %2374 = contract f64[21] -> v28
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7948,10 +7660,10 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[(i0 * 4) * L + l] = acc0_v[l];
-      v29[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v29[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v29[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 4) * L + l] = acc0_v[l];
+      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -7966,9 +7678,9 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v29[20 * L + l] = acc0_v[l];
+    v28[20 * L + l] = acc0_v[l];
   }
-  // %2380 = contract f64[4,20] -> v32
+  // %2380 = contract f64[4,20] -> v29
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7982,25 +7694,25 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v22[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v24[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v22[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v24[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v22[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v24[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v22[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v24[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v32[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v32[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v32[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v29[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v29[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v29[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v29[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2377 = contract f64[4] -> v18
+  // %2377 = contract f64[4] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -8011,38 +7723,32 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v20[i0 * L + l], v22[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v20[(i0 + 20) * L + l], v22[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v20[(i0 + 40) * L + l], v22[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v20[(i0 + 60) * L + l], v22[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v14[i0 * L + l], v24[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v14[(i0 + 20) * L + l], v24[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v14[(i0 + 40) * L + l], v24[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v14[(i0 + 60) * L + l], v24[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v18[l] = acc0_v[l];
-    v18[1 * L + l] = acc1_v[l];
-    v18[2 * L + l] = acc2_v[l];
-    v18[3 * L + l] = acc3_v[l];
+    v4[l] = acc0_v[l];
+    v4[1 * L + l] = acc1_v[l];
+    v4[2 * L + l] = acc2_v[l];
+    v4[3 * L + l] = acc3_v[l];
   }
-  // %2378 = contract f64[4] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = v18[i0 * L + l] * u17[0];
-    }
-  }
-  // %2382 = sub f64[4,20] -> v20
+  // %2382 = sub f64[4,20] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 20 + i1) * L + l] =
-            (v31[(i0 * 20 + i1) * L + l] * v11[i0 * L + l]) -
-            (v32[(i0 * 20 + i1) * L + l] + (v13[(i0 * 20 + i1) * L + l] * v4[i0 * L + l]));
+        v14[(i0 * 20 + i1) * L + l] =
+            (v26[(i0 * 20 + i1) * L + l] * v9[i0 * L + l]) -
+            (v29[(i0 * 20 + i1) * L + l] +
+             (v11[(i0 * 20 + i1) * L + l] * (v4[i0 * L + l] * (T(h) * 0.5f))));
       }
     }
   }
-  // %2383 = contract f64[4] -> v18
+  // %2383 = contract f64[4] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -8053,30 +7759,30 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v20[i0 * L + l], v12[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v20[(i0 + 20) * L + l], v12[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v20[(i0 + 40) * L + l], v12[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v20[(i0 + 60) * L + l], v12[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v14[i0 * L + l], v10[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v14[(i0 + 20) * L + l], v10[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v14[(i0 + 40) * L + l], v10[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v14[(i0 + 60) * L + l], v10[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v18[l] = acc0_v[l];
-    v18[1 * L + l] = acc1_v[l];
-    v18[2 * L + l] = acc2_v[l];
-    v18[3 * L + l] = acc3_v[l];
+    v4[l] = acc0_v[l];
+    v4[1 * L + l] = acc1_v[l];
+    v4[2 * L + l] = acc2_v[l];
+    v4[3 * L + l] = acc3_v[l];
   }
-  // %2386 = mul f64[4,20] -> v11
+  // %2386 = mul f64[4,20] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 20 + i1) * L + l] =
-            (v20[(i0 * 20 + i1) * L + l] - v18[i0 * L + l]) * v12[(i0 * 20 + i1) * L + l];
+        v9[(i0 * 20 + i1) * L + l] =
+            (v14[(i0 * 20 + i1) * L + l] - v4[i0 * L + l]) * v10[(i0 * 20 + i1) * L + l];
       }
     }
   }
-  // %2387 = contract f64[4,21] -> v31
+  // %2387 = contract f64[4,21] -> v29
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -8090,21 +7796,21 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21], v11[(i0 * 20 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21], v9[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 1], v11[(i0 * 20 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 1], v9[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 2], v11[(i0 * 20 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 2], v9[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 3], v11[(i0 * 20 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 3], v9[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v31[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v31[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v31[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v29[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v29[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v29[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v29[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     PLASTIC_SIMD
@@ -8114,15 +7820,15 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v11[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v9[(i0 * 20 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[(i0 * 21 + 20) * L + l] = acc0_v[l];
+      v29[(i0 * 21 + 20) * L + l] = acc0_v[l];
     }
   }
-  // %2375 = contract f64[4,21] -> v32
+  // %2375 = contract f64[4,21] -> v30
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -8136,21 +7842,21 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21], v22[(i0 * 20 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21], v24[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 1], v22[(i0 * 20 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 1], v24[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 2], v22[(i0 * 20 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 2], v24[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 3], v22[(i0 * 20 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 3], v24[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v32[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v32[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v32[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v30[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v30[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v30[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v30[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     PLASTIC_SIMD
@@ -8160,15 +7866,15 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v22[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v24[(i0 * 20 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 * 21 + 20) * L + l] = acc0_v[l];
+      v30[(i0 * 21 + 20) * L + l] = acc0_v[l];
     }
   }
-  // %2389 = reduce_sum f64[21] -> v20
+  // %2389 = reduce_sum f64[21] -> v14
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8177,22 +7883,22 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v31[(i0 + i1 * 21) * L + l] + v32[(i0 + i1 * 21) * L + l]);
+        acc_v[l] = acc_v[l] + (v29[(i0 + i1 * 21) * L + l] + v30[(i0 + i1 * 21) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = acc_v[l];
+      v14[i0 * L + l] = acc_v[l];
     }
   }
-  // %2390 = add f64[21] -> v31
+  // %2390 = add f64[21] -> v26
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = v29[i0 * L + l] + v20[i0 * L + l];
+      v26[i0 * L + l] = v28[i0 * L + l] + v14[i0 * L + l];
     }
   }
-  // %2411 = contract f64[4,21] -> v32
+  // %2411 = contract f64[4,21] -> v28
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -8206,21 +7912,21 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21], v23[(i0 * 20 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21], v17[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 1], v23[(i0 * 20 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 1], v17[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 2], v23[(i0 * 20 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 2], v17[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 3], v23[(i0 * 20 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 3], v17[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v32[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v32[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v32[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v28[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v28[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v28[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v28[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     PLASTIC_SIMD
@@ -8230,15 +7936,15 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v23[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 * 21 + 20) * L + l] = acc0_v[l];
+      v28[(i0 * 21 + 20) * L + l] = acc0_v[l];
     }
   }
-  // %2394 = contract f64[4] -> v18
+  // %2394 = contract f64[4] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -8249,27 +7955,20 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v22[i0 * L + l], v26[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v22[(i0 + 20) * L + l], v26[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v22[(i0 + 40) * L + l], v26[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v22[(i0 + 60) * L + l], v26[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v24[i0 * L + l], v20[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v24[(i0 + 20) * L + l], v20[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v24[(i0 + 40) * L + l], v20[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v24[(i0 + 60) * L + l], v20[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v18[l] = acc0_v[l];
-    v18[1 * L + l] = acc1_v[l];
-    v18[2 * L + l] = acc2_v[l];
-    v18[3 * L + l] = acc3_v[l];
+    v4[l] = acc0_v[l];
+    v4[1 * L + l] = acc1_v[l];
+    v4[2 * L + l] = acc2_v[l];
+    v4[3 * L + l] = acc3_v[l];
   }
-  // %2395 = contract f64[4] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = v18[i0 * L + l] * T(h);
-    }
-  }
-  // %2397 = contract f64[4,20] -> v20
+  // %2397 = contract f64[4,20] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -8283,35 +7982,35 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v26[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v20[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v26[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v20[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v26[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v20[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v26[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v20[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v20[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v20[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v20[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v14[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v14[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v14[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v14[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2398 = add f64[4,20] -> v26
+  // %2398 = add f64[4,20] -> v20
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 20 + i1) * L + l] =
-            (v12[(i0 * 20 + i1) * L + l] * v4[i0 * L + l]) + v20[(i0 * 20 + i1) * L + l];
+        v20[(i0 * 20 + i1) * L + l] =
+            (v10[(i0 * 20 + i1) * L + l] * (v4[i0 * L + l] * T(h))) + v14[(i0 * 20 + i1) * L + l];
       }
     }
   }
-  // %2403 = contract f64[4,20] -> v12
+  // %2403 = contract f64[4,20] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -8325,25 +8024,25 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v23[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v17[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v23[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v17[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v23[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v17[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v23[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v17[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v10[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v10[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v10[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v10[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2400 = contract f64[4] -> v18
+  // %2400 = contract f64[4] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -8354,38 +8053,31 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v23[i0 * L + l], v21[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v23[(i0 + 20) * L + l], v21[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v23[(i0 + 40) * L + l], v21[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v23[(i0 + 60) * L + l], v21[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v17[i0 * L + l], v15[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v17[(i0 + 20) * L + l], v15[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v17[(i0 + 40) * L + l], v15[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v17[(i0 + 60) * L + l], v15[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v18[l] = acc0_v[l];
-    v18[1 * L + l] = acc1_v[l];
-    v18[2 * L + l] = acc2_v[l];
-    v18[3 * L + l] = acc3_v[l];
+    v4[l] = acc0_v[l];
+    v4[1 * L + l] = acc1_v[l];
+    v4[2 * L + l] = acc2_v[l];
+    v4[3 * L + l] = acc3_v[l];
   }
-  // %2401 = contract f64[4] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = v18[i0 * L + l] * T(h);
-    }
-  }
-  // %2405 = sub f64[4,20] -> v20
+  // %2405 = sub f64[4,20] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 20 + i1) * L + l] =
-            (v26[(i0 * 20 + i1) * L + l] * v25[i0 * L + l]) -
-            (v12[(i0 * 20 + i1) * L + l] + (v13[(i0 * 20 + i1) * L + l] * v4[i0 * L + l]));
+        v14[(i0 * 20 + i1) * L + l] =
+            (v20[(i0 * 20 + i1) * L + l] * v16[i0 * L + l]) -
+            (v10[(i0 * 20 + i1) * L + l] + (v11[(i0 * 20 + i1) * L + l] * (v4[i0 * L + l] * T(h))));
       }
     }
   }
-  // %2406 = contract f64[4] -> v18
+  // %2406 = contract f64[4] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -8396,30 +8088,30 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v20[i0 * L + l], v24[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v20[(i0 + 20) * L + l], v24[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v20[(i0 + 40) * L + l], v24[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v20[(i0 + 60) * L + l], v24[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v14[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v14[(i0 + 20) * L + l], v18[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v14[(i0 + 40) * L + l], v18[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v14[(i0 + 60) * L + l], v18[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v18[l] = acc0_v[l];
-    v18[1 * L + l] = acc1_v[l];
-    v18[2 * L + l] = acc2_v[l];
-    v18[3 * L + l] = acc3_v[l];
+    v4[l] = acc0_v[l];
+    v4[1 * L + l] = acc1_v[l];
+    v4[2 * L + l] = acc2_v[l];
+    v4[3 * L + l] = acc3_v[l];
   }
-  // %2409 = mul f64[4,20] -> v12
+  // %2409 = mul f64[4,20] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 20 + i1) * L + l] =
-            (v20[(i0 * 20 + i1) * L + l] - v18[i0 * L + l]) * v24[(i0 * 20 + i1) * L + l];
+        v10[(i0 * 20 + i1) * L + l] =
+            (v14[(i0 * 20 + i1) * L + l] - v4[i0 * L + l]) * v18[(i0 * 20 + i1) * L + l];
       }
     }
   }
-  // %2410 = contract f64[4,21] -> v33
+  // %2410 = contract f64[4,21] -> v29
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -8433,21 +8125,21 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21], v12[(i0 * 20 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21], v10[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 1], v12[(i0 * 20 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 1], v10[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 2], v12[(i0 * 20 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 2], v10[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 3], v12[(i0 * 20 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 3], v10[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v33[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v33[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v33[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v29[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v29[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v29[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v29[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     PLASTIC_SIMD
@@ -8457,15 +8149,15 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v12[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v10[(i0 * 20 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[(i0 * 21 + 20) * L + l] = acc0_v[l];
+      v29[(i0 * 21 + 20) * L + l] = acc0_v[l];
     }
   }
-  // %2413 = reduce_sum f64[21] -> v13
+  // %2413 = reduce_sum f64[21] -> v11
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8474,15 +8166,15 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v32[(i0 + i1 * 21) * L + l] + v33[(i0 + i1 * 21) * L + l]);
+        acc_v[l] = acc_v[l] + (v28[(i0 + i1 * 21) * L + l] + v29[(i0 + i1 * 21) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = acc_v[l];
+      v11[i0 * L + l] = acc_v[l];
     }
   }
-  // %2414 = contract f64[4] -> v18
+  // %2414 = contract f64[4] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -8493,27 +8185,27 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v26[i0 * L + l], v24[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v26[(i0 + 20) * L + l], v24[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v26[(i0 + 40) * L + l], v24[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v26[(i0 + 60) * L + l], v24[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v20[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v20[(i0 + 20) * L + l], v18[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v20[(i0 + 40) * L + l], v18[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v20[(i0 + 60) * L + l], v18[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v18[l] = acc0_v[l];
-    v18[1 * L + l] = acc1_v[l];
-    v18[2 * L + l] = acc2_v[l];
-    v18[3 * L + l] = acc3_v[l];
+    v4[l] = acc0_v[l];
+    v4[1 * L + l] = acc1_v[l];
+    v4[2 * L + l] = acc2_v[l];
+    v4[3 * L + l] = acc3_v[l];
   }
-  // %2415 = mul f64[4] -> v4
+  // %2415 = mul f64[4] -> v19
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = (v25[i0 * L + l] * (1.0f - v25[i0 * L + l])) * v18[i0 * L + l];
+      v19[i0 * L + l] = (v16[i0 * L + l] * (1.0f - v16[i0 * L + l])) * v4[i0 * L + l];
     }
   }
-  // %2416 = contract f64[21] -> v20
+  // %2416 = contract f64[21] -> v14
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8525,18 +8217,18 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v19[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v19[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v19[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v19[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -8546,18 +8238,18 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v4[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v19[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v20[20 * L + l] = acc0_v[l];
+    v14[20 * L + l] = acc0_v[l];
   }
-  // %2418 = mul f64[21] -> v21
+  // %2418 = mul f64[21] -> v15
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = (v13[i0 * L + l] + v20[i0 * L + l]) * 0.16666667f;
+      v15[i0 * L + l] = (v11[i0 * L + l] + v14[i0 * L + l]) * 0.16666667f;
     }
   }
   // %2421 = mul f64[21] -> adj.ln.gain
@@ -8566,10 +8258,10 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v8[i0 * L + l] * v30[i0 * L + l])) -
-                    ((v0[i0 * L + l] * v7[i0 * L + l]) * 0.16666667f)) -
-                   ((v8[i0 * L + l] * v31[i0 * L + l]) * 0.33333334f)) -
-                  (v21[i0 * L + l] * v16[i0 * L + l])) *
+        sum[l] = ((((-(v6[i0 * L + l] * v27[i0 * L + l])) -
+                    ((v0[i0 * L + l] * v21[i0 * L + l]) * 0.16666667f)) -
+                   ((v6[i0 * L + l] * v26[i0 * L + l]) * 0.33333334f)) -
+                  (v15[i0 * L + l] * v12[i0 * L + l])) *
                  T(h);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
@@ -8581,39 +8273,11 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-v30[i0 * L + l]) - (v7[i0 * L + l] * 0.16666667f)) -
-                          (v31[i0 * L + l] * 0.33333334f)) -
-                         v21[i0 * L + l]);
+        sum[l] = T(h) * ((((-v27[i0 * L + l]) - (v21[i0 * L + l] * 0.16666667f)) -
+                          (v26[i0 * L + l] * 0.33333334f)) -
+                         v15[i0 * L + l]);
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %2217 = contract f64[4] -> v18
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = v3[i0 * L + l] * u6[0];
-    }
-  }
-  // %2429 = contract f64[4] -> v25
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v15[i0 * L + l] * u14[0];
-    }
-  }
-  // %2432 = contract f64[4] -> v0
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v2[i0 * L + l] * u14[0];
-    }
-  }
-  // %2435 = contract f64[4] -> v2
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v4[i0 * L + l] * u6[0];
     }
   }
   // %2437 = sub f64[4,21] -> adj.Wb
@@ -8623,33 +8287,13 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v1[i1 * L + l] * v18[i0 * L + l])) - (v9[i1 * L + l] * v25[i0 * L + l])) -
-                    (v9[i1 * L + l] * v0[i0 * L + l])) -
-                   (v2[i0 * L + l] * v19[i1 * L + l]);
+          sum[l] = (((-(v1[i1 * L + l] * (v3[i0 * L + l] * (T(h) * 0.16666667f)))) -
+                     (v7[i1 * L + l] * (v25[i0 * L + l] * (T(h) * 0.33333334f)))) -
+                    (v7[i1 * L + l] * (v2[i0 * L + l] * (T(h) * 0.33333334f)))) -
+                   ((v19[i0 * L + l] * (T(h) * 0.16666667f)) * v13[i1 * L + l]);
         }
         dtheta_Wb[i0 * 21 + i1] += lane_sum<L>(sum);
       }
-    }
-  }
-  // %2507 = contract f64[21] -> v0
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v9[i0 * L + l] * u14[0];
-    }
-  }
-  // %2264 = contract f64[21] -> v2
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v1[i0 * L + l] * u6[0];
-    }
-  }
-  // %2269 = contract f64[21] -> v1
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v19[i0 * L + l] * u6[0];
     }
   }
   // %2520 = sub f64[4,20,21] -> adj.Wk
@@ -8660,10 +8304,10 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v5[(i0 * 20 + i1) * L + l] * v0[i2 * L + l])) -
-                       (v10[(i0 * 20 + i1) * L + l] * v2[i2 * L + l])) -
-                      (v11[(i0 * 20 + i1) * L + l] * v0[i2 * L + l])) -
-                     (v12[(i0 * 20 + i1) * L + l] * v1[i2 * L + l]);
+            sum[l] = (((-(v5[(i0 * 20 + i1) * L + l] * (v7[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                       (v8[(i0 * 20 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                      (v9[(i0 * 20 + i1) * L + l] * (v7[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                     (v10[(i0 * 20 + i1) * L + l] * (v13[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 420 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
@@ -8678,47 +8322,45 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v28[(i0 * 20 + i1) * L + l] * v0[i2 * L + l])) -
-                       (v27[(i0 * 20 + i1) * L + l] * v2[i2 * L + l])) -
-                      (v22[(i0 * 20 + i1) * L + l] * v0[i2 * L + l])) -
-                     (v23[(i0 * 20 + i1) * L + l] * v1[i2 * L + l]);
+            sum[l] = (((-(v22[(i0 * 20 + i1) * L + l] * (v7[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                       (v23[(i0 * 20 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                      (v24[(i0 * 20 + i1) * L + l] * (v7[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                     (v17[(i0 * 20 + i1) * L + l] * (v13[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 420 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %2012 = mul f64[] -> u6
-  u6[0] = T(h) * -0.0f;
   // %2013 = broadcast f64[4,20,21] -> adj.Wq
   for (int64_t i0 = 0; i0 < 1680; ++i0) {
-    dtheta_Wq[i0] += u6[0] * 8.0f;
+    dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %2014 = broadcast f64[80] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 80; ++i0) {
-    dtheta_ff_norm_gain[i0] += u6[0] * 8.0f;
-    dtheta_ff_norm_bias[i0] += u6[0] * 8.0f;
-    dtheta_ff_down_bias[i0] += u6[0] * 8.0f;
+    dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
+    dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
+    dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %2015 = broadcast f64[320,80] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 25600; ++i0) {
-    dtheta_ff_up_weight[i0] += u6[0] * 8.0f;
+    dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %2016 = broadcast f64[320] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 320; ++i0) {
-    dtheta_ff_up_bias[i0] += u6[0] * 8.0f;
+    dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %2017 = broadcast f64[80,320] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 25600; ++i0) {
-    dtheta_ff_down_weight[i0] += u6[0] * 8.0f;
+    dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %2018 = broadcast f64[10,80] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 800; ++i0) {
-    dtheta_out_weight[i0] += u6[0] * 8.0f;
+    dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %2019 = broadcast f64[10] -> adj.out.bias
   for (int64_t i0 = 0; i0 < 10; ++i0) {
-    dtheta_out_bias[i0] += u6[0] * 8.0f;
+    dtheta_out_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
 }
 
@@ -9468,13 +9110,7 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
   for (int64_t l = 0; l < L; ++l) {
     v4[l] = acc_v[l];
   }
-  // %375 = mul f64[] -> v12
-  // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v12[l] = v4[l] * 0.0125f;
-  }
-  // %425 = contract f64[] -> v4
+  // %425 = contract f64[] -> v12
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -9487,14 +9123,9 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc0_v[l];
+    v12[l] = acc0_v[l];
   }
-  // %487 = mul f64[] -> v13
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v13[l] = v4[l] * 0.0125f;
-  }
-  // %358 = reduce_sum f64[] -> v4
+  // %358 = reduce_sum f64[] -> v13
   // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -9508,15 +9139,9 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc_v[l];
+    v13[l] = acc_v[l];
   }
-  // %360 = mul f64[] -> v14
-  // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v14[l] = v4[l] * 0.0125f;
-  }
-  // %364 = reduce_sum f64[] -> v4
+  // %364 = reduce_sum f64[] -> v14
   // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -9525,25 +9150,27 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v6[i0 * L + l] - v14[l]);
+      acc_v[l] = acc_v[l] + square(v6[i0 * L + l] - (v13[l] * 0.0125f));
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc_v[l];
+    v14[l] = acc_v[l];
   }
-  // %368 = reciprocal f64[] -> v14
+  // %368 = reciprocal f64[] -> v13
   // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v14[l] = T(1) / std::sqrt((v4[l] * 0.0125f) + 1e-05f);
+    v13[l] = T(1) / std::sqrt((v14[l] * 0.0125f) + 1e-05f);
   }
   // %493 = reshape f64[4,20] -> v15
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] =
-          v2[i0 * L + l] + (((v11[i0 * L + l] - v12[l]) - (v13[l] * v7[i0 * L + l])) * v14[l]);
+          v2[i0 * L + l] +
+          (((v11[i0 * L + l] - (v4[l] * 0.0125f)) - ((v12[l] * 0.0125f) * v7[i0 * L + l])) *
+           v13[l]);
     }
   }
   // %494 = contract f64[4,20,20] -> d.W
@@ -9876,12 +9503,7 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
     for (int64_t l = 0; l < L; ++l) {
       v12[l] = acc_v[l];
     }
-    // %505 = mul f64[] -> v13
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[l] = v12[l] * 0.04761905f;
-    }
-    // %508 = contract f64[] -> v12
+    // %508 = contract f64[] -> v13
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -9894,14 +9516,9 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[l] = acc0_v[l];
+      v13[l] = acc0_v[l];
     }
-    // %509 = mul f64[] -> v14
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[l] = v12[l] * 0.04761905f;
-    }
-    // %395 = reduce_sum f64[] -> v12
+    // %395 = reduce_sum f64[] -> v14
     // fwp_delta_xprime_cde.ode:43: let q = softmax(Wq @ ln(dx(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9915,15 +9532,9 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[l] = acc_v[l];
+      v14[l] = acc_v[l];
     }
-    // %396 = mul f64[] -> v4
-    // fwp_delta_xprime_cde.ode:43: let q = softmax(Wq @ ln(dx(T)))
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[l] = v12[l] * 0.04761905f;
-    }
-    // %400 = reduce_sum f64[] -> v12
+    // %400 = reduce_sum f64[] -> v4
     // fwp_delta_xprime_cde.ode:43: let q = softmax(Wq @ ln(dx(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9932,24 +9543,26 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(dx[i0 * L + l] - v4[l]);
+        acc_v[l] = acc_v[l] + square(dx[i0 * L + l] - (v14[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[l] = acc_v[l];
+      v4[l] = acc_v[l];
     }
-    // %404 = reciprocal f64[] -> v4
+    // %404 = reciprocal f64[] -> v14
     // fwp_delta_xprime_cde.ode:43: let q = softmax(Wq @ ln(dx(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = T(1) / std::sqrt((v12[l] * 0.04761905f) + 1e-05f);
+      v14[l] = T(1) / std::sqrt((v4[l] * 0.04761905f) + 1e-05f);
     }
     // %513 = mul f64[21] -> d.dx@T
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] += ((v1[i0 * L + l] - v13[l]) - (v0[i0 * L + l] * v14[l])) * v4[l];
+        u_bar[i0 * L + l] += ((v1[i0 * L + l] - (v12[l] * 0.04761905f)) -
+                              (v0[i0 * L + l] * (v13[l] * 0.04761905f))) *
+                             v14[l];
       }
     }
   }
@@ -10290,9 +9903,9 @@ const plastic_model kModel = {
             .field = 11648,
             .field_vjp = 22784,
             .adjoint_field = 45568,
-            .step = 27328,
-            .step_vjp = 159232,
-            .adjoint_step = 69952,
+            .step = 24576,
+            .step_vjp = 56704,
+            .adjoint_step = 72320,
             .output = 29568,
             .output_vjp = 61120,
             .loss = 128,

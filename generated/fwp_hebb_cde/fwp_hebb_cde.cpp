@@ -1129,12 +1129,7 @@ extern "C" void fwp_hebb_cde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = acc_v[l];
     }
-    // %191 = mul f64[] -> v10
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[l] = v4[l] * 0.04761905f;
-    }
-    // %194 = contract f64[] -> v4
+    // %194 = contract f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -1147,14 +1142,9 @@ extern "C" void fwp_hebb_cde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc0_v[l];
+      v10[l] = acc0_v[l];
     }
-    // %195 = mul f64[] -> v6
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[l] = v4[l] * 0.04761905f;
-    }
-    // %98 = reduce_sum f64[] -> v4
+    // %98 = reduce_sum f64[] -> v6
     // fwp_hebb_cde.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1168,15 +1158,9 @@ extern "C" void fwp_hebb_cde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v6[l] = acc_v[l];
     }
-    // %100 = mul f64[] -> v7
-    // fwp_hebb_cde.ode:37: let u    = ln(x(t))
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[l] = v4[l] * 0.04761905f;
-    }
-    // %104 = reduce_sum f64[] -> v4
+    // %104 = reduce_sum f64[] -> v7
     // fwp_hebb_cde.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1185,24 +1169,26 @@ extern "C" void fwp_hebb_cde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - v7[l]);
+        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - (v6[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v7[l] = acc_v[l];
     }
-    // %109 = reciprocal f64[] -> v7
+    // %109 = reciprocal f64[] -> v6
     // fwp_hebb_cde.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = T(1) / std::sqrt((v4[l] * 0.04761905f) + 1e-05f);
+      v6[l] = T(1) / std::sqrt((v7[l] * 0.04761905f) + 1e-05f);
     }
     // %199 = mul f64[21] -> d.x
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] += ((v1[i0 * L + l] - v10[l]) - (v0[i0 * L + l] * v6[l])) * v7[l];
+        u_bar[i0 * L + l] +=
+            ((v1[i0 * L + l] - (v4[l] * 0.04761905f)) - (v0[i0 * L + l] * (v10[l] * 0.04761905f))) *
+            v6[l];
       }
     }
     // %182 = contract f64[21] -> d.dx
@@ -2248,12 +2234,7 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     for (int64_t l = 0; l < L; ++l) {
       v4_2[l] = acc_v[l];
     }
-    // %191 = mul f64[] -> v1
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1_2[l] = v4_2[l] * 0.04761905f;
-    }
-    // %194 = contract f64[] -> v4
+    // %194 = contract f64[] -> v1
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v_2[l] = 0.0f;
@@ -2266,14 +2247,9 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4_2[l] = acc0_v_2[l];
+      v1_2[l] = acc0_v_2[l];
     }
-    // %195 = mul f64[] -> v6
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6_2[l] = v4_2[l] * 0.04761905f;
-    }
-    // %98 = reduce_sum f64[] -> v4
+    // %98 = reduce_sum f64[] -> v6
     // fwp_hebb_cde.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2287,15 +2263,9 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4_2[l] = acc_v[l];
+      v6_2[l] = acc_v[l];
     }
-    // %100 = mul f64[] -> v8
-    // fwp_hebb_cde.ode:37: let u    = ln(x(t))
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8_2[l] = v4_2[l] * 0.04761905f;
-    }
-    // %104 = reduce_sum f64[] -> v4
+    // %104 = reduce_sum f64[] -> v8
     // fwp_hebb_cde.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2304,25 +2274,26 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - v8_2[l]);
+        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - (v6_2[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4_2[l] = acc_v[l];
+      v8_2[l] = acc_v[l];
     }
-    // %109 = reciprocal f64[] -> v8
+    // %109 = reciprocal f64[] -> v6
     // fwp_hebb_cde.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8_2[l] = T(1) / std::sqrt((v4_2[l] * 0.04761905f) + 1e-05f);
+      v6_2[l] = T(1) / std::sqrt((v8_2[l] * 0.04761905f) + 1e-05f);
     }
     // %199 = mul f64[21] -> d.x
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] +=
-            ((v2_2[i0 * L + l] - v1_2[l]) - (v0_2[i0 * L + l] * v6_2[l])) * v8_2[l];
+        u_bar[i0 * L + l] += ((v2_2[i0 * L + l] - (v4_2[l] * 0.04761905f)) -
+                              (v0_2[i0 * L + l] * (v1_2[l] * 0.04761905f))) *
+                             v6_2[l];
       }
     }
     // %64 = contract f64[32,4] -> v2
@@ -2443,13 +2414,11 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 704);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1408);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5504);
-  T* __restrict u4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9600);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9664);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10688);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14784);
-  T* __restrict u8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18880);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18944);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23040);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9600);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10624);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14720);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18816);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22912);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -2587,13 +2556,11 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %755 = mul f64[] -> u4
-  u4[0] = T(h) * 0.16666667f;
-  // %767 = contract f64[32] -> v5
+  // %767 = contract f64[32] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = sigmoid(v2[i0 * L + l]) * u4[0];
+      v4[i0 * L + l] = sigmoid(v2[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
   // %768 = contract f64[32,4] -> v2
@@ -2601,7 +2568,7 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 4 + i1) * L + l] = v3[(i0 * 4 + i1) * L + l] * v5[i0 * L + l];
+        v2[(i0 * 4 + i1) * L + l] = v3[(i0 * 4 + i1) * L + l] * v4[i0 * L + l];
       }
     }
   }
@@ -2631,11 +2598,11 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %521 = tanh f64[32,4] -> v6
+  // %521 = tanh f64[32,4] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = vm::tanh(v3[i0 * L + l]);
+      v5[i0 * L + l] = vm::tanh(v3[i0 * L + l]);
     }
   }
   // %531 = layernorm f64[21] -> v0
@@ -2658,8 +2625,8 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e147 = u_stages[(i0 + 42) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e147 * e147);
+        const T e146 = u_stages[(i0 + 42) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e146 * e146);
       }
     }
   }
@@ -2707,7 +2674,7 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %536 = softmax f64[32,4] -> v7
+  // %536 = softmax f64[32,4] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2735,11 +2702,11 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 4 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+        v6[(i0 * 4 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %537 = contract f64[32] -> v5
+  // %537 = contract f64[32] -> v4
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2759,27 +2726,25 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %761 = mul f64[] -> u8
-  u8[0] = T(h) * 0.33333334f;
   // %762 = contract f64[32] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = sigmoid(v5[i0 * L + l]) * u8[0];
+      v3[i0 * L + l] = sigmoid(v4[i0 * L + l]) * (T(h) * 0.33333334f);
     }
   }
-  // %763 = contract f64[32,4] -> v9
+  // %763 = contract f64[32,4] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 4 + i1) * L + l] = v7[(i0 * 4 + i1) * L + l] * v3[i0 * L + l];
+        v7[(i0 * 4 + i1) * L + l] = v6[(i0 * 4 + i1) * L + l] * v3[i0 * L + l];
       }
     }
   }
@@ -2809,21 +2774,21 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %542 = tanh f64[32,4] -> v7
+  // %542 = tanh f64[32,4] -> v6
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = vm::tanh(v3[i0 * L + l]);
+      v6[i0 * L + l] = vm::tanh(v3[i0 * L + l]);
     }
   }
-  // %764 = contract f64[32,4,4] -> v10
+  // %764 = contract f64[32,4,4] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v10[(i0 * 16 + i1 * 4 + i2) * L + l] =
-              v9[(i0 * 4 + i1) * L + l] * v7[(i0 * 4 + i2) * L + l];
+          v8[(i0 * 16 + i1 * 4 + i2) * L + l] =
+              v7[(i0 * 4 + i1) * L + l] * v6[(i0 * 4 + i2) * L + l];
         }
       }
     }
@@ -2874,8 +2839,8 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e309 = u_stages[(i0 + 126) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e309 * e309);
+        const T e307 = u_stages[(i0 + 126) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e307 * e307);
       }
     }
   }
@@ -2897,7 +2862,7 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %558 = contract f64[32] -> v5
+  // %558 = contract f64[32] -> v4
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2917,25 +2882,25 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %756 = contract f64[32] -> v7
+  // %756 = contract f64[32] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = sigmoid(v5[i0 * L + l]) * u4[0];
+      v6[i0 * L + l] = sigmoid(v4[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
-  // %757 = contract f64[32,4] -> v9
+  // %757 = contract f64[32,4] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 4 + i1) * L + l] = vm::tanh(v3[(i0 * 4 + i1) * L + l]) * v7[i0 * L + l];
+        v7[(i0 * 4 + i1) * L + l] = vm::tanh(v3[(i0 * 4 + i1) * L + l]) * v6[i0 * L + l];
       }
     }
   }
@@ -2965,7 +2930,7 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %557 = softmax f64[32,4] -> v7
+  // %557 = softmax f64[32,4] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2993,7 +2958,7 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 4 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+        v6[(i0 * 4 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
       }
     }
   }
@@ -3005,10 +2970,10 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 16 + i1 * 4 + i2) * L + l] =
               z0_W[(i0 * 16 + i1 * 4 + i2) * L + l] +
-              ((v2[(i0 * 4 + i1) * L + l] * v6[(i0 * 4 + i2) * L + l]) +
-               (v10[(i0 * 16 + i1 * 4 + i2) * L + l] +
-                ((v9[(i0 * 4 + i2) * L + l] * v7[(i0 * 4 + i1) * L + l]) +
-                 v10[(i0 * 16 + i1 * 4 + i2) * L + l])));
+              ((v2[(i0 * 4 + i1) * L + l] * v5[(i0 * 4 + i2) * L + l]) +
+               (v8[(i0 * 16 + i1 * 4 + i2) * L + l] +
+                ((v7[(i0 * 4 + i2) * L + l] * v6[(i0 * 4 + i1) * L + l]) +
+                 v8[(i0 * 16 + i1 * 4 + i2) * L + l])));
         }
       }
     }
@@ -3045,30 +3010,27 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5504);
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9600);
   T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9728);
-  T* __restrict u6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13824);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13888);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17984);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19008);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20032);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24128);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28224);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29248);
-  T* __restrict u14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30272);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30336);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46720);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 50816);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 54912);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59008);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 63104);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67200);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 71296);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72320);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73344);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77440);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 81536);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 85632);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89728);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 93824);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13824);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14848);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15872);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16896);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20992);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25088);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26112);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27136);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 31232);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35328);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39424);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43520);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 47616);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51712);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52736);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53760);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57856);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61952);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 66048);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70144);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74240);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3214,18 +3176,7 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v5[i0 * L + l] = vm::tanh(v2[i0 * L + l]);
     }
   }
-  // %755 = mul f64[] -> u6
-  u6[0] = T(h) * 0.16666667f;
-  // %863 = contract f64[32,4] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 4 + i1) * L + l] = v5[(i0 * 4 + i1) * L + l] * u6[0];
-      }
-    }
-  }
-  // %864 = contract f64[32,4] -> v7
+  // %864 = contract f64[32,4] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3238,24 +3189,24 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1) * L + l], v2[(i0 * 4 + i1) * L + l], acc0_v[l]);
+            std::fma(z1_bar_W[(i0 * 16 + i1) * L + l], v5[(i0 * 4 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1 + 4) * L + l], v2[(i0 * 4 + i1) * L + l], acc1_v[l]);
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 4) * L + l], v5[(i0 * 4 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1 + 8) * L + l], v2[(i0 * 4 + i1) * L + l], acc2_v[l]);
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 8) * L + l], v5[(i0 * 4 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1 + 12) * L + l], v2[(i0 * 4 + i1) * L + l], acc3_v[l]);
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 12) * L + l], v5[(i0 * 4 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
     }
   }
-  // %1031 = contract f64[32] -> v2
+  // %1031 = contract f64[32] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3267,24 +3218,24 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 16 + i1) * L + l], v7[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v3[(i0 * 16 + i1) * L + l], v2[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 4) * L + l], v7[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v3[(i0 * 16 + i1 + 4) * L + l], v2[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 8) * L + l], v7[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v3[(i0 * 16 + i1 + 8) * L + l], v2[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 12) * L + l], v7[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v3[(i0 * 16 + i1 + 12) * L + l], v2[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %558 = contract f64[32] -> v8
+  // %558 = contract f64[32] -> v7
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3304,27 +3255,27 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %559 = sigmoid f64[32] -> v9
+  // %559 = sigmoid f64[32] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = sigmoid(v8[i0 * L + l]);
+      v8[i0 * L + l] = sigmoid(v7[i0 * L + l]);
     }
   }
-  // %1032 = mul f64[32] -> v8
+  // %1032 = mul f64[32] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v2[i0 * L + l] * (v9[i0 * L + l] * (1.0f - v9[i0 * L + l]));
+      v7[i0 * L + l] = v6[i0 * L + l] * (v8[i0 * L + l] * (1.0f - v8[i0 * L + l]));
     }
   }
-  // %1033 = contract f64[21] -> v2
+  // %1033 = contract f64[21] -> v6
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3336,10 +3287,104 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v7[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v7[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v6[20 * L + l] = acc0_v[l];
+  }
+  // %1034 = contract f64[32,4] -> v9
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 4 + i1) * L + l] = v2[(i0 * 4 + i1) * L + l] * v8[i0 * L + l];
+      }
+    }
+  }
+  // %1035 = contract f64[32] -> v2
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v3[(i0 * 16 + i1) * L + l], v9[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v3[(i0 * 16 + i1 + 4) * L + l], v9[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v3[(i0 * 16 + i1 + 8) * L + l], v9[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v3[(i0 * 16 + i1 + 12) * L + l], v9[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1038 = mul f64[32,4] -> v10
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 4 + i1) * L + l] =
+            (v9[(i0 * 4 + i1) * L + l] - v2[i0 * L + l]) * v3[(i0 * 4 + i1) * L + l];
+      }
+    }
+  }
+  // %1039 = contract f64[21] -> v2
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      for (int64_t i2 = 0; i2 < 4; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v10[(i1 * 4 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v10[(i1 * 4 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v10[(i1 * 4 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v10[(i1 * 4 + i2) * L + l], acc3_v[l]);
+        }
       }
     }
     PLASTIC_SIMD
@@ -3355,119 +3400,25 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v8[i0 * L + l], acc0_v[l]);
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 20], v10[(i0 * 4 + i1) * L + l], acc0_v[l]);
+      }
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v2[20 * L + l] = acc0_v[l];
   }
-  // %1034 = contract f64[32,4] -> v10
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 4 + i1) * L + l] = v7[(i0 * 4 + i1) * L + l] * v9[i0 * L + l];
-      }
-    }
-  }
-  // %1035 = contract f64[32] -> v7
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 16 + i1) * L + l], v10[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 4) * L + l], v10[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 8) * L + l], v10[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 12) * L + l], v10[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1038 = mul f64[32,4] -> v11
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 4 + i1) * L + l] =
-            (v10[(i0 * 4 + i1) * L + l] - v7[i0 * L + l]) * v3[(i0 * 4 + i1) * L + l];
-      }
-    }
-  }
-  // %1039 = contract f64[21] -> v7
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v11[(i1 * 4 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v11[(i1 * 4 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v11[(i1 * 4 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v11[(i1 * 4 + i2) * L + l], acc3_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 20], v11[(i0 * 4 + i1) * L + l], acc0_v[l]);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v7[20 * L + l] = acc0_v[l];
-  }
-  // %1040 = add f64[21] -> v10
+  // %1040 = add f64[21] -> v9
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v2[i0 * L + l] + v7[i0 * L + l];
+      v9[i0 * L + l] = v6[i0 * L + l] + v2[i0 * L + l];
     }
   }
-  // %531 = layernorm f64[21] -> v2
+  // %531 = layernorm f64[21] -> v6
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3487,8 +3438,8 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e295 = u_stages[(i0 + 42) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e295 * e295);
+        const T e302 = u_stages[(i0 + 42) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e302 * e302);
       }
     }
   }
@@ -3500,17 +3451,17 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (u_stages[(i0 + 42) * L + l] - mean_v[l]) * rstd_v[l];
+      v6[i0 * L + l] = (u_stages[(i0 + 42) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %533 = add f64[21] -> v7
+  // %533 = add f64[21] -> v2
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v2[i0 * L + l]);
+      v2[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v6[i0 * L + l]);
     }
   }
-  // %537 = contract f64[32] -> v12
+  // %537 = contract f64[32] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3522,41 +3473,28 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v2[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %538 = sigmoid f64[32] -> v13
+  // %538 = sigmoid f64[32] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = sigmoid(v12[i0 * L + l]);
+      v12[i0 * L + l] = sigmoid(v11[i0 * L + l]);
     }
   }
-  // %829 = mul f64[] -> u14
-  u14[0] = T(h) * 0.6666667f;
-  // %830 = contract f64[32,4,4] -> v15
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v15[(i0 * 16 + i1 * 4 + i2) * L + l] = z1_bar_W[(i0 * 16 + i1 * 4 + i2) * L + l] * u14[0];
-        }
-      }
-    }
-  }
-  // %541 = contract f64[32,4] -> v16
+  // %541 = contract f64[32,4] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3576,20 +3514,20 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 4) * L + l] = acc0_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %542 = tanh f64[32,4] -> v17
+  // %542 = tanh f64[32,4] -> v14
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = vm::tanh(v16[i0 * L + l]);
+      v14[i0 * L + l] = vm::tanh(v13[i0 * L + l]);
     }
   }
-  // %1106 = contract f64[32,4] -> v16
+  // %1106 = contract f64[32,4] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3601,24 +3539,25 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 16 + i1) * L + l], v17[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1) * L + l], v14[(i0 * 4 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v15[(i0 * 16 + i1 + 4) * L + l], v17[(i0 * 4 + i1) * L + l], acc1_v[l]);
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 4) * L + l], v14[(i0 * 4 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v15[(i0 * 16 + i1 + 8) * L + l], v17[(i0 * 4 + i1) * L + l], acc2_v[l]);
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 8) * L + l], v14[(i0 * 4 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v15[(i0 * 16 + i1 + 12) * L + l], v17[(i0 * 4 + i1) * L + l], acc3_v[l]);
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 12) * L + l], v14[(i0 * 4 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.6666667f);
+      v13[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.6666667f);
+      v13[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.6666667f);
+      v13[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.6666667f);
     }
   }
-  // %535 = contract f64[32,4] -> v18
+  // %535 = contract f64[32,4] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3630,21 +3569,21 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 84 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 84 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], v2[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %536 = softmax f64[32,4] -> v19
+  // %536 = softmax f64[32,4] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3654,7 +3593,7 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v18[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v18[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+            (v15[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v15[(i0 * 4 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3665,18 +3604,18 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v18[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v18[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v15[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v15[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 4 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v16[(i0 * 4 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %1189 = contract f64[32] -> v12
+  // %1189 = contract f64[32] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3688,31 +3627,31 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 16 + i1) * L + l], v19[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v13[(i0 * 16 + i1) * L + l], v16[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v16[(i0 * 16 + i1 + 4) * L + l], v19[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v13[(i0 * 16 + i1 + 4) * L + l], v16[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v16[(i0 * 16 + i1 + 8) * L + l], v19[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v13[(i0 * 16 + i1 + 8) * L + l], v16[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v16[(i0 * 16 + i1 + 12) * L + l], v19[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v13[(i0 * 16 + i1 + 12) * L + l], v16[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1190 = mul f64[32] -> v18
+  // %1190 = mul f64[32] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = ((1.0f - v13[i0 * L + l]) * v13[i0 * L + l]) * v12[i0 * L + l];
+      v15[i0 * L + l] = ((1.0f - v12[i0 * L + l]) * v12[i0 * L + l]) * v11[i0 * L + l];
     }
   }
-  // %1191 = contract f64[21] -> v12
+  // %1191 = contract f64[21] -> v11
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3724,18 +3663,18 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v18[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v18[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v18[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v18[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v15[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v15[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v15[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v15[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -3745,23 +3684,23 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v18[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v15[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v12[20 * L + l] = acc0_v[l];
+    v11[20 * L + l] = acc0_v[l];
   }
-  // %1192 = contract f64[32,4] -> v20
+  // %1192 = contract f64[32,4] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 4 + i1) * L + l] = v16[(i0 * 4 + i1) * L + l] * v13[i0 * L + l];
+        v17[(i0 * 4 + i1) * L + l] = v13[(i0 * 4 + i1) * L + l] * v12[i0 * L + l];
       }
     }
   }
-  // %1193 = contract f64[32] -> v16
+  // %1193 = contract f64[32] -> v13
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3773,34 +3712,34 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 16 + i1) * L + l], v20[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 16 + i1) * L + l], v17[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 4) * L + l], v20[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 16 + i1 + 4) * L + l], v17[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 8) * L + l], v20[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 16 + i1 + 8) * L + l], v17[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 12) * L + l], v20[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 16 + i1 + 12) * L + l], v17[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 4) * L + l] = acc0_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1196 = mul f64[32,4] -> v21
+  // %1196 = mul f64[32,4] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 4 + i1) * L + l] =
-            (v20[(i0 * 4 + i1) * L + l] - v16[i0 * L + l]) * v19[(i0 * 4 + i1) * L + l];
+        v18[(i0 * 4 + i1) * L + l] =
+            (v17[(i0 * 4 + i1) * L + l] - v13[i0 * L + l]) * v16[(i0 * 4 + i1) * L + l];
       }
     }
   }
-  // %1197 = contract f64[21] -> v16
+  // %1197 = contract f64[21] -> v13
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3814,22 +3753,22 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v21[(i1 * 4 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v18[(i1 * 4 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v21[(i1 * 4 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v18[(i1 * 4 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v21[(i1 * 4 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v18[(i1 * 4 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v21[(i1 * 4 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v18[(i1 * 4 + i2) * L + l], acc3_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 4) * L + l] = acc0_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -3840,22 +3779,22 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 20], v21[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 20], v18[(i0 * 4 + i1) * L + l], acc0_v[l]);
       }
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v16[20 * L + l] = acc0_v[l];
+    v13[20 * L + l] = acc0_v[l];
   }
-  // %1198 = add f64[21] -> v20
+  // %1198 = add f64[21] -> v17
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = v12[i0 * L + l] + v16[i0 * L + l];
+      v17[i0 * L + l] = v11[i0 * L + l] + v13[i0 * L + l];
     }
   }
-  // %510 = layernorm f64[21] -> v12
+  // %510 = layernorm f64[21] -> v11
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3875,8 +3814,8 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e578 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e578 * e578);
+        const T e592 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e592 * e592);
       }
     }
   }
@@ -3888,17 +3827,17 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v11[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %512 = add f64[21] -> v16
+  // %512 = add f64[21] -> v13
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = (v12[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
+      v13[i0 * L + l] = (v11[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
     }
   }
-  // %516 = contract f64[32] -> v22
+  // %516 = contract f64[32] -> v19
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3910,28 +3849,28 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v16[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v16[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v16[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v16[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v13[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v13[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v13[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %517 = sigmoid f64[32] -> v23
+  // %517 = sigmoid f64[32] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = sigmoid(v22[i0 * L + l]);
+      v20[i0 * L + l] = sigmoid(v19[i0 * L + l]);
     }
   }
-  // %520 = contract f64[32,4] -> v24
+  // %520 = contract f64[32,4] -> v21
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3951,29 +3890,20 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %521 = tanh f64[32,4] -> v25
+  // %521 = tanh f64[32,4] -> v22
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = vm::tanh(v24[i0 * L + l]);
+      v22[i0 * L + l] = vm::tanh(v21[i0 * L + l]);
     }
   }
-  // %846 = contract f64[32,4] -> v24
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 4 + i1) * L + l] = v25[(i0 * 4 + i1) * L + l] * u6[0];
-      }
-    }
-  }
-  // %847 = contract f64[32,4] -> v26
+  // %847 = contract f64[32,4] -> v21
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3986,24 +3916,24 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1) * L + l], v24[(i0 * 4 + i1) * L + l], acc0_v[l]);
+            std::fma(z1_bar_W[(i0 * 16 + i1) * L + l], v22[(i0 * 4 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1 + 4) * L + l], v24[(i0 * 4 + i1) * L + l], acc1_v[l]);
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 4) * L + l], v22[(i0 * 4 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1 + 8) * L + l], v24[(i0 * 4 + i1) * L + l], acc2_v[l]);
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 8) * L + l], v22[(i0 * 4 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1 + 12) * L + l], v24[(i0 * 4 + i1) * L + l], acc3_v[l]);
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 12) * L + l], v22[(i0 * 4 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
     }
   }
-  // %514 = contract f64[32,4] -> v24
+  // %514 = contract f64[32,4] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4015,21 +3945,21 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 84 + i1], v16[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], v16[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], v16[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], v16[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 84 + i1], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], v13[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], v13[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], v13[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 4) * L + l] = acc0_v[l];
+      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %515 = softmax f64[32,4] -> v27
+  // %515 = softmax f64[32,4] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4039,7 +3969,7 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v24[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v24[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+            (v23[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v23[(i0 * 4 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -4050,18 +3980,18 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v24[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v24[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v23[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v23[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 4 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v24[(i0 * 4 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %1025 = contract f64[32] -> v22
+  // %1025 = contract f64[32] -> v19
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4073,31 +4003,31 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v26[(i0 * 16 + i1) * L + l], v27[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v21[(i0 * 16 + i1) * L + l], v24[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v26[(i0 * 16 + i1 + 4) * L + l], v27[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v21[(i0 * 16 + i1 + 4) * L + l], v24[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v26[(i0 * 16 + i1 + 8) * L + l], v27[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v21[(i0 * 16 + i1 + 8) * L + l], v24[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v26[(i0 * 16 + i1 + 12) * L + l], v27[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v21[(i0 * 16 + i1 + 12) * L + l], v24[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1026 = mul f64[32] -> v24
+  // %1026 = mul f64[32] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = (v23[i0 * L + l] * (1.0f - v23[i0 * L + l])) * v22[i0 * L + l];
+      v23[i0 * L + l] = (v20[i0 * L + l] * (1.0f - v20[i0 * L + l])) * v19[i0 * L + l];
     }
   }
-  // %1027 = contract f64[21] -> v22
+  // %1027 = contract f64[21] -> v19
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4109,18 +4039,18 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v24[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v24[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v24[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v24[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v23[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v23[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v23[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v23[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -4130,23 +4060,23 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v24[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v23[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v22[20 * L + l] = acc0_v[l];
+    v19[20 * L + l] = acc0_v[l];
   }
-  // %1019 = contract f64[32,4] -> v28
+  // %1019 = contract f64[32,4] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 4 + i1) * L + l] = v26[(i0 * 4 + i1) * L + l] * v23[i0 * L + l];
+        v25[(i0 * 4 + i1) * L + l] = v21[(i0 * 4 + i1) * L + l] * v20[i0 * L + l];
       }
     }
   }
-  // %1020 = contract f64[32] -> v26
+  // %1020 = contract f64[32] -> v21
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4158,34 +4088,34 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v27[(i0 * 16 + i1) * L + l], v28[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v24[(i0 * 16 + i1) * L + l], v25[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v27[(i0 * 16 + i1 + 4) * L + l], v28[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v24[(i0 * 16 + i1 + 4) * L + l], v25[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v27[(i0 * 16 + i1 + 8) * L + l], v28[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v24[(i0 * 16 + i1 + 8) * L + l], v25[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v27[(i0 * 16 + i1 + 12) * L + l], v28[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v24[(i0 * 16 + i1 + 12) * L + l], v25[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1023 = mul f64[32,4] -> v29
+  // %1023 = mul f64[32,4] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 4 + i1) * L + l] =
-            v27[(i0 * 4 + i1) * L + l] * (v28[(i0 * 4 + i1) * L + l] - v26[i0 * L + l]);
+        v26[(i0 * 4 + i1) * L + l] =
+            v24[(i0 * 4 + i1) * L + l] * (v25[(i0 * 4 + i1) * L + l] - v21[i0 * L + l]);
       }
     }
   }
-  // %1024 = contract f64[21] -> v26
+  // %1024 = contract f64[21] -> v21
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4199,22 +4129,22 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v29[(i1 * 4 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v26[(i1 * 4 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v29[(i1 * 4 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v26[(i1 * 4 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v29[(i1 * 4 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v26[(i1 * 4 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v29[(i1 * 4 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v26[(i1 * 4 + i2) * L + l], acc3_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -4225,19 +4155,19 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 20], v29[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 20], v26[(i0 * 4 + i1) * L + l], acc0_v[l]);
       }
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v26[20 * L + l] = acc0_v[l];
+    v21[20 * L + l] = acc0_v[l];
   }
-  // %1028 = add f64[21] -> v28
+  // %1028 = add f64[21] -> v25
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = v22[i0 * L + l] + v26[i0 * L + l];
+      v25[i0 * L + l] = v19[i0 * L + l] + v21[i0 * L + l];
     }
   }
   // %1201 = add f64[21] -> d.ln.gain
@@ -4246,8 +4176,8 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v0[i0 * L + l] * v10[i0 * L + l]) +
-                 ((v20[i0 * L + l] * v2[i0 * L + l]) + (v12[i0 * L + l] * v28[i0 * L + l]));
+        sum[l] = (v0[i0 * L + l] * v9[i0 * L + l]) +
+                 ((v17[i0 * L + l] * v6[i0 * L + l]) + (v11[i0 * L + l] * v25[i0 * L + l]));
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
@@ -4258,7 +4188,7 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v20[i0 * L + l] + v28[i0 * L + l]) + v10[i0 * L + l];
+        sum[l] = (v17[i0 * L + l] + v25[i0 * L + l]) + v9[i0 * L + l];
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
@@ -4270,8 +4200,8 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v7[i1 * L + l] * v18[i0 * L + l]) + (v24[i0 * L + l] * v16[i1 * L + l])) +
-                   (v8[i0 * L + l] * v1[i1 * L + l]);
+          sum[l] = ((v2[i1 * L + l] * v15[i0 * L + l]) + (v23[i0 * L + l] * v13[i1 * L + l])) +
+                   (v7[i0 * L + l] * v1[i1 * L + l]);
         }
         theta_bar_Wb[i0 * 21 + i1] += lane_sum<L>(sum);
       }
@@ -4285,28 +4215,22 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v11[(i0 * 4 + i1) * L + l] * v1[i2 * L + l]) +
-                     ((v7[i2 * L + l] * v21[(i0 * 4 + i1) * L + l]) +
-                      (v29[(i0 * 4 + i1) * L + l] * v16[i2 * L + l]));
+            sum[l] = (v10[(i0 * 4 + i1) * L + l] * v1[i2 * L + l]) +
+                     ((v2[i2 * L + l] * v18[(i0 * 4 + i1) * L + l]) +
+                      (v26[(i0 * 4 + i1) * L + l] * v13[i2 * L + l]));
           }
           theta_bar_Wk[i0 * 84 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %756 = contract f64[32] -> v8
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v9[i0 * L + l] * u6[0];
-    }
-  }
-  // %886 = contract f64[32,4] -> v7
+  // %886 = contract f64[32,4] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 4 + i1) * L + l] = v3[(i0 * 4 + i1) * L + l] * v8[i0 * L + l];
+        v2[(i0 * 4 + i1) * L + l] =
+            v3[(i0 * 4 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.16666667f));
       }
     }
   }
@@ -4323,12 +4247,12 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1 * 4) * L + l], v7[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 1) * L + l], v7[(i0 * 4 + i1) * L + l],
+            std::fma(z1_bar_W[(i0 * 16 + i1 * 4) * L + l], v2[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 1) * L + l], v2[(i0 * 4 + i1) * L + l],
                              acc1_v[l]);
-        acc2_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 2) * L + l], v7[(i0 * 4 + i1) * L + l],
+        acc2_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 2) * L + l], v2[(i0 * 4 + i1) * L + l],
                              acc2_v[l]);
-        acc3_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 3) * L + l], v7[(i0 * 4 + i1) * L + l],
+        acc3_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 3) * L + l], v2[(i0 * 4 + i1) * L + l],
                              acc3_v[l]);
       }
     }
@@ -4340,18 +4264,11 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1055 = mul f64[32,4] -> v7
+  // %1055 = mul f64[32,4] -> v2
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = (1.0f - square(v5[i0 * L + l])) * v3[i0 * L + l];
-    }
-  }
-  // %767 = contract f64[32] -> v8
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v23[i0 * L + l] * u6[0];
+      v2[i0 * L + l] = (1.0f - square(v5[i0 * L + l])) * v3[i0 * L + l];
     }
   }
   // %768 = contract f64[32,4] -> v3
@@ -4359,7 +4276,8 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 4 + i1) * L + l] = v27[(i0 * 4 + i1) * L + l] * v8[i0 * L + l];
+        v3[(i0 * 4 + i1) * L + l] =
+            v24[(i0 * 4 + i1) * L + l] * (v20[i0 * L + l] * (T(h) * 0.16666667f));
       }
     }
   }
@@ -4397,7 +4315,7 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (1.0f - square(v25[i0 * L + l])) * v5[i0 * L + l];
+      v3[i0 * L + l] = (1.0f - square(v22[i0 * L + l])) * v5[i0 * L + l];
     }
   }
   // %539 = contract f64[32,4] -> v5
@@ -4405,11 +4323,11 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 4 + i1) * L + l] = v19[(i0 * 4 + i1) * L + l] * v13[i0 * L + l];
+        v5[(i0 * 4 + i1) * L + l] = v16[(i0 * 4 + i1) * L + l] * v12[i0 * L + l];
       }
     }
   }
-  // %1128 = contract f64[32,4] -> v11
+  // %1128 = contract f64[32,4] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4421,28 +4339,29 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 16 + i1 * 4) * L + l], v5[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v15[(i0 * 16 + i1 * 4 + 1) * L + l], v5[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v15[(i0 * 16 + i1 * 4 + 2) * L + l], v5[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v15[(i0 * 16 + i1 * 4 + 3) * L + l], v5[(i0 * 4 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 * 4) * L + l], v5[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 1) * L + l], v5[(i0 * 4 + i1) * L + l],
+                             acc1_v[l]);
+        acc2_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 2) * L + l], v5[(i0 * 4 + i1) * L + l],
+                             acc2_v[l]);
+        acc3_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 3) * L + l], v5[(i0 * 4 + i1) * L + l],
+                             acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.6666667f);
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.6666667f);
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.6666667f);
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.6666667f);
     }
   }
   // %1210 = mul f64[32,4] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = (1.0f - square(v17[i0 * L + l])) * v11[i0 * L + l];
+      v5[i0 * L + l] = (1.0f - square(v14[i0 * L + l])) * v10[i0 * L + l];
     }
   }
   // %1213 = add f64[32,4,21] -> d.Wv
@@ -4453,7 +4372,7 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v7[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 147) * L + l]) +
+            sum[l] = (v2[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 147) * L + l]) +
                      ((v3[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 21) * L + l]) +
                       (u_stages[(i2 + 63) * L + l] * v5[(i0 * 4 + i1) * L + l]));
           }
@@ -4485,12 +4404,7 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = acc_v[l];
     }
-    // %605 = mul f64[] -> v1
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[l] = v4[l] * 0.04761905f;
-    }
-    // %609 = reduce_sum f64[] -> v4
+    // %609 = reduce_sum f64[] -> v1
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4498,26 +4412,26 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - v1[l]);
+        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - (v4[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v1[l] = acc_v[l];
     }
-    // %613 = reciprocal f64[] -> v1
+    // %613 = reciprocal f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[l] = T(1) / std::sqrt((v4[l] * 0.04761905f) + 1e-05f);
+      v4[l] = T(1) / std::sqrt((v1[l] * 0.04761905f) + 1e-05f);
     }
-    // %1063 = mul f64[21] -> v8
+    // %1063 = mul f64[21] -> v1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[i0 * L + l] = ln_gain[i0] * v28[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v25[i0 * L + l];
       }
     }
-    // %1064 = reduce_sum f64[] -> v4
+    // %1064 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4525,19 +4439,14 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v8[i0 * L + l];
+        acc_v[l] = acc_v[l] + v1[i0 * L + l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v7[l] = acc_v[l];
     }
-    // %1065 = mul f64[] -> v9
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[l] = v4[l] * 0.04761905f;
-    }
-    // %1068 = contract f64[] -> v4
+    // %1068 = contract f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4545,23 +4454,19 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[i0 * L + l], v8[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v11[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc0_v[l];
-    }
-    // %1069 = mul f64[] -> v13
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[l] = v4[l] * 0.04761905f;
+      v8[l] = acc0_v[l];
     }
     // %1073 = mul f64[21] -> d.x@0
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[i0 * L + l] += v1[l] * ((v8[i0 * L + l] - v9[l]) - (v12[i0 * L + l] * v13[l]));
+        u_stages_bar[i0 * L + l] += v4[l] * ((v1[i0 * L + l] - (v7[l] * 0.04761905f)) -
+                                             (v11[i0 * L + l] * (v8[l] * 0.04761905f)));
       }
     }
     // %1074 = contract f64[21] -> d.dx@0
@@ -4616,7 +4521,7 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = v20[i0 * L + l] * ln_gain[i0];
+        v1[i0 * L + l] = v17[i0 * L + l] * ln_gain[i0];
       }
     }
     // %1215 = reduce_sum f64[] -> v4
@@ -4634,12 +4539,7 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = acc_v[l];
     }
-    // %1216 = mul f64[] -> v8
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[l] = v4[l] * 0.04761905f;
-    }
-    // %1219 = contract f64[] -> v4
+    // %1219 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4647,19 +4547,14 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v1[i0 * L + l], v2[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v1[i0 * L + l], v6[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc0_v[l];
+      v7[l] = acc0_v[l];
     }
-    // %1220 = mul f64[] -> v9
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[l] = v4[l] * 0.04761905f;
-    }
-    // %658 = reduce_sum f64[] -> v4
+    // %658 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4672,14 +4567,9 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v8[l] = acc_v[l];
     }
-    // %659 = mul f64[] -> v12
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[l] = v4[l] * 0.04761905f;
-    }
-    // %663 = reduce_sum f64[] -> v4
+    // %663 = reduce_sum f64[] -> v11
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4687,24 +4577,25 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 42) * L + l] - v12[l]);
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 42) * L + l] - (v8[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v11[l] = acc_v[l];
     }
-    // %667 = reciprocal f64[] -> v12
+    // %667 = reciprocal f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[l] = T(1) / std::sqrt((v4[l] * 0.04761905f) + 1e-05f);
+      v8[l] = T(1) / std::sqrt((v11[l] * 0.04761905f) + 1e-05f);
     }
     // %1224 = mul f64[21] -> d.x@1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 + 42) * L + l] +=
-            ((v1[i0 * L + l] - v8[l]) - (v9[l] * v2[i0 * L + l])) * v12[l];
+            ((v1[i0 * L + l] - (v4[l] * 0.04761905f)) - ((v7[l] * 0.04761905f) * v6[i0 * L + l])) *
+            v8[l];
       }
     }
     // %1225 = contract f64[21] -> d.dx@1
@@ -4759,7 +4650,7 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v10[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v9[i0 * L + l];
       }
     }
     // %1088 = reduce_sum f64[] -> v4
@@ -4777,12 +4668,7 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = acc_v[l];
     }
-    // %1089 = mul f64[] -> v8
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[l] = v4[l] * 0.04761905f;
-    }
-    // %1092 = contract f64[] -> v4
+    // %1092 = contract f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4795,14 +4681,9 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc0_v[l];
+      v6[l] = acc0_v[l];
     }
-    // %1093 = mul f64[] -> v9
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[l] = v4[l] * 0.04761905f;
-    }
-    // %711 = reduce_sum f64[] -> v4
+    // %711 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4815,14 +4696,9 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v7[l] = acc_v[l];
     }
-    // %712 = mul f64[] -> v12
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[l] = v4[l] * 0.04761905f;
-    }
-    // %716 = reduce_sum f64[] -> v4
+    // %716 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4830,24 +4706,25 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 126) * L + l] - v12[l]);
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 126) * L + l] - (v7[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v8[l] = acc_v[l];
     }
-    // %720 = reciprocal f64[] -> v12
+    // %720 = reciprocal f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[l] = T(1) / std::sqrt((v4[l] * 0.04761905f) + 1e-05f);
+      v7[l] = T(1) / std::sqrt((v8[l] * 0.04761905f) + 1e-05f);
     }
     // %1097 = mul f64[21] -> d.x@2
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 + 126) * L + l] +=
-            ((v1[i0 * L + l] - v8[l]) - (v0[i0 * L + l] * v9[l])) * v12[l];
+            ((v1[i0 * L + l] - (v4[l] * 0.04761905f)) - (v0[i0 * L + l] * (v6[l] * 0.04761905f))) *
+            v7[l];
       }
     }
     // %1098 = contract f64[21] -> d.dx@2
@@ -4864,13 +4741,13 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21], v7[(i1 * 4 + i2) * L + l], acc0_v[l]);
+                std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21], v2[(i1 * 4 + i2) * L + l], acc0_v[l]);
             acc1_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 1], v7[(i1 * 4 + i2) * L + l], acc1_v[l]);
+                std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 1], v2[(i1 * 4 + i2) * L + l], acc1_v[l]);
             acc2_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 2], v7[(i1 * 4 + i2) * L + l], acc2_v[l]);
+                std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 2], v2[(i1 * 4 + i2) * L + l], acc2_v[l]);
             acc3_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 3], v7[(i1 * 4 + i2) * L + l], acc3_v[l]);
+                std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 3], v2[(i1 * 4 + i2) * L + l], acc3_v[l]);
           }
         }
       }
@@ -4890,7 +4767,7 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       for (int64_t i1 = 0; i1 < 4; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 84 + i1 * 21 + 20], v7[(i0 * 4 + i1) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 84 + i1 * 21 + 20], v2[(i0 * 4 + i1) * L + l], acc0_v[l]);
         }
       }
     }
@@ -4941,30 +4818,27 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5504);
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9600);
   T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9728);
-  T* __restrict u6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10752);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10816);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14912);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19008);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23104);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23808);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27904);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32000);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33024);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37120);
-  T* __restrict u16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41216);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41280);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57664);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61760);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62464);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 66560);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70656);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 71680);
-  T* __restrict u24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 75776);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 75840);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79936);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84032);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 88128);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 109632);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10752);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14848);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18944);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19648);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23744);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27840);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28864);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32960);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37056);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53440);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57536);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58240);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62336);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 66432);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67456);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68480);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69504);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73600);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77696);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 81792);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 103296);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -5122,18 +4996,7 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       }
     }
   }
-  // %755 = mul f64[] -> u6
-  u6[0] = T(h) * 0.16666667f;
-  // %1511 = contract f64[32,4] -> v7
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 4 + i1) * L + l] = v2[(i0 * 4 + i1) * L + l] * u6[0];
-      }
-    }
-  }
-  // %520 = contract f64[32,4] -> v8
+  // %520 = contract f64[32,4] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5153,20 +5016,20 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %521 = tanh f64[32,4] -> v9
+  // %521 = tanh f64[32,4] -> v7
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = vm::tanh(v8[i0 * L + l]);
+      v7[i0 * L + l] = vm::tanh(v6[i0 * L + l]);
     }
   }
-  // %531 = layernorm f64[21] -> v8
+  // %531 = layernorm f64[21] -> v6
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5186,8 +5049,8 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e149 = u_stages[(i0 + 42) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e149 * e149);
+        const T e144 = u_stages[(i0 + 42) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e144 * e144);
       }
     }
   }
@@ -5199,17 +5062,17 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = (u_stages[(i0 + 42) * L + l] - mean_v[l]) * rstd_v[l];
+      v6[i0 * L + l] = (u_stages[(i0 + 42) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %533 = add f64[21] -> v10
+  // %533 = add f64[21] -> v8
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v8[i0 * L + l]);
+      v8[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v6[i0 * L + l]);
     }
   }
-  // %535 = contract f64[32,4] -> v11
+  // %535 = contract f64[32,4] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5221,21 +5084,21 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 84 + i1], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 84 + i1], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], v8[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %536 = softmax f64[32,4] -> v12
+  // %536 = softmax f64[32,4] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5245,7 +5108,7 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v11[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+            (v9[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v9[(i0 * 4 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -5256,18 +5119,18 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v11[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v9[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v9[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 4 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v10[(i0 * 4 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %537 = contract f64[32] -> v11
+  // %537 = contract f64[32] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5279,37 +5142,37 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v8[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %538 = sigmoid f64[32] -> v13
+  // %538 = sigmoid f64[32] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = sigmoid(v11[i0 * L + l]);
+      v11[i0 * L + l] = sigmoid(v9[i0 * L + l]);
     }
   }
-  // %539 = contract f64[32,4] -> v11
+  // %539 = contract f64[32,4] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 4 + i1) * L + l] = v12[(i0 * 4 + i1) * L + l] * v13[i0 * L + l];
+        v9[(i0 * 4 + i1) * L + l] = v10[(i0 * 4 + i1) * L + l] * v11[i0 * L + l];
       }
     }
   }
-  // %541 = contract f64[32,4] -> v14
+  // %541 = contract f64[32,4] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5329,43 +5192,32 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %542 = tanh f64[32,4] -> v15
+  // %542 = tanh f64[32,4] -> v13
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = vm::tanh(v14[i0 * L + l]);
+      v13[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
     }
   }
-  // %761 = mul f64[] -> u16
-  u16[0] = T(h) * 0.33333334f;
-  // %1506 = contract f64[32,4] -> v14
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 4 + i1) * L + l] = v15[(i0 * 4 + i1) * L + l] * u16[0];
-      }
-    }
-  }
-  // %1508 = contract f64[32,4,4] -> v17
+  // %1508 = contract f64[32,4,4] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v17[(i0 * 16 + i1 * 4 + i2) * L + l] =
-              v11[(i0 * 4 + i1) * L + l] * v14[(i0 * 4 + i2) * L + l];
+          v14[(i0 * 16 + i1 * 4 + i2) * L + l] =
+              v9[(i0 * 4 + i1) * L + l] * (v13[(i0 * 4 + i2) * L + l] * (T(h) * 0.33333334f));
         }
       }
     }
   }
-  // %562 = contract f64[32,4] -> v14
+  // %562 = contract f64[32,4] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5385,20 +5237,20 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %563 = tanh f64[32,4] -> v18
+  // %563 = tanh f64[32,4] -> v15
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = vm::tanh(v14[i0 * L + l]);
+      v15[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
     }
   }
-  // %552 = layernorm f64[21] -> v14
+  // %552 = layernorm f64[21] -> v12
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5418,8 +5270,8 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e314 = u_stages[(i0 + 126) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e314 * e314);
+        const T e307 = u_stages[(i0 + 126) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e307 * e307);
       }
     }
   }
@@ -5431,17 +5283,17 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = (u_stages[(i0 + 126) * L + l] - mean_v[l]) * rstd_v[l];
+      v12[i0 * L + l] = (u_stages[(i0 + 126) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %554 = add f64[21] -> v19
+  // %554 = add f64[21] -> v16
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = ln_bias[i0] + (v14[i0 * L + l] * ln_gain[i0]);
+      v16[i0 * L + l] = ln_bias[i0] + (v12[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %556 = contract f64[32,4] -> v20
+  // %556 = contract f64[32,4] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5453,21 +5305,21 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 84 + i1], v19[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], v19[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], v19[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], v19[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 84 + i1], v16[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], v16[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], v16[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], v16[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 4) * L + l] = acc0_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %557 = softmax f64[32,4] -> v21
+  // %557 = softmax f64[32,4] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5477,7 +5329,7 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v20[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v20[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+            (v17[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v17[(i0 * 4 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -5488,18 +5340,18 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v20[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v20[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v17[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v17[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 4 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v18[(i0 * 4 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %558 = contract f64[32] -> v20
+  // %558 = contract f64[32] -> v17
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5511,42 +5363,33 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v19[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v19[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v19[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v19[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v16[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v16[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v16[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v16[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 4) * L + l] = acc0_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %559 = sigmoid f64[32] -> v22
+  // %559 = sigmoid f64[32] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = sigmoid(v20[i0 * L + l]);
+      v19[i0 * L + l] = sigmoid(v17[i0 * L + l]);
     }
   }
-  // %560 = contract f64[32,4] -> v20
+  // %560 = contract f64[32,4] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 4 + i1) * L + l] = v21[(i0 * 4 + i1) * L + l] * v22[i0 * L + l];
-      }
-    }
-  }
-  // %1504 = contract f64[32,4] -> v23
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 4 + i1) * L + l] = v20[(i0 * 4 + i1) * L + l] * u6[0];
+        v17[(i0 * 4 + i1) * L + l] = v18[(i0 * 4 + i1) * L + l] * v19[i0 * L + l];
       }
     }
   }
@@ -5558,24 +5401,23 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 16 + i1 * 4 + i2) * L + l] =
               z0_W[(i0 * 16 + i1 * 4 + i2) * L + l] +
-              ((v7[(i0 * 4 + i1) * L + l] * v9[(i0 * 4 + i2) * L + l]) +
-               ((v17[(i0 * 16 + i1 * 4 + i2) * L + l] +
-                 (v18[(i0 * 4 + i2) * L + l] * v23[(i0 * 4 + i1) * L + l])) +
-                v17[(i0 * 16 + i1 * 4 + i2) * L + l]));
+              (((v2[(i0 * 4 + i1) * L + l] * (T(h) * 0.16666667f)) * v7[(i0 * 4 + i2) * L + l]) +
+               ((v14[(i0 * 16 + i1 * 4 + i2) * L + l] +
+                 (v15[(i0 * 4 + i2) * L + l] *
+                  (v17[(i0 * 4 + i1) * L + l] * (T(h) * 0.16666667f)))) +
+                v14[(i0 * 16 + i1 * 4 + i2) * L + l]));
         }
       }
     }
   }
-  // %1416 = mul f64[] -> u24
-  u24[0] = T(h) * -0.0f;
   // %1418 = add f64[32,4,4] -> a.W
   for (int64_t i0 = 0; i0 < 512; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      a1[i0 * L + l] = a0[i0 * L + l] + u24[0];
+      a1[i0 * L + l] = a0[i0 * L + l] + (T(h) * -0.0f);
     }
   }
-  // %1257 = contract f64[32,4] -> v7
+  // %1257 = contract f64[32,4] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5587,21 +5429,21 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 16 + i1) * L + l], v9[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(a0[(i0 * 16 + i1 + 4) * L + l], v9[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(a0[(i0 * 16 + i1 + 8) * L + l], v9[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(a0[(i0 * 16 + i1 + 12) * L + l], v9[(i0 * 4 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 16 + i1) * L + l], v7[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(a0[(i0 * 16 + i1 + 4) * L + l], v7[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(a0[(i0 * 16 + i1 + 8) * L + l], v7[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(a0[(i0 * 16 + i1 + 12) * L + l], v7[(i0 * 4 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1258 = contract f64[32] -> v23
+  // %1258 = contract f64[32] -> v20
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5613,31 +5455,31 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 16 + i1) * L + l], v7[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v3[(i0 * 16 + i1) * L + l], v14[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 4) * L + l], v7[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v3[(i0 * 16 + i1 + 4) * L + l], v14[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 8) * L + l], v7[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v3[(i0 * 16 + i1 + 8) * L + l], v14[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 12) * L + l], v7[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v3[(i0 * 16 + i1 + 12) * L + l], v14[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1259 = mul f64[32] -> v17
+  // %1259 = mul f64[32] -> v21
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = (v5[i0 * L + l] * (1.0f - v5[i0 * L + l])) * v23[i0 * L + l];
+      v21[i0 * L + l] = (v5[i0 * L + l] * (1.0f - v5[i0 * L + l])) * v20[i0 * L + l];
     }
   }
-  // %1260 = contract f64[21] -> v23
+  // %1260 = contract f64[21] -> v20
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5649,18 +5491,18 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v17[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v17[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v17[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v17[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v21[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v21[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v21[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v21[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -5670,19 +5512,19 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v17[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v21[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v23[20 * L + l] = acc0_v[l];
+    v20[20 * L + l] = acc0_v[l];
   }
-  // %1261 = contract f64[32,4] -> v25
+  // %1261 = contract f64[32,4] -> v22
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 4 + i1) * L + l] = v7[(i0 * 4 + i1) * L + l] * v5[i0 * L + l];
+        v22[(i0 * 4 + i1) * L + l] = v14[(i0 * 4 + i1) * L + l] * v5[i0 * L + l];
       }
     }
   }
@@ -5698,13 +5540,13 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 16 + i1) * L + l], v25[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v3[(i0 * 16 + i1) * L + l], v22[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 4) * L + l], v25[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v3[(i0 * 16 + i1 + 4) * L + l], v22[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 8) * L + l], v25[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v3[(i0 * 16 + i1 + 8) * L + l], v22[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 12) * L + l], v25[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v3[(i0 * 16 + i1 + 12) * L + l], v22[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5715,13 +5557,13 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1679 = mul f64[32,4] -> v7
+  // %1679 = mul f64[32,4] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 4 + i1) * L + l] =
-            v3[(i0 * 4 + i1) * L + l] * (v25[(i0 * 4 + i1) * L + l] - v5[i0 * L + l]);
+        v14[(i0 * 4 + i1) * L + l] =
+            v3[(i0 * 4 + i1) * L + l] * (v22[(i0 * 4 + i1) * L + l] - v5[i0 * L + l]);
       }
     }
   }
@@ -5739,13 +5581,13 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v7[(i1 * 4 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v14[(i1 * 4 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v7[(i1 * 4 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v14[(i1 * 4 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v7[(i1 * 4 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v14[(i1 * 4 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v7[(i1 * 4 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v14[(i1 * 4 + i2) * L + l], acc3_v[l]);
         }
       }
     }
@@ -5765,7 +5607,7 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 20], v7[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 20], v14[(i0 * 4 + i1) * L + l], acc0_v[l]);
       }
     }
   }
@@ -5777,10 +5619,223 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (v23[i0 * L + l] + v5[i0 * L + l]) * 0.16666667f;
+      v3[i0 * L + l] = (v20[i0 * L + l] + v5[i0 * L + l]) * 0.16666667f;
     }
   }
-  // %1419 = contract f64[32,4] -> v23
+  // %1419 = contract f64[32,4] -> v22
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(a1[(i0 * 16 + i1) * L + l], v13[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(a1[(i0 * 16 + i1 + 4) * L + l], v13[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(a1[(i0 * 16 + i1 + 8) * L + l], v13[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a1[(i0 * 16 + i1 + 12) * L + l], v13[(i0 * 4 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[(i0 * 4) * L + l] = acc0_v[l];
+      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1420 = contract f64[32,4] -> v23
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v23[(i0 * 4 + i1) * L + l] = v22[(i0 * 4 + i1) * L + l] * v11[i0 * L + l];
+      }
+    }
+  }
+  // %1534 = contract f64[32] -> v5
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v23[(i0 * 16 + i1) * L + l], v10[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v23[(i0 * 16 + i1 + 4) * L + l], v10[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v23[(i0 * 16 + i1 + 8) * L + l], v10[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v23[(i0 * 16 + i1 + 12) * L + l], v10[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1686 = mul f64[32,4] -> v24
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v24[(i0 * 4 + i1) * L + l] =
+            (v23[(i0 * 4 + i1) * L + l] - v5[i0 * L + l]) * v10[(i0 * 4 + i1) * L + l];
+      }
+    }
+  }
+  // %1687 = contract f64[21] -> v5
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      for (int64_t i2 = 0; i2 < 4; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v24[(i1 * 4 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v24[(i1 * 4 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v24[(i1 * 4 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v24[(i1 * 4 + i2) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 20], v24[(i0 * 4 + i1) * L + l], acc0_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v5[20 * L + l] = acc0_v[l];
+  }
+  // %1428 = contract f64[32] -> v20
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v22[(i0 * 16 + i1) * L + l], v10[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v22[(i0 * 16 + i1 + 4) * L + l], v10[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v22[(i0 * 16 + i1 + 8) * L + l], v10[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v22[(i0 * 16 + i1 + 12) * L + l], v10[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1429 = mul f64[32] -> v10
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = ((1.0f - v11[i0 * L + l]) * v11[i0 * L + l]) * v20[i0 * L + l];
+    }
+  }
+  // %1430 = contract f64[21] -> v11
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v10[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v10[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v10[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v10[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v10[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v11[20 * L + l] = acc0_v[l];
+  }
+  // %1689 = mul f64[21] -> v20
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = (v5[i0 * L + l] + v11[i0 * L + l]) * 0.33333334f;
+    }
+  }
+  // %1690 = contract f64[21] -> v5
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = v20[i0 * L + l] * v6[i0 * L + l];
+    }
+  }
+  // %1436 = contract f64[32,4] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5801,22 +5856,13 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1420 = contract f64[32,4] -> v25
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 4 + i1) * L + l] = v23[(i0 * 4 + i1) * L + l] * v13[i0 * L + l];
-      }
-    }
-  }
-  // %1534 = contract f64[32] -> v5
+  // %1445 = contract f64[32] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5828,34 +5874,119 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v25[(i0 * 16 + i1) * L + l], v12[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v6[(i0 * 16 + i1) * L + l], v18[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v25[(i0 * 16 + i1 + 4) * L + l], v12[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v6[(i0 * 16 + i1 + 4) * L + l], v18[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v25[(i0 * 16 + i1 + 8) * L + l], v12[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v6[(i0 * 16 + i1 + 8) * L + l], v18[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v25[(i0 * 16 + i1 + 12) * L + l], v12[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v6[(i0 * 16 + i1 + 12) * L + l], v18[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1686 = mul f64[32,4] -> v26
+  // %1446 = mul f64[32] -> v22
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[i0 * L + l] = v11[i0 * L + l] * (v19[i0 * L + l] * (1.0f - v19[i0 * L + l]));
+    }
+  }
+  // %1447 = contract f64[21] -> v11
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v22[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v22[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v22[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v22[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v22[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v11[20 * L + l] = acc0_v[l];
+  }
+  // %1437 = contract f64[32,4] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 4 + i1) * L + l] =
-            (v25[(i0 * 4 + i1) * L + l] - v5[i0 * L + l]) * v12[(i0 * 4 + i1) * L + l];
+        v23[(i0 * 4 + i1) * L + l] = v6[(i0 * 4 + i1) * L + l] * v19[i0 * L + l];
       }
     }
   }
-  // %1687 = contract f64[21] -> v5
+  // %1550 = contract f64[32] -> v19
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v18[(i0 * 16 + i1) * L + l], v23[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v18[(i0 * 16 + i1 + 4) * L + l], v23[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v18[(i0 * 16 + i1 + 8) * L + l], v23[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v18[(i0 * 16 + i1 + 12) * L + l], v23[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1694 = mul f64[32,4] -> v6
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 4 + i1) * L + l] =
+            (v23[(i0 * 4 + i1) * L + l] - v19[i0 * L + l]) * v18[(i0 * 4 + i1) * L + l];
+      }
+    }
+  }
+  // %1695 = contract f64[21] -> v19
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5869,22 +6000,22 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v26[(i1 * 4 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v6[(i1 * 4 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v26[(i1 * 4 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v6[(i1 * 4 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v26[(i1 * 4 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v6[(i1 * 4 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v26[(i1 * 4 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v6[(i1 * 4 + i2) * L + l], acc3_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -5895,308 +6026,19 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 20], v26[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 20], v6[(i0 * 4 + i1) * L + l], acc0_v[l]);
       }
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v5[20 * L + l] = acc0_v[l];
+    v19[20 * L + l] = acc0_v[l];
   }
-  // %1428 = contract f64[32] -> v25
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v23[(i0 * 16 + i1) * L + l], v12[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v23[(i0 * 16 + i1 + 4) * L + l], v12[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v23[(i0 * 16 + i1 + 8) * L + l], v12[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v23[(i0 * 16 + i1 + 12) * L + l], v12[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1429 = mul f64[32] -> v12
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = ((1.0f - v13[i0 * L + l]) * v13[i0 * L + l]) * v25[i0 * L + l];
-    }
-  }
-  // %1430 = contract f64[21] -> v13
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v12[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v12[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v13[20 * L + l] = acc0_v[l];
-  }
-  // %1689 = mul f64[21] -> v23
+  // %1696 = add f64[21] -> v18
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = (v5[i0 * L + l] + v13[i0 * L + l]) * 0.33333334f;
-    }
-  }
-  // %1690 = contract f64[21] -> v5
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v23[i0 * L + l] * v8[i0 * L + l];
-    }
-  }
-  // %1436 = contract f64[32,4] -> v8
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a1[(i0 * 16 + i1) * L + l], v18[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(a1[(i0 * 16 + i1 + 4) * L + l], v18[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(a1[(i0 * 16 + i1 + 8) * L + l], v18[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(a1[(i0 * 16 + i1 + 12) * L + l], v18[(i0 * 4 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1445 = contract f64[32] -> v13
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 16 + i1) * L + l], v21[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v8[(i0 * 16 + i1 + 4) * L + l], v21[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v8[(i0 * 16 + i1 + 8) * L + l], v21[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v8[(i0 * 16 + i1 + 12) * L + l], v21[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1446 = mul f64[32] -> v25
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v13[i0 * L + l] * (v22[i0 * L + l] * (1.0f - v22[i0 * L + l]));
-    }
-  }
-  // %1447 = contract f64[21] -> v13
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v25[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v25[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v25[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v25[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v25[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v13[20 * L + l] = acc0_v[l];
-  }
-  // %1437 = contract f64[32,4] -> v27
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 4 + i1) * L + l] = v8[(i0 * 4 + i1) * L + l] * v22[i0 * L + l];
-      }
-    }
-  }
-  // %1550 = contract f64[32] -> v22
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 16 + i1) * L + l], v27[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v21[(i0 * 16 + i1 + 4) * L + l], v27[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v21[(i0 * 16 + i1 + 8) * L + l], v27[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v21[(i0 * 16 + i1 + 12) * L + l], v27[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1694 = mul f64[32,4] -> v8
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 4 + i1) * L + l] =
-            (v27[(i0 * 4 + i1) * L + l] - v22[i0 * L + l]) * v21[(i0 * 4 + i1) * L + l];
-      }
-    }
-  }
-  // %1695 = contract f64[21] -> v22
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v8[(i1 * 4 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v8[(i1 * 4 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v8[(i1 * 4 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v8[(i1 * 4 + i2) * L + l], acc3_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 20], v8[(i0 * 4 + i1) * L + l], acc0_v[l]);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v22[20 * L + l] = acc0_v[l];
-  }
-  // %1696 = add f64[21] -> v21
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = v13[i0 * L + l] + v22[i0 * L + l];
+      v18[i0 * L + l] = v11[i0 * L + l] + v19[i0 * L + l];
     }
   }
   // %1734 = mul f64[21] -> adj.ln.gain
@@ -6206,7 +6048,7 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         sum[l] = ((((-(v0[i0 * L + l] * v3[i0 * L + l])) - v5[i0 * L + l]) - v5[i0 * L + l]) -
-                  ((v14[i0 * L + l] * v21[i0 * L + l]) * 0.16666667f)) *
+                  ((v12[i0 * L + l] * v18[i0 * L + l]) * 0.16666667f)) *
                  T(h);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
@@ -6218,41 +6060,20 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-v23[i0 * L + l]) - v3[i0 * L + l]) - v23[i0 * L + l]) -
-                  (v21[i0 * L + l] * 0.16666667f)) *
+        sum[l] = ((((-v20[i0 * L + l]) - v3[i0 * L + l]) - v20[i0 * L + l]) -
+                  (v18[i0 * L + l] * 0.16666667f)) *
                  T(h);
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1578 = contract f64[21] -> v0
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v1[i0 * L + l] * u6[0];
-    }
-  }
-  // %1581 = contract f64[21] -> v1
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v10[i0 * L + l] * u16[0];
-    }
-  }
-  // %1583 = contract f64[32,21] -> v28
+  // %1583 = contract f64[32,21] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 21 + i1) * L + l] = v1[i1 * L + l] * v12[i0 * L + l];
+        v25[(i0 * 21 + i1) * L + l] = (v8[i1 * L + l] * (T(h) * 0.33333334f)) * v10[i0 * L + l];
       }
-    }
-  }
-  // %1586 = contract f64[21] -> v10
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v19[i0 * L + l] * u6[0];
     }
   }
   // %1589 = sub f64[32,21] -> adj.Wb
@@ -6262,21 +6083,23 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v17[i0 * L + l] * v0[i1 * L + l])) - v28[(i0 * 21 + i1) * L + l]) -
-                    v28[(i0 * 21 + i1) * L + l]) -
-                   (v25[i0 * L + l] * v10[i1 * L + l]);
+          sum[l] = (((-(v21[i0 * L + l] * (v1[i1 * L + l] * (T(h) * 0.16666667f)))) -
+                     v25[(i0 * 21 + i1) * L + l]) -
+                    v25[(i0 * 21 + i1) * L + l]) -
+                   (v22[i0 * L + l] * (v16[i1 * L + l] * (T(h) * 0.16666667f)));
         }
         dtheta_Wb[i0 * 21 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1710 = contract f64[32,4,21] -> v29
+  // %1710 = contract f64[32,4,21] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v29[(i0 * 84 + i1 * 21 + i2) * L + l] = v26[(i0 * 4 + i1) * L + l] * v1[i2 * L + l];
+          v26[(i0 * 84 + i1 * 21 + i2) * L + l] =
+              v24[(i0 * 4 + i1) * L + l] * (v8[i2 * L + l] * (T(h) * 0.33333334f));
         }
       }
     }
@@ -6289,10 +6112,10 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v7[(i0 * 4 + i1) * L + l] * v0[i2 * L + l])) -
-                       v29[(i0 * 84 + i1 * 21 + i2) * L + l]) -
-                      v29[(i0 * 84 + i1 * 21 + i2) * L + l]) -
-                     (v8[(i0 * 4 + i1) * L + l] * v10[i2 * L + l]);
+            sum[l] = (((-(v14[(i0 * 4 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                       v26[(i0 * 84 + i1 * 21 + i2) * L + l]) -
+                      v26[(i0 * 84 + i1 * 21 + i2) * L + l]) -
+                     (v6[(i0 * 4 + i1) * L + l] * (v16[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 84 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
@@ -6311,13 +6134,13 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v11[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v9[(i0 * 4 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v11[(i0 * 4 + i1) * L + l], acc1_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v9[(i0 * 4 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v11[(i0 * 4 + i1) * L + l], acc2_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v9[(i0 * 4 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v11[(i0 * 4 + i1) * L + l], acc3_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v9[(i0 * 4 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6328,30 +6151,24 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1627 = contract f64[32,4] -> v7
+  // %1627 = contract f64[32,4] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 4 + i1) * L + l] =
-            v3[(i0 * 4 + i1) * L + l] * (1.0f - square(v15[(i0 * 4 + i1) * L + l]));
+        v6[(i0 * 4 + i1) * L + l] =
+            v3[(i0 * 4 + i1) * L + l] * (1.0f - square(v13[(i0 * 4 + i1) * L + l]));
       }
     }
   }
-  // %1667 = contract f64[21] -> v0
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = u_stages[(i0 + 63) * L + l] * u16[0];
-    }
-  }
-  // %1668 = contract f64[32,4,21] -> v29
+  // %1668 = contract f64[32,4,21] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v29[(i0 * 84 + i1 * 21 + i2) * L + l] = v7[(i0 * 4 + i1) * L + l] * v0[i2 * L + l];
+          v26[(i0 * 84 + i1 * 21 + i2) * L + l] =
+              v6[(i0 * 4 + i1) * L + l] * (u_stages[(i2 + 63) * L + l] * (T(h) * 0.33333334f));
         }
       }
     }
@@ -6391,15 +6208,8 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v2[(i0 * 4 + i1) * L + l] =
-            (1.0f - square(v9[(i0 * 4 + i1) * L + l])) * v3[(i0 * 4 + i1) * L + l];
+            (1.0f - square(v7[(i0 * 4 + i1) * L + l])) * v3[(i0 * 4 + i1) * L + l];
       }
-    }
-  }
-  // %1670 = contract f64[21] -> v0
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = u_stages[(i0 + 21) * L + l] * u6[0];
     }
   }
   // %1483 = contract f64[32,4] -> v3
@@ -6414,13 +6224,13 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v20[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v17[(i0 * 4 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v20[(i0 * 4 + i1) * L + l], acc1_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v17[(i0 * 4 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v20[(i0 * 4 + i1) * L + l], acc2_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v17[(i0 * 4 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v20[(i0 * 4 + i1) * L + l], acc3_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v17[(i0 * 4 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6431,21 +6241,14 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1656 = contract f64[32,4] -> v7
+  // %1656 = contract f64[32,4] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 4 + i1) * L + l] =
-            (1.0f - square(v18[(i0 * 4 + i1) * L + l])) * v3[(i0 * 4 + i1) * L + l];
+        v6[(i0 * 4 + i1) * L + l] =
+            (1.0f - square(v15[(i0 * 4 + i1) * L + l])) * v3[(i0 * 4 + i1) * L + l];
       }
-    }
-  }
-  // %1674 = contract f64[21] -> v1
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = u_stages[(i0 + 147) * L + l] * u6[0];
     }
   }
   // %1676 = sub f64[32,4,21] -> adj.Wv
@@ -6456,10 +6259,12 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-v29[(i0 * 84 + i1 * 21 + i2) * L + l]) -
-                       (v2[(i0 * 4 + i1) * L + l] * v0[i2 * L + l])) -
-                      v29[(i0 * 84 + i1 * 21 + i2) * L + l]) -
-                     (v7[(i0 * 4 + i1) * L + l] * v1[i2 * L + l]);
+            sum[l] =
+                (((-v26[(i0 * 84 + i1 * 21 + i2) * L + l]) -
+                  (v2[(i0 * 4 + i1) * L + l] *
+                   (u_stages[(i2 + 21) * L + l] * (T(h) * 0.16666667f)))) -
+                 v26[(i0 * 84 + i1 * 21 + i2) * L + l]) -
+                (v6[(i0 * 4 + i1) * L + l] * (u_stages[(i2 + 147) * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 84 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
@@ -6468,33 +6273,33 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   }
   // %1489 = broadcast f64[32,4,21] -> adj.Wq
   for (int64_t i0 = 0; i0 < 2688; ++i0) {
-    dtheta_Wq[i0] += u24[0] * 8.0f;
+    dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1490 = broadcast f64[128] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
-    dtheta_ff_norm_gain[i0] += u24[0] * 8.0f;
-    dtheta_ff_norm_bias[i0] += u24[0] * 8.0f;
-    dtheta_ff_down_bias[i0] += u24[0] * 8.0f;
+    dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
+    dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
+    dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1491 = broadcast f64[512,128] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 65536; ++i0) {
-    dtheta_ff_up_weight[i0] += u24[0] * 8.0f;
+    dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1492 = broadcast f64[512] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 512; ++i0) {
-    dtheta_ff_up_bias[i0] += u24[0] * 8.0f;
+    dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1493 = broadcast f64[128,512] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 65536; ++i0) {
-    dtheta_ff_down_weight[i0] += u24[0] * 8.0f;
+    dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1494 = broadcast f64[10,128] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 1280; ++i0) {
-    dtheta_out_weight[i0] += u24[0] * 8.0f;
+    dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1495 = broadcast f64[10] -> adj.out.bias
   for (int64_t i0 = 0; i0 < 10; ++i0) {
-    dtheta_out_bias[i0] += u24[0] * 8.0f;
+    dtheta_out_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
 }
 
@@ -6892,9 +6697,8 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
   T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 83520);
   T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 87616);
   T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 87680);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 87744);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 91840);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 95936);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 91776);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 95872);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -7057,13 +6861,7 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
   for (int64_t l = 0; l < L; ++l) {
     v4[l] = acc_v[l];
   }
-  // %308 = mul f64[] -> v5
-  // fwp_hebb_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Hebb
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v5[l] = v4[l] * 0.0078125f;
-  }
-  // %312 = reduce_sum f64[] -> v4
+  // %312 = reduce_sum f64[] -> v5
   // fwp_hebb_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Hebb
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -7072,18 +6870,18 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v2[i0 * L + l] - v5[l]);
+      acc_v[l] = acc_v[l] + square(v2[i0 * L + l] - (v4[l] * 0.0078125f));
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc_v[l];
+    v5[l] = acc_v[l];
   }
-  // %316 = reciprocal f64[] -> v5
+  // %316 = reciprocal f64[] -> v4
   // fwp_hebb_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Hebb
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v5[l] = T(1) / std::sqrt((v4[l] * 0.0078125f) + 1e-05f);
+    v4[l] = T(1) / std::sqrt((v5[l] * 0.0078125f) + 1e-05f);
   }
   // %50 = layernorm f64[128] -> v6
   // fwp_hebb_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Hebb
@@ -7106,8 +6904,8 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e134 = v2[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e134 * e134);
+        const T e133 = v2[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e133 * e133);
       }
     }
   }
@@ -7265,7 +7063,7 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
       v12[i0 * L + l] = ff_norm_gain[i0] * v10[i0 * L + l];
     }
   }
-  // %322 = reduce_sum f64[] -> v4
+  // %322 = reduce_sum f64[] -> v5
   // fwp_hebb_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Hebb
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -7279,15 +7077,9 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc_v[l];
+    v5[l] = acc_v[l];
   }
-  // %323 = mul f64[] -> v13
-  // fwp_hebb_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Hebb
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v13[l] = v4[l] * 0.0078125f;
-  }
-  // %373 = contract f64[] -> v4
+  // %373 = contract f64[] -> v13
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -7300,19 +7092,15 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc0_v[l];
+    v13[l] = acc0_v[l];
   }
-  // %436 = mul f64[] -> v14
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v14[l] = v4[l] * 0.0078125f;
-  }
-  // %442 = reshape f64[32,4] -> v15
+  // %442 = reshape f64[32,4] -> v14
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] =
-          (v5[l] * ((v12[i0 * L + l] - v13[l]) - (v14[l] * v6[i0 * L + l]))) + v8[i0 * L + l];
+      v14[i0 * L + l] = (v4[l] * ((v12[i0 * L + l] - (v5[l] * 0.0078125f)) -
+                                  ((v13[l] * 0.0078125f) * v6[i0 * L + l]))) +
+                        v8[i0 * L + l];
     }
   }
   // %443 = contract f64[32,4,4] -> d.W
@@ -7322,7 +7110,7 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z_bar_W[(i0 * 16 + i1 * 4 + i2) * L + l] +=
-              v15[(i0 * 4 + i2) * L + l] * v3[(i0 * 4 + i1) * L + l];
+              v14[(i0 * 4 + i2) * L + l] * v3[(i0 * 4 + i1) * L + l];
         }
       }
     }
@@ -7339,10 +7127,10 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(W[(i0 * 16 + i1) * L + l], v15[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(W[(i0 * 16 + i1 + 4) * L + l], v15[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(W[(i0 * 16 + i1 + 8) * L + l], v15[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(W[(i0 * 16 + i1 + 12) * L + l], v15[(i0 * 4 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(W[(i0 * 16 + i1) * L + l], v14[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(W[(i0 * 16 + i1 + 4) * L + l], v14[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(W[(i0 * 16 + i1 + 8) * L + l], v14[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(W[(i0 * 16 + i1 + 12) * L + l], v14[(i0 * 4 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7353,7 +7141,7 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
       v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %445 = contract f64[32] -> v15
+  // %445 = contract f64[32] -> v14
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7376,19 +7164,19 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %448 = mul f64[32,4] -> v16
+  // %448 = mul f64[32,4] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 4 + i1) * L + l] =
-            (v12[(i0 * 4 + i1) * L + l] - v15[i0 * L + l]) * v3[(i0 * 4 + i1) * L + l];
+        v15[(i0 * 4 + i1) * L + l] =
+            (v12[(i0 * 4 + i1) * L + l] - v14[i0 * L + l]) * v3[(i0 * 4 + i1) * L + l];
       }
     }
   }
@@ -7406,13 +7194,13 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 84 + i2 * 21], v16[(i1 * 4 + i2) * L + l], acc0_v[l]);
+              std::fma(Wq[i0 * 4 + i1 * 84 + i2 * 21], v15[(i1 * 4 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 84 + i2 * 21 + 1], v16[(i1 * 4 + i2) * L + l], acc1_v[l]);
+              std::fma(Wq[i0 * 4 + i1 * 84 + i2 * 21 + 1], v15[(i1 * 4 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 84 + i2 * 21 + 2], v16[(i1 * 4 + i2) * L + l], acc2_v[l]);
+              std::fma(Wq[i0 * 4 + i1 * 84 + i2 * 21 + 2], v15[(i1 * 4 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 84 + i2 * 21 + 3], v16[(i1 * 4 + i2) * L + l], acc3_v[l]);
+              std::fma(Wq[i0 * 4 + i1 * 84 + i2 * 21 + 3], v15[(i1 * 4 + i2) * L + l], acc3_v[l]);
         }
       }
     }
@@ -7432,7 +7220,7 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wq[i0 * 84 + i1 * 21 + 20], v16[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wq[i0 * 84 + i1 * 21 + 20], v15[(i0 * 4 + i1) * L + l], acc0_v[l]);
       }
     }
   }
@@ -7459,7 +7247,7 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = v16[(i0 * 4 + i1) * L + l] * v1[i2 * L + l];
+            sum[l] = v15[(i0 * 4 + i1) * L + l] * v1[i2 * L + l];
           }
           theta_bar_Wq[i0 * 84 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
@@ -7492,12 +7280,12 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
       }
     }
   }
-  // %55 = relu f64[512] -> v17
+  // %55 = relu f64[512] -> v16
   // fwp_hebb_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Hebb
   for (int64_t i0 = 0; i0 < 512; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = relu(v9[i0 * L + l]);
+      v16[i0 * L + l] = relu(v9[i0 * L + l]);
     }
   }
   // %298 = contract f64[128,512] -> d.ff.down.weight
@@ -7508,7 +7296,7 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = v8[i0 * L + l] * v17[i1 * L + l];
+          sum[l] = v8[i0 * L + l] * v16[i1 * L + l];
         }
         theta_bar_ff_down_weight[i0 * 512 + i1] += lane_sum<L>(sum);
       }
@@ -7527,10 +7315,10 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
     for (int64_t i1 = 0; i1 < 512; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1], v17[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 512], v17[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 1024], v17[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 1536], v17[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1], v16[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 512], v16[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 1024], v16[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 2048 + i1 + 1536], v16[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7644,12 +7432,7 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
     for (int64_t l = 0; l < L; ++l) {
       v5[l] = acc_v[l];
     }
-    // %454 = mul f64[] -> v13
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[l] = v5[l] * 0.04761905f;
-    }
-    // %457 = contract f64[] -> v5
+    // %457 = contract f64[] -> v13
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -7662,14 +7445,9 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[l] = acc0_v[l];
+      v13[l] = acc0_v[l];
     }
-    // %458 = mul f64[] -> v14
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[l] = v5[l] * 0.04761905f;
-    }
-    // %343 = reduce_sum f64[] -> v5
+    // %343 = reduce_sum f64[] -> v4
     // fwp_hebb_cde.ode:44: let q = softmax(Wq @ ln(x(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7683,15 +7461,9 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[l] = acc_v[l];
+      v4[l] = acc_v[l];
     }
-    // %344 = mul f64[] -> v4
-    // fwp_hebb_cde.ode:44: let q = softmax(Wq @ ln(x(T)))
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[l] = v5[l] * 0.04761905f;
-    }
-    // %348 = reduce_sum f64[] -> v5
+    // %348 = reduce_sum f64[] -> v2
     // fwp_hebb_cde.ode:44: let q = softmax(Wq @ ln(x(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7700,24 +7472,26 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - v4[l]);
+        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - (v4[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[l] = acc_v[l];
+      v2[l] = acc_v[l];
     }
     // %352 = reciprocal f64[] -> v4
     // fwp_hebb_cde.ode:44: let q = softmax(Wq @ ln(x(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = T(1) / std::sqrt((v5[l] * 0.04761905f) + 1e-05f);
+      v4[l] = T(1) / std::sqrt((v2[l] * 0.04761905f) + 1e-05f);
     }
     // %462 = mul f64[21] -> d.x@T
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] += ((v1[i0 * L + l] - v13[l]) - (v0[i0 * L + l] * v14[l])) * v4[l];
+        u_bar[i0 * L + l] +=
+            ((v1[i0 * L + l] - (v5[l] * 0.04761905f)) - (v0[i0 * L + l] * (v13[l] * 0.04761905f))) *
+            v4[l];
       }
     }
   }
@@ -8068,11 +7842,11 @@ const plastic_model kModel = {
             .field = 14720,
             .field_vjp = 24768,
             .adjoint_field = 49152,
-            .step = 39424,
-            .step_vjp = 97920,
-            .adjoint_step = 195648,
+            .step = 39296,
+            .step_vjp = 78336,
+            .adjoint_step = 189312,
             .output = 46464,
-            .output_vjp = 112320,
+            .output_vjp = 112256,
             .loss = 128,
             .loss_vjp = 640,
         },

@@ -94,11 +94,11 @@ enum { fwp_hebb_cde_adjoint_field_lanes = 8, fwp_hebb_cde_adjoint_field_scratch_
  *   theta: uniform[142036] = 142036 floats, read-only
  *   u_stages: varying[168] = 1344 floats, read-only
  *   z1: varying[512] = 4096 floats, may alias
- *   scratch: scratch arena, 39424 bytes, 64-byte aligned
+ *   scratch: scratch arena, 39296 bytes, 64-byte aligned
  */
 void fwp_hebb_cde_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                        const void* u_stages, void* z1, void* scratch);
-enum { fwp_hebb_cde_step_lanes = 8, fwp_hebb_cde_step_scratch_bytes = 39424 };
+enum { fwp_hebb_cde_step_lanes = 8, fwp_hebb_cde_step_scratch_bytes = 39296 };
 
 /* fwp_hebb_cde_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -111,12 +111,12 @@ enum { fwp_hebb_cde_step_lanes = 8, fwp_hebb_cde_step_scratch_bytes = 39424 };
  *   z0_bar: varying[512] = 4096 floats
  *   theta_bar: uniform[142036] = 142036 floats
  *   u_stages_bar: varying[168] = 1344 floats, may be NULL
- *   scratch: scratch arena, 97920 bytes, 64-byte aligned
+ *   scratch: scratch arena, 78336 bytes, 64-byte aligned
  */
 void fwp_hebb_cde_step_vjp(const void* ctx, double t, double h, const void* z0, const void* theta,
                            const void* u_stages, const void* z1_bar, void* z0_bar, void* theta_bar,
                            void* u_stages_bar, void* scratch);
-enum { fwp_hebb_cde_step_vjp_lanes = 8, fwp_hebb_cde_step_vjp_scratch_bytes = 97920 };
+enum { fwp_hebb_cde_step_vjp_lanes = 8, fwp_hebb_cde_step_vjp_scratch_bytes = 78336 };
 
 /* fwp_hebb_cde_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -131,12 +131,12 @@ enum { fwp_hebb_cde_step_vjp_lanes = 8, fwp_hebb_cde_step_vjp_scratch_bytes = 97
  *   dtheta: uniform[142036] = 142036 floats
  *   err: varying[1024] = 8192 floats, may be NULL
  *   dtheta_err: uniform[142036] = 142036 floats, may be NULL
- *   scratch: scratch arena, 195648 bytes, 64-byte aligned
+ *   scratch: scratch arena, 189312 bytes, 64-byte aligned
  */
 void fwp_hebb_cde_adjoint_step(const void* ctx, double t, double h, const void* z0, const void* a0,
                                const void* theta, const void* u_stages, void* z1, void* a1,
                                void* dtheta, void* err, void* dtheta_err, void* scratch);
-enum { fwp_hebb_cde_adjoint_step_lanes = 8, fwp_hebb_cde_adjoint_step_scratch_bytes = 195648 };
+enum { fwp_hebb_cde_adjoint_step_lanes = 8, fwp_hebb_cde_adjoint_step_scratch_bytes = 189312 };
 
 /* fwp_hebb_cde_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -161,12 +161,12 @@ enum { fwp_hebb_cde_output_lanes = 8, fwp_hebb_cde_output_scratch_bytes = 46464 
  *   z_bar: varying[512] = 4096 floats
  *   theta_bar: uniform[142036] = 142036 floats
  *   u_bar: varying[42] = 336 floats, may be NULL
- *   scratch: scratch arena, 112320 bytes, 64-byte aligned
+ *   scratch: scratch arena, 112256 bytes, 64-byte aligned
  */
 void fwp_hebb_cde_output_vjp(const void* ctx, double t, const void* z, const void* theta,
                              const void* u, const void* y_bar, void* z_bar, void* theta_bar,
                              void* u_bar, void* scratch);
-enum { fwp_hebb_cde_output_vjp_lanes = 8, fwp_hebb_cde_output_vjp_scratch_bytes = 112320 };
+enum { fwp_hebb_cde_output_vjp_lanes = 8, fwp_hebb_cde_output_vjp_scratch_bytes = 112256 };
 
 /* fwp_hebb_cde_loss: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

@@ -1130,13 +1130,7 @@ extern "C" void fwp_hebb_cde_sepsis_field_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = acc_v[l];
     }
-    // %106 = mul f64[] -> v6
-    // fwp_hebb_cde_sepsis.ode:40: let u    = ln(x(t))
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[l] = v4[l] * 0.014492754f;
-    }
-    // %110 = reduce_sum f64[] -> v4
+    // %110 = reduce_sum f64[] -> v6
     // fwp_hebb_cde_sepsis.ode:40: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1145,18 +1139,18 @@ extern "C" void fwp_hebb_cde_sepsis_field_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - v6[l]);
+        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - (v4[l] * 0.014492754f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v6[l] = acc_v[l];
     }
-    // %115 = reciprocal f64[] -> v6
+    // %115 = reciprocal f64[] -> v4
     // fwp_hebb_cde_sepsis.ode:40: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = T(1) / std::sqrt((v4[l] * 0.014492754f) + 1e-05f);
+      v4[l] = T(1) / std::sqrt((v6[l] * 0.014492754f) + 1e-05f);
     }
     // %199 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
@@ -1165,7 +1159,7 @@ extern "C" void fwp_hebb_cde_sepsis_field_vjp(const void* /*ctx*/, double /*t*/,
         v1[i0 * L + l] = ln_gain[i0] * v12[i0 * L + l];
       }
     }
-    // %200 = reduce_sum f64[] -> v4
+    // %200 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1178,14 +1172,9 @@ extern "C" void fwp_hebb_cde_sepsis_field_vjp(const void* /*ctx*/, double /*t*/,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v6[l] = acc_v[l];
     }
-    // %201 = mul f64[] -> v7
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[l] = v4[l] * 0.014492754f;
-    }
-    // %204 = contract f64[] -> v4
+    // %204 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -1198,18 +1187,14 @@ extern "C" void fwp_hebb_cde_sepsis_field_vjp(const void* /*ctx*/, double /*t*/,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc0_v[l];
-    }
-    // %205 = mul f64[] -> v3
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[l] = v4[l] * 0.014492754f;
+      v7[l] = acc0_v[l];
     }
     // %209 = mul f64[69] -> d.x
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] += v6[l] * ((v1[i0 * L + l] - v7[l]) - (v3[l] * v0[i0 * L + l]));
+        u_bar[i0 * L + l] += v4[l] * ((v1[i0 * L + l] - (v6[l] * 0.014492754f)) -
+                                      ((v7[l] * 0.014492754f) * v0[i0 * L + l]));
       }
     }
     // %192 = contract f64[69] -> d.dx
@@ -1877,13 +1862,7 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_field(const void* /*ctx*/, double /*
     for (int64_t l = 0; l < L; ++l) {
       v0_2[l] = acc_v[l];
     }
-    // %106 = mul f64[] -> v1
-    // fwp_hebb_cde_sepsis.ode:40: let u    = ln(x(t))
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1_2[l] = v0_2[l] * 0.014492754f;
-    }
-    // %110 = reduce_sum f64[] -> v0
+    // %110 = reduce_sum f64[] -> v1
     // fwp_hebb_cde_sepsis.ode:40: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1892,18 +1871,18 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_field(const void* /*ctx*/, double /*
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - v1_2[l]);
+        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - (v0_2[l] * 0.014492754f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0_2[l] = acc_v[l];
+      v1_2[l] = acc_v[l];
     }
-    // %115 = reciprocal f64[] -> v1
+    // %115 = reciprocal f64[] -> v0
     // fwp_hebb_cde_sepsis.ode:40: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1_2[l] = T(1) / std::sqrt((v0_2[l] * 0.014492754f) + 1e-05f);
+      v0_2[l] = T(1) / std::sqrt((v1_2[l] * 0.014492754f) + 1e-05f);
     }
     // %1 = layernorm f64[69] -> v2
     // fwp_hebb_cde_sepsis.ode:40: let u    = ln(x(t))
@@ -1926,8 +1905,8 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_field(const void* /*ctx*/, double /*
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         {
-          const T e368 = x[i0 * L + l] - mean_v_2[l];
-          var_v_2[l] = var_v_2[l] + (e368 * e368);
+          const T e367 = x[i0 * L + l] - mean_v_2[l];
+          var_v_2[l] = var_v_2[l] + (e367 * e367);
         }
       }
     }
@@ -2299,7 +2278,7 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_field(const void* /*ctx*/, double /*
         v13_2[i0 * L + l] = ln_gain[i0] * (v11_2[i0 * L + l] + v12_2[i0 * L + l]);
       }
     }
-    // %200 = reduce_sum f64[] -> v0
+    // %200 = reduce_sum f64[] -> v1
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -2312,14 +2291,9 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_field(const void* /*ctx*/, double /*
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0_2[l] = acc_v[l];
+      v1_2[l] = acc_v[l];
     }
-    // %201 = mul f64[] -> v6
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6_2[l] = v0_2[l] * 0.014492754f;
-    }
-    // %204 = contract f64[] -> v0
+    // %204 = contract f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v_2[l] = 0.0f;
@@ -2332,19 +2306,14 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_field(const void* /*ctx*/, double /*
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0_2[l] = acc0_v_2[l];
-    }
-    // %205 = mul f64[] -> v8
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8_2[l] = v0_2[l] * 0.014492754f;
+      v6_2[l] = acc0_v_2[l];
     }
     // %209 = mul f64[69] -> d.x
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] +=
-            v1_2[l] * ((v13_2[i0 * L + l] - v6_2[l]) - (v8_2[l] * v2_2[i0 * L + l]));
+        u_bar[i0 * L + l] += v0_2[l] * ((v13_2[i0 * L + l] - (v1_2[l] * 0.014492754f)) -
+                                        ((v6_2[l] * 0.014492754f) * v2_2[i0 * L + l]));
       }
     }
     // %66 = contract f64[8,4] -> v4
@@ -2467,11 +2436,10 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2048);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4288);
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6528);
-  T* __restrict u5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6656);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6720);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8960);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9216);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11456);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6656);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8896);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9152);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11392);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -2642,13 +2610,11 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %774 = mul f64[] -> u5
-  u5[0] = T(h) * 0.16666667f;
   // %780 = contract f64[8] -> v3
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = sigmoid(v0[i0 * L + l]) * u5[0];
+      v3[i0 * L + l] = sigmoid(v0[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
   // %781 = contract f64[8,4] -> v0
@@ -2706,8 +2672,8 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e171 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e171 * e171);
+        const T e170 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e170 * e170);
       }
     }
   }
@@ -2722,11 +2688,11 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
       v3[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %518 = add f64[69] -> v6
+  // %518 = add f64[69] -> v5
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v3[i0 * L + l]);
+      v5[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v3[i0 * L + l]);
     }
   }
   // %522 = contract f64[8] -> v3
@@ -2741,10 +2707,10 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v5[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -2755,11 +2721,11 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %775 = contract f64[8] -> v7
+  // %775 = contract f64[8] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = sigmoid(v3[i0 * L + l]) * u5[0];
+      v6[i0 * L + l] = sigmoid(v3[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
   // %776 = contract f64[8,4] -> v3
@@ -2767,7 +2733,7 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 4 + i1) * L + l] = vm::tanh(v2[(i0 * 4 + i1) * L + l]) * v7[i0 * L + l];
+        v3[(i0 * 4 + i1) * L + l] = vm::tanh(v2[(i0 * 4 + i1) * L + l]) * v6[i0 * L + l];
       }
     }
   }
@@ -2783,10 +2749,10 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 276 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 276 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v5[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -2797,7 +2763,7 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %521 = softmax f64[8,4] -> v6
+  // %521 = softmax f64[8,4] -> v5
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2825,7 +2791,7 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 4 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v5[(i0 * 4 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
@@ -2865,11 +2831,11 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
       v2[i0 * L + l] = (u_stages[(i0 + 138) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %539 = add f64[69] -> v8
+  // %539 = add f64[69] -> v7
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = (ln_gain[i0] * v2[i0 * L + l]) + ln_bias[i0];
+      v7[i0 * L + l] = (ln_gain[i0] * v2[i0 * L + l]) + ln_bias[i0];
     }
   }
   // %541 = contract f64[8,4] -> v2
@@ -2884,10 +2850,10 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 276 + i1], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 276 + i1], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v7[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -2898,7 +2864,7 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %542 = softmax f64[8,4] -> v9
+  // %542 = softmax f64[8,4] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2926,11 +2892,11 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 4 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v8[(i0 * 4 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %543 = contract f64[8] -> v7
+  // %543 = contract f64[8] -> v6
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2942,39 +2908,37 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v7[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %768 = mul f64[] -> u5
-  u5[0] = T(h) * 0.33333334f;
   // %769 = contract f64[8] -> v2
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = sigmoid(v7[i0 * L + l]) * u5[0];
+      v2[i0 * L + l] = sigmoid(v6[i0 * L + l]) * (T(h) * 0.33333334f);
     }
   }
-  // %770 = contract f64[8,4] -> v8
+  // %770 = contract f64[8,4] -> v7
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 4 + i1) * L + l] = v9[(i0 * 4 + i1) * L + l] * v2[i0 * L + l];
+        v7[(i0 * 4 + i1) * L + l] = v8[(i0 * 4 + i1) * L + l] * v2[i0 * L + l];
       }
     }
   }
-  // %547 = contract f64[8,4] -> v9
+  // %547 = contract f64[8,4] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2994,17 +2958,17 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %548 = tanh f64[8,4] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = vm::tanh(v9[i0 * L + l]);
+      v2[i0 * L + l] = vm::tanh(v8[i0 * L + l]);
     }
   }
   // %792 = add f64[8,4,4] -> W
@@ -3015,8 +2979,8 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 16 + i1 * 4 + i2) * L + l] =
               ((v1[(i0 * 4 + i2) * L + l] * v0[(i0 * 4 + i1) * L + l]) +
-               ((v3[(i0 * 4 + i2) * L + l] * v6[(i0 * 4 + i1) * L + l]) +
-                ((v8[(i0 * 4 + i1) * L + l] * v2[(i0 * 4 + i2) * L + l]) * 2.0f))) +
+               ((v3[(i0 * 4 + i2) * L + l] * v5[(i0 * 4 + i1) * L + l]) +
+                ((v7[(i0 * 4 + i1) * L + l] * v2[(i0 * 4 + i2) * L + l]) * 2.0f))) +
               z0_W[(i0 * 16 + i1 * 4 + i2) * L + l];
         }
       }
@@ -3053,33 +3017,30 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4480);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5504);
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6528);
-  T* __restrict u5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6656);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6720);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10816);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11840);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12096);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12352);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13376);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14400);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16640);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18880);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21120);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23360);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23616);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24640);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25664);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26688);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28928);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 31168);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33408);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34432);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38528);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39552);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39808);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40832);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41856);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44096);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46336);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6656);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7680);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7936);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8192);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9216);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10240);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12480);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14720);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16960);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19200);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19456);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20480);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21504);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22528);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24768);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27008);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29248);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30272);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 31296);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 31552);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32576);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33600);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35840);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38080);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3192,19 +3153,6 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       }
     }
   }
-  // %774 = mul f64[] -> u5
-  u5[0] = T(h) * 0.16666667f;
-  // %838 = contract f64[8,4,4] -> v6
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v6[(i0 * 16 + i1 * 4 + i2) * L + l] = z1_bar_W[(i0 * 16 + i1 * 4 + i2) * L + l] * u5[0];
-        }
-      }
-    }
-  }
   // %567 = contract f64[8,4] -> v2
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
@@ -3231,11 +3179,11 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %568 = tanh f64[8,4] -> v7
+  // %568 = tanh f64[8,4] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = vm::tanh(v2[i0 * L + l]);
+      v5[i0 * L + l] = vm::tanh(v2[i0 * L + l]);
     }
   }
   // %1019 = contract f64[8,4] -> v2
@@ -3250,21 +3198,25 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 16 + i1) * L + l], v7[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(v6[(i0 * 16 + i1 + 4) * L + l], v7[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(v6[(i0 * 16 + i1 + 8) * L + l], v7[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(v6[(i0 * 16 + i1 + 12) * L + l], v7[(i0 * 4 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1) * L + l], v5[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 4) * L + l], v5[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 8) * L + l], v5[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 12) * L + l], v5[(i0 * 4 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
     }
   }
-  // %563 = contract f64[8] -> v8
+  // %563 = contract f64[8] -> v6
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3284,29 +3236,29 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %564 = sigmoid f64[8] -> v9
+  // %564 = sigmoid f64[8] -> v7
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = sigmoid(v8[i0 * L + l]);
+      v7[i0 * L + l] = sigmoid(v6[i0 * L + l]);
     }
   }
-  // %1020 = contract f64[8,4] -> v10
+  // %1020 = contract f64[8,4] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 4 + i1) * L + l] = v2[(i0 * 4 + i1) * L + l] * v9[i0 * L + l];
+        v8[(i0 * 4 + i1) * L + l] = v2[(i0 * 4 + i1) * L + l] * v7[i0 * L + l];
       }
     }
   }
-  // %1021 = contract f64[8] -> v8
+  // %1021 = contract f64[8] -> v6
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3318,34 +3270,34 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 16 + i1) * L + l], v10[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v3[(i0 * 16 + i1) * L + l], v8[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 4) * L + l], v10[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v3[(i0 * 16 + i1 + 4) * L + l], v8[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 8) * L + l], v10[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v3[(i0 * 16 + i1 + 8) * L + l], v8[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 12) * L + l], v10[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v3[(i0 * 16 + i1 + 12) * L + l], v8[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1024 = mul f64[8,4] -> v11
+  // %1024 = mul f64[8,4] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 4 + i1) * L + l] =
-            v3[(i0 * 4 + i1) * L + l] * (v10[(i0 * 4 + i1) * L + l] - v8[i0 * L + l]);
+        v9[(i0 * 4 + i1) * L + l] =
+            v3[(i0 * 4 + i1) * L + l] * (v8[(i0 * 4 + i1) * L + l] - v6[i0 * L + l]);
       }
     }
   }
-  // %1025 = contract f64[69] -> v12
+  // %1025 = contract f64[69] -> v10
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3359,22 +3311,22 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v11[(i1 * 4 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v9[(i1 * 4 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v11[(i1 * 4 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v9[(i1 * 4 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v11[(i1 * 4 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v9[(i1 * 4 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v11[(i1 * 4 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v9[(i1 * 4 + i2) * L + l], acc3_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -3385,15 +3337,15 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 68], v11[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 68], v9[(i0 * 4 + i1) * L + l], acc0_v[l]);
       }
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v12[68 * L + l] = acc0_v[l];
+    v10[68 * L + l] = acc0_v[l];
   }
-  // %1026 = contract f64[8] -> v8
+  // %1026 = contract f64[8] -> v6
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3416,20 +3368,20 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %1027 = mul f64[8] -> v2
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = ((1.0f - v9[i0 * L + l]) * v9[i0 * L + l]) * v8[i0 * L + l];
+      v2[i0 * L + l] = ((1.0f - v7[i0 * L + l]) * v7[i0 * L + l]) * v6[i0 * L + l];
     }
   }
-  // %1028 = contract f64[69] -> v13
+  // %1028 = contract f64[69] -> v11
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3449,10 +3401,10 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -3467,16 +3419,16 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v13[68 * L + l] = acc0_v[l];
+    v11[68 * L + l] = acc0_v[l];
   }
-  // %1029 = add f64[69] -> v14
+  // %1029 = add f64[69] -> v12
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = v12[i0 * L + l] + v13[i0 * L + l];
+      v12[i0 * L + l] = v10[i0 * L + l] + v11[i0 * L + l];
     }
   }
-  // %526 = contract f64[8,4] -> v10
+  // %526 = contract f64[8,4] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3496,20 +3448,20 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %527 = tanh f64[8,4] -> v12
+  // %527 = tanh f64[8,4] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = vm::tanh(v10[i0 * L + l]);
+      v10[i0 * L + l] = vm::tanh(v8[i0 * L + l]);
     }
   }
-  // %1007 = contract f64[8,4] -> v10
+  // %1007 = contract f64[8,4] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3521,22 +3473,25 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 16 + i1) * L + l], v12[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(v6[(i0 * 16 + i1 + 4) * L + l], v12[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(v6[(i0 * 16 + i1 + 8) * L + l], v12[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc0_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1) * L + l], v10[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 4) * L + l], v10[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 8) * L + l], v10[(i0 * 4 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v6[(i0 * 16 + i1 + 12) * L + l], v12[(i0 * 4 + i1) * L + l], acc3_v[l]);
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 12) * L + l], v10[(i0 * 4 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
     }
   }
-  // %516 = layernorm f64[69] -> v13
+  // %516 = layernorm f64[69] -> v11
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3556,8 +3511,8 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e345 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e345 * e345);
+        const T e364 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e364 * e364);
       }
     }
   }
@@ -3569,17 +3524,17 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v11[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %518 = add f64[69] -> v15
+  // %518 = add f64[69] -> v13
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v13[i0 * L + l]);
+      v13[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v11[i0 * L + l]);
     }
   }
-  // %522 = contract f64[8] -> v8
+  // %522 = contract f64[8] -> v6
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3591,37 +3546,37 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v15[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v13[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v13[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v13[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %523 = sigmoid f64[8] -> v16
+  // %523 = sigmoid f64[8] -> v14
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = sigmoid(v8[i0 * L + l]);
+      v14[i0 * L + l] = sigmoid(v6[i0 * L + l]);
     }
   }
-  // %1011 = contract f64[8,4] -> v17
+  // %1011 = contract f64[8,4] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 4 + i1) * L + l] = v10[(i0 * 4 + i1) * L + l] * v16[i0 * L + l];
+        v15[(i0 * 4 + i1) * L + l] = v8[(i0 * 4 + i1) * L + l] * v14[i0 * L + l];
       }
     }
   }
-  // %520 = contract f64[8,4] -> v18
+  // %520 = contract f64[8,4] -> v16
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3633,21 +3588,21 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 276 + i1], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v15[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 276 + i1], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v13[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v13[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v13[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %521 = softmax f64[8,4] -> v19
+  // %521 = softmax f64[8,4] -> v17
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3657,7 +3612,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v18[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v18[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+            (v16[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v16[(i0 * 4 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3668,18 +3623,18 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v18[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v18[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v16[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v16[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 4 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v17[(i0 * 4 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %1012 = contract f64[8] -> v8
+  // %1012 = contract f64[8] -> v6
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3691,34 +3646,34 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 16 + i1) * L + l], v19[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v15[(i0 * 16 + i1) * L + l], v17[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v17[(i0 * 16 + i1 + 4) * L + l], v19[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v15[(i0 * 16 + i1 + 4) * L + l], v17[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v17[(i0 * 16 + i1 + 8) * L + l], v19[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v15[(i0 * 16 + i1 + 8) * L + l], v17[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v17[(i0 * 16 + i1 + 12) * L + l], v19[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v15[(i0 * 16 + i1 + 12) * L + l], v17[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1015 = mul f64[8,4] -> v18
+  // %1015 = mul f64[8,4] -> v16
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 4 + i1) * L + l] =
-            (v17[(i0 * 4 + i1) * L + l] - v8[i0 * L + l]) * v19[(i0 * 4 + i1) * L + l];
+        v16[(i0 * 4 + i1) * L + l] =
+            (v15[(i0 * 4 + i1) * L + l] - v6[i0 * L + l]) * v17[(i0 * 4 + i1) * L + l];
       }
     }
   }
-  // %1016 = contract f64[69] -> v20
+  // %1016 = contract f64[69] -> v18
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3732,22 +3687,22 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v18[(i1 * 4 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v16[(i1 * 4 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v18[(i1 * 4 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v16[(i1 * 4 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v18[(i1 * 4 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v16[(i1 * 4 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v18[(i1 * 4 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v16[(i1 * 4 + i2) * L + l], acc3_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -3758,15 +3713,15 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 68], v18[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 68], v16[(i0 * 4 + i1) * L + l], acc0_v[l]);
       }
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v20[68 * L + l] = acc0_v[l];
+    v18[68 * L + l] = acc0_v[l];
   }
-  // %1008 = contract f64[8] -> v8
+  // %1008 = contract f64[8] -> v6
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3778,31 +3733,31 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 16 + i1) * L + l], v19[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v8[(i0 * 16 + i1) * L + l], v17[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v10[(i0 * 16 + i1 + 4) * L + l], v19[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v8[(i0 * 16 + i1 + 4) * L + l], v17[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v10[(i0 * 16 + i1 + 8) * L + l], v19[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v8[(i0 * 16 + i1 + 8) * L + l], v17[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v10[(i0 * 16 + i1 + 12) * L + l], v19[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v8[(i0 * 16 + i1 + 12) * L + l], v17[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1009 = mul f64[8] -> v10
+  // %1009 = mul f64[8] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v8[i0 * L + l] * ((1.0f - v16[i0 * L + l]) * v16[i0 * L + l]);
+      v8[i0 * L + l] = v6[i0 * L + l] * ((1.0f - v14[i0 * L + l]) * v14[i0 * L + l]);
     }
   }
-  // %1010 = contract f64[69] -> v21
+  // %1010 = contract f64[69] -> v19
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3814,18 +3769,18 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v8[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -3835,21 +3790,21 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v10[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v8[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v21[68 * L + l] = acc0_v[l];
+    v19[68 * L + l] = acc0_v[l];
   }
-  // %1017 = add f64[69] -> v22
+  // %1017 = add f64[69] -> v20
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v20[i0 * L + l] + v21[i0 * L + l];
+      v20[i0 * L + l] = v18[i0 * L + l] + v19[i0 * L + l];
     }
   }
-  // %537 = layernorm f64[69] -> v20
+  // %537 = layernorm f64[69] -> v18
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3869,8 +3824,8 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e573 = u_stages[(i0 + 138) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e573 * e573);
+        const T e592 = u_stages[(i0 + 138) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e592 * e592);
       }
     }
   }
@@ -3882,17 +3837,17 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = (u_stages[(i0 + 138) * L + l] - mean_v[l]) * rstd_v[l];
+      v18[i0 * L + l] = (u_stages[(i0 + 138) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %539 = add f64[69] -> v21
+  // %539 = add f64[69] -> v19
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = (ln_gain[i0] * v20[i0 * L + l]) + ln_bias[i0];
+      v19[i0 * L + l] = (ln_gain[i0] * v18[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %541 = contract f64[8,4] -> v17
+  // %541 = contract f64[8,4] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3904,21 +3859,21 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 276 + i1], v21[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v21[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v21[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v21[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 276 + i1], v19[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v19[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v19[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v19[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %542 = softmax f64[8,4] -> v23
+  // %542 = softmax f64[8,4] -> v21
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3928,7 +3883,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v17[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v17[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+            (v15[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v15[(i0 * 4 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3939,31 +3894,18 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v17[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v17[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v15[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v15[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 4 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v21[(i0 * 4 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %877 = mul f64[] -> u5
-  u5[0] = T(h) * 0.6666667f;
-  // %878 = contract f64[8,4,4] -> v24
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v24[(i0 * 16 + i1 * 4 + i2) * L + l] = z1_bar_W[(i0 * 16 + i1 * 4 + i2) * L + l] * u5[0];
-        }
-      }
-    }
-  }
-  // %547 = contract f64[8,4] -> v17
+  // %547 = contract f64[8,4] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3983,20 +3925,20 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %548 = tanh f64[8,4] -> v25
+  // %548 = tanh f64[8,4] -> v22
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = vm::tanh(v17[i0 * L + l]);
+      v22[i0 * L + l] = vm::tanh(v15[i0 * L + l]);
     }
   }
-  // %879 = contract f64[8,4] -> v17
+  // %879 = contract f64[8,4] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4008,24 +3950,25 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v24[(i0 * 16 + i1) * L + l], v25[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1) * L + l], v22[(i0 * 4 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v24[(i0 * 16 + i1 + 4) * L + l], v25[(i0 * 4 + i1) * L + l], acc1_v[l]);
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 4) * L + l], v22[(i0 * 4 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v24[(i0 * 16 + i1 + 8) * L + l], v25[(i0 * 4 + i1) * L + l], acc2_v[l]);
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 8) * L + l], v22[(i0 * 4 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v24[(i0 * 16 + i1 + 12) * L + l], v25[(i0 * 4 + i1) * L + l], acc3_v[l]);
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 12) * L + l], v22[(i0 * 4 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.6666667f);
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.6666667f);
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.6666667f);
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.6666667f);
     }
   }
-  // %543 = contract f64[8] -> v8
+  // %543 = contract f64[8] -> v6
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4037,37 +3980,37 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v21[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v21[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v21[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v21[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v19[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v19[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v19[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v19[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %544 = sigmoid f64[8] -> v26
+  // %544 = sigmoid f64[8] -> v23
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = sigmoid(v8[i0 * L + l]);
+      v23[i0 * L + l] = sigmoid(v6[i0 * L + l]);
     }
   }
-  // %1035 = contract f64[8,4] -> v27
+  // %1035 = contract f64[8,4] -> v24
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 4 + i1) * L + l] = v17[(i0 * 4 + i1) * L + l] * v26[i0 * L + l];
+        v24[(i0 * 4 + i1) * L + l] = v15[(i0 * 4 + i1) * L + l] * v23[i0 * L + l];
       }
     }
   }
-  // %1036 = contract f64[8] -> v8
+  // %1036 = contract f64[8] -> v6
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4079,34 +4022,34 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v27[(i0 * 16 + i1) * L + l], v23[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v24[(i0 * 16 + i1) * L + l], v21[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v27[(i0 * 16 + i1 + 4) * L + l], v23[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v24[(i0 * 16 + i1 + 4) * L + l], v21[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v27[(i0 * 16 + i1 + 8) * L + l], v23[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v24[(i0 * 16 + i1 + 8) * L + l], v21[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v27[(i0 * 16 + i1 + 12) * L + l], v23[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v24[(i0 * 16 + i1 + 12) * L + l], v21[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1039 = mul f64[8,4] -> v28
+  // %1039 = mul f64[8,4] -> v25
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 4 + i1) * L + l] =
-            v23[(i0 * 4 + i1) * L + l] * (v27[(i0 * 4 + i1) * L + l] - v8[i0 * L + l]);
+        v25[(i0 * 4 + i1) * L + l] =
+            v21[(i0 * 4 + i1) * L + l] * (v24[(i0 * 4 + i1) * L + l] - v6[i0 * L + l]);
       }
     }
   }
-  // %1040 = contract f64[69] -> v29
+  // %1040 = contract f64[69] -> v26
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4120,22 +4063,22 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v28[(i1 * 4 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v25[(i1 * 4 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v28[(i1 * 4 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v25[(i1 * 4 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v28[(i1 * 4 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v25[(i1 * 4 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v28[(i1 * 4 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v25[(i1 * 4 + i2) * L + l], acc3_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[(i0 * 4) * L + l] = acc0_v[l];
-      v29[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v29[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v29[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v26[(i0 * 4) * L + l] = acc0_v[l];
+      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -4146,15 +4089,15 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 68], v28[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 68], v25[(i0 * 4 + i1) * L + l], acc0_v[l]);
       }
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v29[68 * L + l] = acc0_v[l];
+    v26[68 * L + l] = acc0_v[l];
   }
-  // %1032 = contract f64[8] -> v8
+  // %1032 = contract f64[8] -> v6
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4166,31 +4109,31 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 16 + i1) * L + l], v23[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v15[(i0 * 16 + i1) * L + l], v21[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v17[(i0 * 16 + i1 + 4) * L + l], v23[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v15[(i0 * 16 + i1 + 4) * L + l], v21[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v17[(i0 * 16 + i1 + 8) * L + l], v23[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v15[(i0 * 16 + i1 + 8) * L + l], v21[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v17[(i0 * 16 + i1 + 12) * L + l], v23[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v15[(i0 * 16 + i1 + 12) * L + l], v21[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1033 = mul f64[8] -> v17
+  // %1033 = mul f64[8] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = (v26[i0 * L + l] * (1.0f - v26[i0 * L + l])) * v8[i0 * L + l];
+      v15[i0 * L + l] = (v23[i0 * L + l] * (1.0f - v23[i0 * L + l])) * v6[i0 * L + l];
     }
   }
-  // %1034 = contract f64[69] -> v30
+  // %1034 = contract f64[69] -> v27
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4202,18 +4145,18 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v17[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v17[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v17[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v17[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v15[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v15[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v15[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v15[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 4) * L + l] = acc0_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 4) * L + l] = acc0_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -4223,18 +4166,18 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v17[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v15[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v30[68 * L + l] = acc0_v[l];
+    v27[68 * L + l] = acc0_v[l];
   }
-  // %1041 = add f64[69] -> v31
+  // %1041 = add f64[69] -> v28
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = v29[i0 * L + l] + v30[i0 * L + l];
+      v28[i0 * L + l] = v26[i0 * L + l] + v27[i0 * L + l];
     }
   }
   // %1043 = add f64[69] -> d.ln.gain
@@ -4243,8 +4186,8 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((v0[i0 * L + l] * v14[i0 * L + l]) + (v22[i0 * L + l] * v13[i0 * L + l])) +
-                 (v20[i0 * L + l] * v31[i0 * L + l]);
+        sum[l] = ((v0[i0 * L + l] * v12[i0 * L + l]) + (v20[i0 * L + l] * v11[i0 * L + l])) +
+                 (v18[i0 * L + l] * v28[i0 * L + l]);
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
@@ -4255,7 +4198,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v22[i0 * L + l] + v14[i0 * L + l]) + v31[i0 * L + l];
+        sum[l] = (v20[i0 * L + l] + v12[i0 * L + l]) + v28[i0 * L + l];
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
@@ -4267,8 +4210,8 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v1[i1 * L + l] * v2[i0 * L + l]) + (v15[i1 * L + l] * v10[i0 * L + l])) +
-                   (v17[i0 * L + l] * v21[i1 * L + l]);
+          sum[l] = ((v1[i1 * L + l] * v2[i0 * L + l]) + (v13[i1 * L + l] * v8[i0 * L + l])) +
+                   (v15[i0 * L + l] * v19[i1 * L + l]);
         }
         theta_bar_Wb[i0 * 69 + i1] += lane_sum<L>(sum);
       }
@@ -4282,9 +4225,9 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((v11[(i0 * 4 + i1) * L + l] * v1[i2 * L + l]) +
-                      (v18[(i0 * 4 + i1) * L + l] * v15[i2 * L + l])) +
-                     (v28[(i0 * 4 + i1) * L + l] * v21[i2 * L + l]);
+            sum[l] = ((v9[(i0 * 4 + i1) * L + l] * v1[i2 * L + l]) +
+                      (v16[(i0 * 4 + i1) * L + l] * v13[i2 * L + l])) +
+                     (v25[(i0 * 4 + i1) * L + l] * v19[i2 * L + l]);
           }
           theta_bar_Wk[i0 * 276 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
@@ -4296,7 +4239,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 4 + i1) * L + l] = v3[(i0 * 4 + i1) * L + l] * v9[i0 * L + l];
+        v2[(i0 * 4 + i1) * L + l] = v3[(i0 * 4 + i1) * L + l] * v7[i0 * L + l];
       }
     }
   }
@@ -4312,28 +4255,29 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 16 + i1 * 4) * L + l], v2[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v6[(i0 * 16 + i1 * 4 + 1) * L + l], v2[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v6[(i0 * 16 + i1 * 4 + 2) * L + l], v2[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v6[(i0 * 16 + i1 * 4 + 3) * L + l], v2[(i0 * 4 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 * 4) * L + l], v2[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 1) * L + l], v2[(i0 * 4 + i1) * L + l],
+                             acc1_v[l]);
+        acc2_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 2) * L + l], v2[(i0 * 4 + i1) * L + l],
+                             acc2_v[l]);
+        acc3_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 3) * L + l], v2[(i0 * 4 + i1) * L + l],
+                             acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
     }
   }
   // %1058 = mul f64[8,4] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v3[i0 * L + l] * (1.0f - square(v7[i0 * L + l]));
+      v2[i0 * L + l] = v3[i0 * L + l] * (1.0f - square(v5[i0 * L + l]));
     }
   }
   // %524 = contract f64[8,4] -> v3
@@ -4341,11 +4285,11 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 4 + i1) * L + l] = v19[(i0 * 4 + i1) * L + l] * v16[i0 * L + l];
+        v3[(i0 * 4 + i1) * L + l] = v17[(i0 * 4 + i1) * L + l] * v14[i0 * L + l];
       }
     }
   }
-  // %898 = contract f64[8,4] -> v7
+  // %898 = contract f64[8,4] -> v5
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4357,40 +4301,41 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 16 + i1 * 4) * L + l], v3[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v6[(i0 * 16 + i1 * 4 + 1) * L + l], v3[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v6[(i0 * 16 + i1 * 4 + 2) * L + l], v3[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v6[(i0 * 16 + i1 * 4 + 3) * L + l], v3[(i0 * 4 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 * 4) * L + l], v3[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 1) * L + l], v3[(i0 * 4 + i1) * L + l],
+                             acc1_v[l]);
+        acc2_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 2) * L + l], v3[(i0 * 4 + i1) * L + l],
+                             acc2_v[l]);
+        acc3_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 3) * L + l], v3[(i0 * 4 + i1) * L + l],
+                             acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
     }
   }
   // %1056 = mul f64[8,4] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (1.0f - square(v12[i0 * L + l])) * v7[i0 * L + l];
+      v3[i0 * L + l] = (1.0f - square(v10[i0 * L + l])) * v5[i0 * L + l];
     }
   }
-  // %545 = contract f64[8,4] -> v7
+  // %545 = contract f64[8,4] -> v5
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 4 + i1) * L + l] = v23[(i0 * 4 + i1) * L + l] * v26[i0 * L + l];
+        v5[(i0 * 4 + i1) * L + l] = v21[(i0 * 4 + i1) * L + l] * v23[i0 * L + l];
       }
     }
   }
-  // %912 = contract f64[8,4] -> v10
+  // %912 = contract f64[8,4] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4402,28 +4347,29 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v24[(i0 * 16 + i1 * 4) * L + l], v7[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v24[(i0 * 16 + i1 * 4 + 1) * L + l], v7[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v24[(i0 * 16 + i1 * 4 + 2) * L + l], v7[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v24[(i0 * 16 + i1 * 4 + 3) * L + l], v7[(i0 * 4 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 * 4) * L + l], v5[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 1) * L + l], v5[(i0 * 4 + i1) * L + l],
+                             acc1_v[l]);
+        acc2_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 2) * L + l], v5[(i0 * 4 + i1) * L + l],
+                             acc2_v[l]);
+        acc3_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 3) * L + l], v5[(i0 * 4 + i1) * L + l],
+                             acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.6666667f);
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.6666667f);
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.6666667f);
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.6666667f);
     }
   }
-  // %1061 = mul f64[8,4] -> v7
+  // %1061 = mul f64[8,4] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = (1.0f - square(v25[i0 * L + l])) * v10[i0 * L + l];
+      v5[i0 * L + l] = (1.0f - square(v22[i0 * L + l])) * v8[i0 * L + l];
     }
   }
   // %1063 = add f64[8,4,69] -> d.Wv
@@ -4436,7 +4382,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
           for (int64_t l = 0; l < L; ++l) {
             sum[l] = ((v2[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 483) * L + l]) +
                       (v3[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 69) * L + l])) +
-                     (u_stages[(i2 + 207) * L + l] * v7[(i0 * 4 + i1) * L + l]);
+                     (u_stages[(i2 + 207) * L + l] * v5[(i0 * 4 + i1) * L + l]);
           }
           theta_bar_Wv[i0 * 276 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
@@ -4455,7 +4401,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v22[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v20[i0 * L + l];
       }
     }
     // %1065 = reduce_sum f64[] -> v4
@@ -4473,12 +4419,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = acc_v[l];
     }
-    // %1066 = mul f64[] -> v8
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[l] = v4[l] * 0.014492754f;
-    }
-    // %1069 = contract f64[] -> v4
+    // %1069 = contract f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4486,19 +4427,14 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v11[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc0_v[l];
+      v6[l] = acc0_v[l];
     }
-    // %1070 = mul f64[] -> v9
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[l] = v4[l] * 0.014492754f;
-    }
-    // %655 = reduce_sum f64[] -> v4
+    // %655 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4511,14 +4447,9 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v7[l] = acc_v[l];
     }
-    // %656 = mul f64[] -> v16
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[l] = v4[l] * 0.014492754f;
-    }
-    // %660 = reduce_sum f64[] -> v4
+    // %660 = reduce_sum f64[] -> v14
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4526,23 +4457,25 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - v16[l]);
+        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - (v7[l] * 0.014492754f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v14[l] = acc_v[l];
     }
-    // %664 = reciprocal f64[] -> v16
+    // %664 = reciprocal f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[l] = T(1) / std::sqrt((v4[l] * 0.014492754f) + 1e-05f);
+      v7[l] = T(1) / std::sqrt((v14[l] * 0.014492754f) + 1e-05f);
     }
     // %1074 = mul f64[69] -> d.x@0
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[i0 * L + l] += ((v1[i0 * L + l] - v8[l]) - (v13[i0 * L + l] * v9[l])) * v16[l];
+        u_stages_bar[i0 * L + l] += ((v1[i0 * L + l] - (v4[l] * 0.014492754f)) -
+                                     (v11[i0 * L + l] * (v6[l] * 0.014492754f))) *
+                                    v7[l];
       }
     }
     // %1075 = contract f64[69] -> d.dx@0
@@ -4597,7 +4530,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v31[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v28[i0 * L + l];
       }
     }
     // %1077 = reduce_sum f64[] -> v4
@@ -4615,12 +4548,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = acc_v[l];
     }
-    // %1078 = mul f64[] -> v8
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[l] = v4[l] * 0.014492754f;
-    }
-    // %1081 = contract f64[] -> v4
+    // %1081 = contract f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4628,19 +4556,14 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v1[i0 * L + l], v20[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v1[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc0_v[l];
+      v6[l] = acc0_v[l];
     }
-    // %1082 = mul f64[] -> v9
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[l] = v4[l] * 0.014492754f;
-    }
-    // %716 = reduce_sum f64[] -> v4
+    // %716 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4653,14 +4576,9 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v7[l] = acc_v[l];
     }
-    // %717 = mul f64[] -> v16
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[l] = v4[l] * 0.014492754f;
-    }
-    // %721 = reduce_sum f64[] -> v4
+    // %721 = reduce_sum f64[] -> v14
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4668,24 +4586,25 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 138) * L + l] - v16[l]);
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 138) * L + l] - (v7[l] * 0.014492754f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v14[l] = acc_v[l];
     }
-    // %725 = reciprocal f64[] -> v16
+    // %725 = reciprocal f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[l] = T(1) / std::sqrt((v4[l] * 0.014492754f) + 1e-05f);
+      v7[l] = T(1) / std::sqrt((v14[l] * 0.014492754f) + 1e-05f);
     }
     // %1086 = mul f64[69] -> d.x@1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 138) * L + l] +=
-            ((v1[i0 * L + l] - v8[l]) - (v9[l] * v20[i0 * L + l])) * v16[l];
+        u_stages_bar[(i0 + 138) * L + l] += ((v1[i0 * L + l] - (v4[l] * 0.014492754f)) -
+                                             ((v6[l] * 0.014492754f) * v18[i0 * L + l])) *
+                                            v7[l];
       }
     }
     // %1087 = contract f64[69] -> d.dx@1
@@ -4702,13 +4621,13 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69], v7[(i1 * 4 + i2) * L + l], acc0_v[l]);
+                std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69], v5[(i1 * 4 + i2) * L + l], acc0_v[l]);
             acc1_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 1], v7[(i1 * 4 + i2) * L + l], acc1_v[l]);
+                std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 1], v5[(i1 * 4 + i2) * L + l], acc1_v[l]);
             acc2_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 2], v7[(i1 * 4 + i2) * L + l], acc2_v[l]);
+                std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 2], v5[(i1 * 4 + i2) * L + l], acc2_v[l]);
             acc3_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 3], v7[(i1 * 4 + i2) * L + l], acc3_v[l]);
+                std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 3], v5[(i1 * 4 + i2) * L + l], acc3_v[l]);
           }
         }
       }
@@ -4728,7 +4647,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       for (int64_t i1 = 0; i1 < 4; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 276 + i1 * 69 + 68], v7[(i0 * 4 + i1) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 276 + i1 * 69 + 68], v5[(i0 * 4 + i1) * L + l], acc0_v[l]);
         }
       }
     }
@@ -4740,7 +4659,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v14[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v12[i0 * L + l];
       }
     }
     // %1089 = reduce_sum f64[] -> v4
@@ -4758,12 +4677,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = acc_v[l];
     }
-    // %1090 = mul f64[] -> v8
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[l] = v4[l] * 0.014492754f;
-    }
-    // %1093 = contract f64[] -> v4
+    // %1093 = contract f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4776,14 +4690,9 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc0_v[l];
+      v6[l] = acc0_v[l];
     }
-    // %1094 = mul f64[] -> v9
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[l] = v4[l] * 0.014492754f;
-    }
-    // %602 = reduce_sum f64[] -> v4
+    // %602 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4796,14 +4705,9 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v7[l] = acc_v[l];
     }
-    // %603 = mul f64[] -> v16
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[l] = v4[l] * 0.014492754f;
-    }
-    // %607 = reduce_sum f64[] -> v4
+    // %607 = reduce_sum f64[] -> v14
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4811,24 +4715,25 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 414) * L + l] - v16[l]);
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 414) * L + l] - (v7[l] * 0.014492754f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v14[l] = acc_v[l];
     }
-    // %611 = reciprocal f64[] -> v16
+    // %611 = reciprocal f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[l] = T(1) / std::sqrt((v4[l] * 0.014492754f) + 1e-05f);
+      v7[l] = T(1) / std::sqrt((v14[l] * 0.014492754f) + 1e-05f);
     }
     // %1098 = mul f64[69] -> d.x@2
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 414) * L + l] +=
-            ((v1[i0 * L + l] - v8[l]) - (v0[i0 * L + l] * v9[l])) * v16[l];
+        u_stages_bar[(i0 + 414) * L + l] += ((v1[i0 * L + l] - (v4[l] * 0.014492754f)) -
+                                             (v0[i0 * L + l] * (v6[l] * 0.014492754f))) *
+                                            v7[l];
       }
     }
     // %1099 = contract f64[69] -> d.dx@2
@@ -4919,38 +4824,35 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
   T* dtheta_out_bias = dtheta + 24082;
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1024);
-  T* __restrict u2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2048);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2112);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4352);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6592);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7616);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8640);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8768);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9024);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11264);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13504);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14528);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15552);
-  T* __restrict u14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15808);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15872);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16896);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17920);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18944);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19968);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22208);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24448);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25472);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26496);
-  T* __restrict u24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26752);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26816);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27840);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30080);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32320);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34560);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36800);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39040);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41280);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58944);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2048);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4288);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6528);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7552);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7680);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7936);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10176);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12416);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13440);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14464);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14720);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15744);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16768);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17792);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20032);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22272);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23296);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23552);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24576);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25600);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25856);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26880);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29120);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 31360);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33600);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35840);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38080);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40320);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57984);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -4998,18 +4900,7 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
       v1[i0 * L + l] = vm::tanh(v0[i0 * L + l]);
     }
   }
-  // %774 = mul f64[] -> u2
-  u2[0] = T(h) * 0.16666667f;
-  // %852 = contract f64[8,4] -> v0
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 4 + i1) * L + l] = v1[(i0 * 4 + i1) * L + l] * u2[0];
-      }
-    }
-  }
-  // %557 = layernorm f64[69] -> v3
+  // %557 = layernorm f64[69] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5029,8 +4920,8 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e44 = u_stages[(i0 + 414) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e44 * e44);
+        const T e39 = u_stages[(i0 + 414) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e39 * e39);
       }
     }
   }
@@ -5042,17 +4933,17 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (u_stages[(i0 + 414) * L + l] - mean_v[l]) * rstd_v[l];
+      v2[i0 * L + l] = (u_stages[(i0 + 414) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %559 = add f64[69] -> v4
+  // %559 = add f64[69] -> v3
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = ln_bias[i0] + (v3[i0 * L + l] * ln_gain[i0]);
+      v3[i0 * L + l] = ln_bias[i0] + (v2[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %561 = contract f64[8,4] -> v5
+  // %561 = contract f64[8,4] -> v0
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5064,21 +4955,21 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 276 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 276 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v3[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %562 = softmax f64[8,4] -> v6
+  // %562 = softmax f64[8,4] -> v4
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5088,7 +4979,7 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v5[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v5[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+            (v0[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v0[(i0 * 4 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -5099,18 +4990,18 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[i1 * L + l] = vm::exp(v5[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v5[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v5[i1 * L + l] = vm::exp(v0[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v0[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 4 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+        v4[(i0 * 4 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %563 = contract f64[8] -> v5
+  // %563 = contract f64[8] -> v0
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5122,37 +5013,37 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %564 = sigmoid f64[8] -> v8
+  // %564 = sigmoid f64[8] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = sigmoid(v5[i0 * L + l]);
+      v6[i0 * L + l] = sigmoid(v0[i0 * L + l]);
     }
   }
-  // %565 = contract f64[8,4] -> v5
+  // %565 = contract f64[8,4] -> v0
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 4 + i1) * L + l] = v6[(i0 * 4 + i1) * L + l] * v8[i0 * L + l];
+        v0[(i0 * 4 + i1) * L + l] = v4[(i0 * 4 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
-  // %537 = layernorm f64[69] -> v9
+  // %537 = layernorm f64[69] -> v7
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5172,8 +5063,8 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e149 = u_stages[(i0 + 138) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e149 * e149);
+        const T e144 = u_stages[(i0 + 138) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e144 * e144);
       }
     }
   }
@@ -5185,17 +5076,17 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = (u_stages[(i0 + 138) * L + l] - mean_v[l]) * rstd_v[l];
+      v7[i0 * L + l] = (u_stages[(i0 + 138) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %539 = add f64[69] -> v10
+  // %539 = add f64[69] -> v8
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = (ln_gain[i0] * v9[i0 * L + l]) + ln_bias[i0];
+      v8[i0 * L + l] = (ln_gain[i0] * v7[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %541 = contract f64[8,4] -> v11
+  // %541 = contract f64[8,4] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5207,21 +5098,21 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 276 + i1], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 276 + i1], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v8[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %542 = softmax f64[8,4] -> v12
+  // %542 = softmax f64[8,4] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5231,7 +5122,7 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v11[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+            (v9[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v9[(i0 * 4 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -5242,18 +5133,18 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[i1 * L + l] = vm::exp(v11[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v5[i1 * L + l] = vm::exp(v9[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v9[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 4 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+        v10[(i0 * 4 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %543 = contract f64[8] -> v11
+  // %543 = contract f64[8] -> v9
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5265,48 +5156,37 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v8[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %544 = sigmoid f64[8] -> v13
+  // %544 = sigmoid f64[8] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = sigmoid(v11[i0 * L + l]);
+      v11[i0 * L + l] = sigmoid(v9[i0 * L + l]);
     }
   }
-  // %545 = contract f64[8,4] -> v11
+  // %545 = contract f64[8,4] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 4 + i1) * L + l] = v12[(i0 * 4 + i1) * L + l] * v13[i0 * L + l];
+        v9[(i0 * 4 + i1) * L + l] = v10[(i0 * 4 + i1) * L + l] * v11[i0 * L + l];
       }
     }
   }
-  // %768 = mul f64[] -> u14
-  u14[0] = T(h) * 0.33333334f;
-  // %1441 = contract f64[8,4] -> v15
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 4 + i1) * L + l] = v11[(i0 * 4 + i1) * L + l] * u14[0];
-      }
-    }
-  }
-  // %547 = contract f64[8,4] -> v16
+  // %547 = contract f64[8,4] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5326,20 +5206,20 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %548 = tanh f64[8,4] -> v17
+  // %548 = tanh f64[8,4] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = vm::tanh(v16[i0 * L + l]);
+      v13[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
     }
   }
-  // %526 = contract f64[8,4] -> v16
+  // %526 = contract f64[8,4] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5359,29 +5239,20 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %527 = tanh f64[8,4] -> v18
+  // %527 = tanh f64[8,4] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = vm::tanh(v16[i0 * L + l]);
+      v14[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
     }
   }
-  // %839 = contract f64[8,4] -> v16
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 4 + i1) * L + l] = v18[(i0 * 4 + i1) * L + l] * u2[0];
-      }
-    }
-  }
-  // %516 = layernorm f64[69] -> v19
+  // %516 = layernorm f64[69] -> v15
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5401,8 +5272,8 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e314 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e314 * e314);
+        const T e301 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e301 * e301);
       }
     }
   }
@@ -5414,17 +5285,17 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v15[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %518 = add f64[69] -> v20
+  // %518 = add f64[69] -> v16
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v19[i0 * L + l]);
+      v16[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v15[i0 * L + l]);
     }
   }
-  // %520 = contract f64[8,4] -> v21
+  // %520 = contract f64[8,4] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5436,21 +5307,21 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 276 + i1], v20[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v20[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v20[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v20[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 276 + i1], v16[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v16[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v16[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v16[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %521 = softmax f64[8,4] -> v22
+  // %521 = softmax f64[8,4] -> v17
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5460,7 +5331,7 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v21[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v21[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+            (v12[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 4 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -5471,18 +5342,18 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[i1 * L + l] = vm::exp(v21[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v21[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v5[i1 * L + l] = vm::exp(v12[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 4 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+        v17[(i0 * 4 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %522 = contract f64[8] -> v21
+  // %522 = contract f64[8] -> v12
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5494,33 +5365,33 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v20[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v20[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v20[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v20[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v16[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v16[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v16[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v16[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %523 = sigmoid f64[8] -> v23
+  // %523 = sigmoid f64[8] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = sigmoid(v21[i0 * L + l]);
+      v18[i0 * L + l] = sigmoid(v12[i0 * L + l]);
     }
   }
-  // %524 = contract f64[8,4] -> v21
+  // %524 = contract f64[8,4] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 4 + i1) * L + l] = v22[(i0 * 4 + i1) * L + l] * v23[i0 * L + l];
+        v12[(i0 * 4 + i1) * L + l] = v17[(i0 * 4 + i1) * L + l] * v18[i0 * L + l];
       }
     }
   }
@@ -5531,24 +5402,24 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 16 + i1 * 4 + i2) * L + l] =
-              ((v0[(i0 * 4 + i2) * L + l] * v5[(i0 * 4 + i1) * L + l]) +
-               (((v15[(i0 * 4 + i1) * L + l] * v17[(i0 * 4 + i2) * L + l]) * 2.0f) +
-                (v16[(i0 * 4 + i2) * L + l] * v21[(i0 * 4 + i1) * L + l]))) +
+              (((v1[(i0 * 4 + i2) * L + l] * (T(h) * 0.16666667f)) * v0[(i0 * 4 + i1) * L + l]) +
+               ((((v9[(i0 * 4 + i1) * L + l] * (T(h) * 0.33333334f)) * v13[(i0 * 4 + i2) * L + l]) *
+                 2.0f) +
+                ((v14[(i0 * 4 + i2) * L + l] * (T(h) * 0.16666667f)) *
+                 v12[(i0 * 4 + i1) * L + l]))) +
               z0_W[(i0 * 16 + i1 * 4 + i2) * L + l];
         }
       }
     }
   }
-  // %1348 = mul f64[] -> u24
-  u24[0] = T(h) * -0.0f;
   // %1350 = add f64[8,4,4] -> a.W
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      a1[i0 * L + l] = u24[0] + a0[i0 * L + l];
+      a1[i0 * L + l] = (T(h) * -0.0f) + a0[i0 * L + l];
     }
   }
-  // %1189 = contract f64[8,4] -> v0
+  // %1189 = contract f64[8,4] -> v19
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5560,31 +5431,31 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 16 + i1) * L + l], v18[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(a0[(i0 * 16 + i1 + 4) * L + l], v18[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(a0[(i0 * 16 + i1 + 8) * L + l], v18[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 16 + i1) * L + l], v14[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(a0[(i0 * 16 + i1 + 4) * L + l], v14[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(a0[(i0 * 16 + i1 + 8) * L + l], v14[(i0 * 4 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(a0[(i0 * 16 + i1 + 12) * L + l], v18[(i0 * 4 + i1) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 16 + i1 + 12) * L + l], v14[(i0 * 4 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1190 = contract f64[8,4] -> v15
+  // %1190 = contract f64[8,4] -> v20
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 4 + i1) * L + l] = v0[(i0 * 4 + i1) * L + l] * v23[i0 * L + l];
+        v20[(i0 * 4 + i1) * L + l] = v19[(i0 * 4 + i1) * L + l] * v18[i0 * L + l];
       }
     }
   }
-  // %1451 = contract f64[8] -> v16
+  // %1451 = contract f64[8] -> v21
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5596,240 +5467,34 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 16 + i1) * L + l], v22[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v20[(i0 * 16 + i1) * L + l], v17[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v15[(i0 * 16 + i1 + 4) * L + l], v22[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v20[(i0 * 16 + i1 + 4) * L + l], v17[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v15[(i0 * 16 + i1 + 8) * L + l], v22[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v20[(i0 * 16 + i1 + 8) * L + l], v17[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v15[(i0 * 16 + i1 + 12) * L + l], v22[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v20[(i0 * 16 + i1 + 12) * L + l], v17[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1620 = mul f64[8,4] -> v25
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 4 + i1) * L + l] =
-            (v15[(i0 * 4 + i1) * L + l] - v16[i0 * L + l]) * v22[(i0 * 4 + i1) * L + l];
-      }
-    }
-  }
-  // %1621 = contract f64[69] -> v26
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v25[(i1 * 4 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v25[(i1 * 4 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v25[(i1 * 4 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v25[(i1 * 4 + i2) * L + l], acc3_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 68], v25[(i0 * 4 + i1) * L + l], acc0_v[l]);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v26[68 * L + l] = acc0_v[l];
-  }
-  // %1198 = contract f64[8] -> v15
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v0[(i0 * 16 + i1) * L + l], v22[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v0[(i0 * 16 + i1 + 4) * L + l], v22[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v0[(i0 * 16 + i1 + 8) * L + l], v22[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v0[(i0 * 16 + i1 + 12) * L + l], v22[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1199 = mul f64[8] -> v0
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = ((1.0f - v23[i0 * L + l]) * v23[i0 * L + l]) * v15[i0 * L + l];
-    }
-  }
-  // %1200 = contract f64[69] -> v27
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v0[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 4) * L + l] = acc0_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v0[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v27[68 * L + l] = acc0_v[l];
-  }
-  // %1623 = mul f64[69] -> v28
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = (v26[i0 * L + l] + v27[i0 * L + l]) * 0.16666667f;
-    }
-  }
-  // %1351 = contract f64[8,4] -> v15
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a1[(i0 * 16 + i1) * L + l], v17[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(a1[(i0 * 16 + i1 + 4) * L + l], v17[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(a1[(i0 * 16 + i1 + 8) * L + l], v17[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(a1[(i0 * 16 + i1 + 12) * L + l], v17[(i0 * 4 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1352 = contract f64[8,4] -> v16
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 4 + i1) * L + l] = v15[(i0 * 4 + i1) * L + l] * v13[i0 * L + l];
-      }
-    }
-  }
-  // %1468 = contract f64[8] -> v23
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 16 + i1) * L + l], v12[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v16[(i0 * 16 + i1 + 4) * L + l], v12[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v16[(i0 * 16 + i1 + 8) * L + l], v12[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v16[(i0 * 16 + i1 + 12) * L + l], v12[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1627 = mul f64[8,4] -> v22
+  // %1620 = mul f64[8,4] -> v22
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v22[(i0 * 4 + i1) * L + l] =
-            (v16[(i0 * 4 + i1) * L + l] - v23[i0 * L + l]) * v12[(i0 * 4 + i1) * L + l];
+            (v20[(i0 * 4 + i1) * L + l] - v21[i0 * L + l]) * v17[(i0 * 4 + i1) * L + l];
       }
     }
   }
-  // %1628 = contract f64[69] -> v26
+  // %1621 = contract f64[69] -> v23
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5855,10 +5520,10 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 4) * L + l] = acc0_v[l];
+      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -5875,9 +5540,9 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v26[68 * L + l] = acc0_v[l];
+    v23[68 * L + l] = acc0_v[l];
   }
-  // %1360 = contract f64[8] -> v23
+  // %1198 = contract f64[8] -> v21
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5889,31 +5554,31 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 16 + i1) * L + l], v12[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v19[(i0 * 16 + i1) * L + l], v17[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v15[(i0 * 16 + i1 + 4) * L + l], v12[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v19[(i0 * 16 + i1 + 4) * L + l], v17[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v15[(i0 * 16 + i1 + 8) * L + l], v12[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v19[(i0 * 16 + i1 + 8) * L + l], v17[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v15[(i0 * 16 + i1 + 12) * L + l], v12[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v19[(i0 * 16 + i1 + 12) * L + l], v17[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1361 = mul f64[8] -> v12
+  // %1199 = mul f64[8] -> v17
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = (v13[i0 * L + l] * (1.0f - v13[i0 * L + l])) * v23[i0 * L + l];
+      v17[i0 * L + l] = ((1.0f - v18[i0 * L + l]) * v18[i0 * L + l]) * v21[i0 * L + l];
     }
   }
-  // %1362 = contract f64[69] -> v27
+  // %1200 = contract f64[69] -> v24
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5925,18 +5590,18 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v12[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v17[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v17[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v17[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v17[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 4) * L + l] = acc0_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -5946,28 +5611,234 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v12[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v17[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v27[68 * L + l] = acc0_v[l];
+    v24[68 * L + l] = acc0_v[l];
   }
-  // %1629 = add f64[69] -> v29
+  // %1623 = mul f64[69] -> v25
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = v26[i0 * L + l] + v27[i0 * L + l];
+      v25[i0 * L + l] = (v23[i0 * L + l] + v24[i0 * L + l]) * 0.16666667f;
     }
   }
-  // %1631 = mul f64[69] -> v26
+  // %1351 = contract f64[8,4] -> v19
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(a1[(i0 * 16 + i1) * L + l], v13[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(a1[(i0 * 16 + i1 + 4) * L + l], v13[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(a1[(i0 * 16 + i1 + 8) * L + l], v13[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a1[(i0 * 16 + i1 + 12) * L + l], v13[(i0 * 4 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1352 = contract f64[8,4] -> v20
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 4 + i1) * L + l] = v19[(i0 * 4 + i1) * L + l] * v11[i0 * L + l];
+      }
+    }
+  }
+  // %1468 = contract f64[8] -> v18
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v20[(i0 * 16 + i1) * L + l], v10[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v20[(i0 * 16 + i1 + 4) * L + l], v10[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v20[(i0 * 16 + i1 + 8) * L + l], v10[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v20[(i0 * 16 + i1 + 12) * L + l], v10[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1627 = mul f64[8,4] -> v23
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v23[(i0 * 4 + i1) * L + l] =
+            (v20[(i0 * 4 + i1) * L + l] - v18[i0 * L + l]) * v10[(i0 * 4 + i1) * L + l];
+      }
+    }
+  }
+  // %1628 = contract f64[69] -> v24
+  for (int64_t i0 = 0; i0 < 17; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      for (int64_t i2 = 0; i2 < 4; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v23[(i1 * 4 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v23[(i1 * 4 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v23[(i1 * 4 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v23[(i1 * 4 + i2) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 68], v23[(i0 * 4 + i1) * L + l], acc0_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v24[68 * L + l] = acc0_v[l];
+  }
+  // %1360 = contract f64[8] -> v18
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v19[(i0 * 16 + i1) * L + l], v10[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v19[(i0 * 16 + i1 + 4) * L + l], v10[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v19[(i0 * 16 + i1 + 8) * L + l], v10[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v19[(i0 * 16 + i1 + 12) * L + l], v10[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1361 = mul f64[8] -> v21
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = (v11[i0 * L + l] * (1.0f - v11[i0 * L + l])) * v18[i0 * L + l];
+    }
+  }
+  // %1362 = contract f64[69] -> v26
+  for (int64_t i0 = 0; i0 < 17; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v21[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v21[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v21[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v21[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v26[(i0 * 4) * L + l] = acc0_v[l];
+      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v21[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v26[68 * L + l] = acc0_v[l];
+  }
+  // %1629 = add f64[69] -> v27
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = (v9[i0 * L + l] * v29[i0 * L + l]) * 0.33333334f;
+      v27[i0 * L + l] = v24[i0 * L + l] + v26[i0 * L + l];
     }
   }
-  // %1368 = contract f64[8,4] -> v15
+  // %1631 = mul f64[69] -> v24
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[i0 * L + l] = (v7[i0 * L + l] * v27[i0 * L + l]) * 0.33333334f;
+    }
+  }
+  // %1368 = contract f64[8,4] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5987,22 +5858,22 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1369 = contract f64[8,4] -> v16
+  // %1369 = contract f64[8,4] -> v19
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 4 + i1) * L + l] = v15[(i0 * 4 + i1) * L + l] * v8[i0 * L + l];
+        v19[(i0 * 4 + i1) * L + l] = v10[(i0 * 4 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
-  // %1486 = contract f64[8] -> v13
+  // %1486 = contract f64[8] -> v11
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6014,34 +5885,34 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 16 + i1) * L + l], v16[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v4[(i0 * 16 + i1) * L + l], v19[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v6[(i0 * 16 + i1 + 4) * L + l], v16[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v4[(i0 * 16 + i1 + 4) * L + l], v19[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v6[(i0 * 16 + i1 + 8) * L + l], v16[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v4[(i0 * 16 + i1 + 8) * L + l], v19[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v6[(i0 * 16 + i1 + 12) * L + l], v16[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v4[(i0 * 16 + i1 + 12) * L + l], v19[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1635 = mul f64[8,4] -> v9
+  // %1635 = mul f64[8,4] -> v20
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 4 + i1) * L + l] =
-            (v16[(i0 * 4 + i1) * L + l] - v13[i0 * L + l]) * v6[(i0 * 4 + i1) * L + l];
+        v20[(i0 * 4 + i1) * L + l] =
+            (v19[(i0 * 4 + i1) * L + l] - v11[i0 * L + l]) * v4[(i0 * 4 + i1) * L + l];
       }
     }
   }
-  // %1636 = contract f64[69] -> v27
+  // %1636 = contract f64[69] -> v7
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6055,22 +5926,22 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v9[(i1 * 4 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v20[(i1 * 4 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v9[(i1 * 4 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v20[(i1 * 4 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v9[(i1 * 4 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v20[(i1 * 4 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v9[(i1 * 4 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v20[(i1 * 4 + i2) * L + l], acc3_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 4) * L + l] = acc0_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -6081,15 +5952,15 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 68], v9[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 68], v20[(i0 * 4 + i1) * L + l], acc0_v[l]);
       }
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v27[68 * L + l] = acc0_v[l];
+    v7[68 * L + l] = acc0_v[l];
   }
-  // %1377 = contract f64[8] -> v13
+  // %1377 = contract f64[8] -> v11
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6101,31 +5972,31 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 16 + i1) * L + l], v15[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v4[(i0 * 16 + i1) * L + l], v10[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v6[(i0 * 16 + i1 + 4) * L + l], v15[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v4[(i0 * 16 + i1 + 4) * L + l], v10[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v6[(i0 * 16 + i1 + 8) * L + l], v15[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v4[(i0 * 16 + i1 + 8) * L + l], v10[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v6[(i0 * 16 + i1 + 12) * L + l], v15[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v4[(i0 * 16 + i1 + 12) * L + l], v10[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1378 = mul f64[8] -> v23
+  // %1378 = mul f64[8] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = ((1.0f - v8[i0 * L + l]) * v8[i0 * L + l]) * v13[i0 * L + l];
+      v18[i0 * L + l] = ((1.0f - v6[i0 * L + l]) * v6[i0 * L + l]) * v11[i0 * L + l];
     }
   }
-  // %1379 = contract f64[69] -> v30
+  // %1379 = contract f64[69] -> v26
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6137,18 +6008,18 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v23[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v23[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v23[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v23[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v18[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v18[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v18[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v18[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 4) * L + l] = acc0_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v26[(i0 * 4) * L + l] = acc0_v[l];
+      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -6158,18 +6029,18 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v23[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v18[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v30[68 * L + l] = acc0_v[l];
+    v26[68 * L + l] = acc0_v[l];
   }
-  // %1637 = add f64[69] -> v31
+  // %1637 = add f64[69] -> v28
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = v27[i0 * L + l] + v30[i0 * L + l];
+      v28[i0 * L + l] = v7[i0 * L + l] + v26[i0 * L + l];
     }
   }
   // %1641 = mul f64[69] -> adj.ln.gain
@@ -6179,17 +6050,17 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         sum[l] =
-            T(h) * ((((-(v28[i0 * L + l] * v19[i0 * L + l])) - v26[i0 * L + l]) - v26[i0 * L + l]) -
-                    ((v3[i0 * L + l] * v31[i0 * L + l]) * 0.16666667f));
+            T(h) * ((((-(v25[i0 * L + l] * v15[i0 * L + l])) - v24[i0 * L + l]) - v24[i0 * L + l]) -
+                    ((v2[i0 * L + l] * v28[i0 * L + l]) * 0.16666667f));
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1642 = mul f64[69] -> v3
+  // %1642 = mul f64[69] -> v2
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v29[i0 * L + l] * 0.33333334f;
+      v2[i0 * L + l] = v27[i0 * L + l] * 0.33333334f;
     }
   }
   // %1648 = mul f64[69] -> adj.ln.bias
@@ -6198,40 +6069,19 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-v3[i0 * L + l]) - v28[i0 * L + l]) - v3[i0 * L + l]) -
-                         (v31[i0 * L + l] * 0.16666667f));
+        sum[l] = T(h) * ((((-v2[i0 * L + l]) - v25[i0 * L + l]) - v2[i0 * L + l]) -
+                         (v28[i0 * L + l] * 0.16666667f));
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1514 = contract f64[8] -> v8
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v12[i0 * L + l] * u14[0];
-    }
-  }
-  // %1516 = contract f64[8,69] -> v32
+  // %1516 = contract f64[8,69] -> v29
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 69 + i1) * L + l] = v8[i0 * L + l] * v10[i1 * L + l];
+        v29[(i0 * 69 + i1) * L + l] = (v21[i0 * L + l] * (T(h) * 0.33333334f)) * v8[i1 * L + l];
       }
-    }
-  }
-  // %1518 = contract f64[8] -> v8
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v0[i0 * L + l] * u2[0];
-    }
-  }
-  // %1522 = contract f64[8] -> v13
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v23[i0 * L + l] * u2[0];
     }
   }
   // %1525 = sub f64[8,69] -> adj.Wb
@@ -6241,49 +6091,24 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-v32[(i0 * 69 + i1) * L + l]) - (v20[i1 * L + l] * v8[i0 * L + l])) -
-                    v32[(i0 * 69 + i1) * L + l]) -
-                   (v4[i1 * L + l] * v13[i0 * L + l]);
+          sum[l] = (((-v29[(i0 * 69 + i1) * L + l]) -
+                     (v16[i1 * L + l] * (v17[i0 * L + l] * (T(h) * 0.16666667f)))) -
+                    v29[(i0 * 69 + i1) * L + l]) -
+                   (v3[i1 * L + l] * (v18[i0 * L + l] * (T(h) * 0.16666667f)));
         }
         dtheta_Wb[i0 * 69 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1649 = contract f64[8,4] -> v0
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 4 + i1) * L + l] = v25[(i0 * 4 + i1) * L + l] * u2[0];
-      }
-    }
-  }
-  // %1652 = contract f64[8,4] -> v6
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 4 + i1) * L + l] = v22[(i0 * 4 + i1) * L + l] * u14[0];
-      }
-    }
-  }
-  // %1653 = contract f64[8,4,69] -> v33
+  // %1653 = contract f64[8,4,69] -> v30
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v33[(i0 * 276 + i1 * 69 + i2) * L + l] = v6[(i0 * 4 + i1) * L + l] * v10[i2 * L + l];
+          v30[(i0 * 276 + i1 * 69 + i2) * L + l] =
+              (v23[(i0 * 4 + i1) * L + l] * (T(h) * 0.33333334f)) * v8[i2 * L + l];
         }
-      }
-    }
-  }
-  // %1656 = contract f64[8,4] -> v6
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 4 + i1) * L + l] = v9[(i0 * 4 + i1) * L + l] * u2[0];
       }
     }
   }
@@ -6295,17 +6120,17 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v0[(i0 * 4 + i1) * L + l] * v20[i2 * L + l])) -
-                       v33[(i0 * 276 + i1 * 69 + i2) * L + l]) -
-                      v33[(i0 * 276 + i1 * 69 + i2) * L + l]) -
-                     (v6[(i0 * 4 + i1) * L + l] * v4[i2 * L + l]);
+            sum[l] = (((-((v22[(i0 * 4 + i1) * L + l] * (T(h) * 0.16666667f)) * v16[i2 * L + l])) -
+                       v30[(i0 * 276 + i1 * 69 + i2) * L + l]) -
+                      v30[(i0 * 276 + i1 * 69 + i2) * L + l]) -
+                     ((v20[(i0 * 4 + i1) * L + l] * (T(h) * 0.16666667f)) * v3[i2 * L + l]);
           }
           dtheta_Wk[i0 * 276 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1409 = contract f64[8,4] -> v0
+  // %1409 = contract f64[8,4] -> v4
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6317,46 +6142,47 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v11[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v9[(i0 * 4 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v11[(i0 * 4 + i1) * L + l], acc1_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v9[(i0 * 4 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v11[(i0 * 4 + i1) * L + l], acc2_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v9[(i0 * 4 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v11[(i0 * 4 + i1) * L + l], acc3_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v9[(i0 * 4 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1604 = contract f64[8,4] -> v6
+  // %1604 = contract f64[8,4] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 4 + i1) * L + l] =
-            ((1.0f - square(v17[(i0 * 4 + i1) * L + l])) * u14[0]) * v0[(i0 * 4 + i1) * L + l];
+        v9[(i0 * 4 + i1) * L + l] =
+            ((1.0f - square(v13[(i0 * 4 + i1) * L + l])) * (T(h) * 0.33333334f)) *
+            v4[(i0 * 4 + i1) * L + l];
       }
     }
   }
-  // %1605 = contract f64[8,4,69] -> v33
+  // %1605 = contract f64[8,4,69] -> v30
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v33[(i0 * 276 + i1 * 69 + i2) * L + l] =
-              v6[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 207) * L + l];
+          v30[(i0 * 276 + i1 * 69 + i2) * L + l] =
+              v9[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 207) * L + l];
         }
       }
     }
   }
-  // %1209 = contract f64[8,4] -> v0
+  // %1209 = contract f64[8,4] -> v4
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6368,43 +6194,35 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 16 + i1 * 4) * L + l], v21[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 16 + i1 * 4) * L + l], v12[(i0 * 4 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a0[(i0 * 16 + i1 * 4 + 1) * L + l], v21[(i0 * 4 + i1) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 16 + i1 * 4 + 1) * L + l], v12[(i0 * 4 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 16 + i1 * 4 + 2) * L + l], v21[(i0 * 4 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 16 + i1 * 4 + 2) * L + l], v12[(i0 * 4 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(a0[(i0 * 16 + i1 * 4 + 3) * L + l], v21[(i0 * 4 + i1) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 16 + i1 * 4 + 3) * L + l], v12[(i0 * 4 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1608 = contract f64[8,4] -> v6
+  // %1608 = contract f64[8,4] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 4 + i1) * L + l] =
-            v0[(i0 * 4 + i1) * L + l] * ((1.0f - square(v18[(i0 * 4 + i1) * L + l])) * u2[0]);
+        v9[(i0 * 4 + i1) * L + l] =
+            v4[(i0 * 4 + i1) * L + l] *
+            ((1.0f - square(v14[(i0 * 4 + i1) * L + l])) * (T(h) * 0.16666667f));
       }
     }
   }
-  // %1612 = contract f64[8,4] -> v0
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 4 + i1) * L + l] = v5[(i0 * 4 + i1) * L + l] * u2[0];
-      }
-    }
-  }
-  // %1613 = contract f64[8,4] -> v5
+  // %1613 = contract f64[8,4] -> v4
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6427,10 +6245,10 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
     }
   }
   // %1614 = contract f64[8,4] -> v0
@@ -6439,7 +6257,7 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v0[(i0 * 4 + i1) * L + l] =
-            v5[(i0 * 4 + i1) * L + l] * (1.0f - square(v1[(i0 * 4 + i1) * L + l]));
+            v4[(i0 * 4 + i1) * L + l] * (1.0f - square(v1[(i0 * 4 + i1) * L + l]));
       }
     }
   }
@@ -6451,9 +6269,9 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-v33[(i0 * 276 + i1 * 69 + i2) * L + l]) -
-                       (v6[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 69) * L + l])) -
-                      v33[(i0 * 276 + i1 * 69 + i2) * L + l]) -
+            sum[l] = (((-v30[(i0 * 276 + i1 * 69 + i2) * L + l]) -
+                       (v9[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 69) * L + l])) -
+                      v30[(i0 * 276 + i1 * 69 + i2) * L + l]) -
                      (v0[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 483) * L + l]);
           }
           dtheta_Wv[i0 * 276 + i1 * 69 + i2] += lane_sum<L>(sum);
@@ -6463,32 +6281,32 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
   }
   // %1422 = broadcast f64[8,4,69] -> adj.Wq
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
-    dtheta_Wq[i0] += u24[0] * 8.0f;
+    dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1423 = broadcast f64[32] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 32; ++i0) {
-    dtheta_ff_norm_gain[i0] += u24[0] * 8.0f;
-    dtheta_ff_norm_bias[i0] += u24[0] * 8.0f;
-    dtheta_ff_down_bias[i0] += u24[0] * 8.0f;
+    dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
+    dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
+    dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1424 = broadcast f64[256,32] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 8192; ++i0) {
-    dtheta_ff_up_weight[i0] += u24[0] * 8.0f;
+    dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1425 = broadcast f64[256] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 256; ++i0) {
-    dtheta_ff_up_bias[i0] += u24[0] * 8.0f;
+    dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1426 = broadcast f64[32,256] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 8192; ++i0) {
-    dtheta_ff_down_weight[i0] += u24[0] * 8.0f;
+    dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1427 = broadcast f64[1,32] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 32; ++i0) {
-    dtheta_out_weight[i0] += u24[0] * 8.0f;
+    dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1428 = broadcast f64[1] -> adj.out.bias
-  dtheta_out_bias[0] += u24[0] * 8.0f;
+  dtheta_out_bias[0] += (T(h) * -0.0f) * 8.0f;
 }
 
 /// output: runtime/abi.h's plastic_output_fn.
@@ -7203,14 +7021,7 @@ extern "C" void fwp_hebb_cde_sepsis_output_vjp(const void* /*ctx*/, double /*t*/
   for (int64_t l = 0; l < L; ++l) {
     v5[l] = acc_v[l];
   }
-  // %330 = mul f64[] -> v12
-  // fwp_hebb_cde_sepsis.ode:48: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25,
-  // Hebb
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v12[l] = v5[l] * 0.03125f;
-  }
-  // %387 = contract f64[] -> v5
+  // %387 = contract f64[] -> v12
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -7223,14 +7034,9 @@ extern "C" void fwp_hebb_cde_sepsis_output_vjp(const void* /*ctx*/, double /*t*/
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v5[l] = acc0_v[l];
+    v12[l] = acc0_v[l];
   }
-  // %441 = mul f64[] -> v13
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v13[l] = v5[l] * 0.03125f;
-  }
-  // %313 = reduce_sum f64[] -> v5
+  // %313 = reduce_sum f64[] -> v13
   // fwp_hebb_cde_sepsis.ode:48: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25,
   // Hebb
   PLASTIC_SIMD
@@ -7245,16 +7051,9 @@ extern "C" void fwp_hebb_cde_sepsis_output_vjp(const void* /*ctx*/, double /*t*/
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v5[l] = acc_v[l];
+    v13[l] = acc_v[l];
   }
-  // %315 = mul f64[] -> v14
-  // fwp_hebb_cde_sepsis.ode:48: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25,
-  // Hebb
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v14[l] = v5[l] * 0.03125f;
-  }
-  // %319 = reduce_sum f64[] -> v5
+  // %319 = reduce_sum f64[] -> v14
   // fwp_hebb_cde_sepsis.ode:48: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25,
   // Hebb
   PLASTIC_SIMD
@@ -7264,26 +7063,28 @@ extern "C" void fwp_hebb_cde_sepsis_output_vjp(const void* /*ctx*/, double /*t*/
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v3[i0 * L + l] - v14[l]);
+      acc_v[l] = acc_v[l] + square(v3[i0 * L + l] - (v13[l] * 0.03125f));
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v5[l] = acc_v[l];
+    v14[l] = acc_v[l];
   }
-  // %323 = reciprocal f64[] -> v14
+  // %323 = reciprocal f64[] -> v13
   // fwp_hebb_cde_sepsis.ode:48: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25,
   // Hebb
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v14[l] = T(1) / std::sqrt((v5[l] * 0.03125f) + 1e-05f);
+    v13[l] = T(1) / std::sqrt((v14[l] * 0.03125f) + 1e-05f);
   }
   // %447 = reshape f64[8,4] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] =
-          v0[i0 * L + l] + (((v11[i0 * L + l] - v12[l]) - (v13[l] * v6[i0 * L + l])) * v14[l]);
+          v0[i0 * L + l] +
+          (((v11[i0 * L + l] - (v5[l] * 0.03125f)) - ((v12[l] * 0.03125f) * v6[i0 * L + l])) *
+           v13[l]);
     }
   }
   // %448 = contract f64[8,4,4] -> d.W
@@ -7612,12 +7413,7 @@ extern "C" void fwp_hebb_cde_sepsis_output_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t l = 0; l < L; ++l) {
       v12[l] = acc_v[l];
     }
-    // %459 = mul f64[] -> v13
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[l] = v12[l] * 0.014492754f;
-    }
-    // %462 = contract f64[] -> v12
+    // %462 = contract f64[] -> v13
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -7630,14 +7426,9 @@ extern "C" void fwp_hebb_cde_sepsis_output_vjp(const void* /*ctx*/, double /*t*/
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[l] = acc0_v[l];
+      v13[l] = acc0_v[l];
     }
-    // %463 = mul f64[] -> v14
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[l] = v12[l] * 0.014492754f;
-    }
-    // %350 = reduce_sum f64[] -> v12
+    // %350 = reduce_sum f64[] -> v14
     // fwp_hebb_cde_sepsis.ode:47: let q = softmax(Wq @ ln(x(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7651,15 +7442,9 @@ extern "C" void fwp_hebb_cde_sepsis_output_vjp(const void* /*ctx*/, double /*t*/
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[l] = acc_v[l];
+      v14[l] = acc_v[l];
     }
-    // %351 = mul f64[] -> v5
-    // fwp_hebb_cde_sepsis.ode:47: let q = softmax(Wq @ ln(x(T)))
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[l] = v12[l] * 0.014492754f;
-    }
-    // %355 = reduce_sum f64[] -> v12
+    // %355 = reduce_sum f64[] -> v5
     // fwp_hebb_cde_sepsis.ode:47: let q = softmax(Wq @ ln(x(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7668,24 +7453,26 @@ extern "C" void fwp_hebb_cde_sepsis_output_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - v5[l]);
+        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - (v14[l] * 0.014492754f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[l] = acc_v[l];
+      v5[l] = acc_v[l];
     }
-    // %359 = reciprocal f64[] -> v5
+    // %359 = reciprocal f64[] -> v14
     // fwp_hebb_cde_sepsis.ode:47: let q = softmax(Wq @ ln(x(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[l] = T(1) / std::sqrt((v12[l] * 0.014492754f) + 1e-05f);
+      v14[l] = T(1) / std::sqrt((v5[l] * 0.014492754f) + 1e-05f);
     }
     // %467 = mul f64[69] -> d.x@T
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] += ((v2[i0 * L + l] - v13[l]) - (v1[i0 * L + l] * v14[l])) * v5[l];
+        u_bar[i0 * L + l] += ((v2[i0 * L + l] - (v12[l] * 0.014492754f)) -
+                              (v1[i0 * L + l] * (v13[l] * 0.014492754f))) *
+                             v14[l];
       }
     }
   }
@@ -7956,9 +7743,9 @@ const plastic_model kModel = {
             .field = 5632,
             .field_vjp = 16960,
             .adjoint_field = 34816,
-            .step = 12480,
-            .step_vjp = 48576,
-            .adjoint_step = 129600,
+            .step = 12416,
+            .step_vjp = 40320,
+            .adjoint_step = 128640,
             .output = 22016,
             .output_vjp = 48000,
             .loss = 0,

@@ -104,11 +104,11 @@ enum {
  *   theta: uniform[24083] = 24083 floats, read-only
  *   u_stages: varying[552] = 4416 floats, read-only
  *   z1: varying[128] = 1024 floats, may alias
- *   scratch: scratch arena, 12480 bytes, 64-byte aligned
+ *   scratch: scratch arena, 12416 bytes, 64-byte aligned
  */
 void fwp_hebb_cde_sepsis_step(const void* ctx, double t, double h, const void* z0,
                               const void* theta, const void* u_stages, void* z1, void* scratch);
-enum { fwp_hebb_cde_sepsis_step_lanes = 8, fwp_hebb_cde_sepsis_step_scratch_bytes = 12480 };
+enum { fwp_hebb_cde_sepsis_step_lanes = 8, fwp_hebb_cde_sepsis_step_scratch_bytes = 12416 };
 
 /* fwp_hebb_cde_sepsis_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -121,12 +121,12 @@ enum { fwp_hebb_cde_sepsis_step_lanes = 8, fwp_hebb_cde_sepsis_step_scratch_byte
  *   z0_bar: varying[128] = 1024 floats
  *   theta_bar: uniform[24083] = 24083 floats
  *   u_stages_bar: varying[552] = 4416 floats, may be NULL
- *   scratch: scratch arena, 48576 bytes, 64-byte aligned
+ *   scratch: scratch arena, 40320 bytes, 64-byte aligned
  */
 void fwp_hebb_cde_sepsis_step_vjp(const void* ctx, double t, double h, const void* z0,
                                   const void* theta, const void* u_stages, const void* z1_bar,
                                   void* z0_bar, void* theta_bar, void* u_stages_bar, void* scratch);
-enum { fwp_hebb_cde_sepsis_step_vjp_lanes = 8, fwp_hebb_cde_sepsis_step_vjp_scratch_bytes = 48576 };
+enum { fwp_hebb_cde_sepsis_step_vjp_lanes = 8, fwp_hebb_cde_sepsis_step_vjp_scratch_bytes = 40320 };
 
 /* fwp_hebb_cde_sepsis_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -141,7 +141,7 @@ enum { fwp_hebb_cde_sepsis_step_vjp_lanes = 8, fwp_hebb_cde_sepsis_step_vjp_scra
  *   dtheta: uniform[24083] = 24083 floats
  *   err: varying[256] = 2048 floats, may be NULL
  *   dtheta_err: uniform[24083] = 24083 floats, may be NULL
- *   scratch: scratch arena, 129600 bytes, 64-byte aligned
+ *   scratch: scratch arena, 128640 bytes, 64-byte aligned
  */
 void fwp_hebb_cde_sepsis_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                       const void* a0, const void* theta, const void* u_stages,
@@ -149,7 +149,7 @@ void fwp_hebb_cde_sepsis_adjoint_step(const void* ctx, double t, double h, const
                                       void* scratch);
 enum {
   fwp_hebb_cde_sepsis_adjoint_step_lanes = 8,
-  fwp_hebb_cde_sepsis_adjoint_step_scratch_bytes = 129600
+  fwp_hebb_cde_sepsis_adjoint_step_scratch_bytes = 128640
 };
 
 /* fwp_hebb_cde_sepsis_output: f32 elements (float), tile of L = 8 lane-interleaved samples.

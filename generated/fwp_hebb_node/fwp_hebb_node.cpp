@@ -1260,13 +1260,7 @@ extern "C" void fwp_hebb_node_field_vjp(const void* /*ctx*/, double /*t*/, const
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %107 = mul f64[] -> v7
-    // fwp_hebb_node.ode:42: let u    = ln(x(t))
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[l] = v6[l] * 0.014492754f;
-    }
-    // %111 = reduce_sum f64[] -> v6
+    // %111 = reduce_sum f64[] -> v7
     // fwp_hebb_node.ode:42: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1275,18 +1269,18 @@ extern "C" void fwp_hebb_node_field_vjp(const void* /*ctx*/, double /*t*/, const
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - v7[l]);
+        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - (v6[l] * 0.014492754f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v7[l] = acc_v[l];
     }
-    // %116 = reciprocal f64[] -> v7
+    // %116 = reciprocal f64[] -> v6
     // fwp_hebb_node.ode:42: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = T(1) / std::sqrt((v6[l] * 0.014492754f) + 1e-05f);
+      v6[l] = T(1) / std::sqrt((v7[l] * 0.014492754f) + 1e-05f);
     }
     // %199 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
@@ -1295,7 +1289,7 @@ extern "C" void fwp_hebb_node_field_vjp(const void* /*ctx*/, double /*t*/, const
         v1[i0 * L + l] = v5[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %200 = reduce_sum f64[] -> v6
+    // %200 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1308,14 +1302,9 @@ extern "C" void fwp_hebb_node_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v7[l] = acc_v[l];
     }
-    // %201 = mul f64[] -> v8
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[l] = v6[l] * 0.014492754f;
-    }
-    // %204 = contract f64[] -> v6
+    // %204 = contract f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -1328,18 +1317,14 @@ extern "C" void fwp_hebb_node_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc0_v[l];
-    }
-    // %205 = mul f64[] -> v2
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[l] = v6[l] * 0.014492754f;
+      v8[l] = acc0_v[l];
     }
     // %209 = mul f64[69] -> d.x
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] += v7[l] * ((v1[i0 * L + l] - v8[l]) - (v2[l] * v0[i0 * L + l]));
+        u_bar[i0 * L + l] += v6[l] * ((v1[i0 * L + l] - (v7[l] * 0.014492754f)) -
+                                      ((v8[l] * 0.014492754f) * v0[i0 * L + l]));
       }
     }
   }
@@ -2068,13 +2053,7 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
     for (int64_t l = 0; l < L; ++l) {
       v0_2[l] = acc_v_2[l];
     }
-    // %107 = mul f64[] -> v1
-    // fwp_hebb_node.ode:42: let u    = ln(x(t))
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1_2[l] = v0_2[l] * 0.014492754f;
-    }
-    // %111 = reduce_sum f64[] -> v0
+    // %111 = reduce_sum f64[] -> v1
     // fwp_hebb_node.ode:42: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2083,18 +2062,18 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v_2[l] = acc_v_2[l] + square(x[i0 * L + l] - v1_2[l]);
+        acc_v_2[l] = acc_v_2[l] + square(x[i0 * L + l] - (v0_2[l] * 0.014492754f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0_2[l] = acc_v_2[l];
+      v1_2[l] = acc_v_2[l];
     }
-    // %116 = reciprocal f64[] -> v1
+    // %116 = reciprocal f64[] -> v0
     // fwp_hebb_node.ode:42: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1_2[l] = T(1) / std::sqrt((v0_2[l] * 0.014492754f) + 1e-05f);
+      v0_2[l] = T(1) / std::sqrt((v1_2[l] * 0.014492754f) + 1e-05f);
     }
     // %1 = layernorm f64[69] -> v2
     // fwp_hebb_node.ode:42: let u    = ln(x(t))
@@ -2117,8 +2096,8 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         {
-          const T e429 = x[i0 * L + l] - mean_v_2[l];
-          var_v_2[l] = var_v_2[l] + (e429 * e429);
+          const T e428 = x[i0 * L + l] - mean_v_2[l];
+          var_v_2[l] = var_v_2[l] + (e428 * e428);
         }
       }
     }
@@ -2646,7 +2625,7 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
         v4_2[i0 * L + l] = (v6_2[i0 * L + l] + v3_2[i0 * L + l]) * ln_gain[i0];
       }
     }
-    // %200 = reduce_sum f64[] -> v0
+    // %200 = reduce_sum f64[] -> v1
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v_2[l] = 0.0f;
@@ -2659,14 +2638,9 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0_2[l] = acc_v_2[l];
+      v1_2[l] = acc_v_2[l];
     }
-    // %201 = mul f64[] -> v8
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8_2[l] = v0_2[l] * 0.014492754f;
-    }
-    // %204 = contract f64[] -> v0
+    // %204 = contract f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v_2[l] = 0.0f;
@@ -2679,19 +2653,14 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0_2[l] = acc0_v_2[l];
-    }
-    // %205 = mul f64[] -> v9
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9_2[l] = v0_2[l] * 0.014492754f;
+      v8_2[l] = acc0_v_2[l];
     }
     // %209 = mul f64[69] -> d.x
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] +=
-            v1_2[l] * ((v4_2[i0 * L + l] - v8_2[l]) - (v9_2[l] * v2_2[i0 * L + l]));
+        u_bar[i0 * L + l] += v0_2[l] * ((v4_2[i0 * L + l] - (v1_2[l] * 0.014492754f)) -
+                                        ((v8_2[l] * 0.014492754f) * v2_2[i0 * L + l]));
       }
     }
   }
@@ -2717,12 +2686,11 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4480);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9600);
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14720);
-  T* __restrict u5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19840);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19904);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25024);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30144);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35264);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40384);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19840);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24960);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30080);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35200);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40320);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -2915,13 +2883,11 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %770 = mul f64[] -> u5
-  u5[0] = T(h) * 0.16666667f;
   // %782 = contract f64[32] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = sigmoid(v0[i0 * L + l]) * u5[0];
+      v1[i0 * L + l] = sigmoid(v0[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
   // %783 = contract f64[32,5] -> v2
@@ -2953,8 +2919,8 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e159 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e159 * e159);
+        const T e158 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e158 * e158);
       }
     }
   }
@@ -3013,7 +2979,7 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
       v4[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %528 = softmax f64[32,5] -> v6
+  // %528 = softmax f64[32,5] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3041,7 +3007,7 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 5 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+        v5[(i0 * 5 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
       }
     }
   }
@@ -3075,15 +3041,15 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = sigmoid(v0[i0 * L + l]) * u5[0];
+      v4[i0 * L + l] = sigmoid(v0[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
-  // %772 = contract f64[32,5] -> v7
+  // %772 = contract f64[32,5] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 5 + i1) * L + l] = v6[(i0 * 5 + i1) * L + l] * v4[i0 * L + l];
+        v6[(i0 * 5 + i1) * L + l] = v5[(i0 * 5 + i1) * L + l] * v4[i0 * L + l];
       }
     }
   }
@@ -3124,11 +3090,11 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
       v4[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %526 = tanh f64[32,5] -> v6
+  // %526 = tanh f64[32,5] -> v5
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = vm::tanh(v4[i0 * L + l]);
+      v5[i0 * L + l] = vm::tanh(v4[i0 * L + l]);
     }
   }
   // %541 = layernorm f64[69] -> v0
@@ -3211,7 +3177,7 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
       v4[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %548 = softmax f64[32,5] -> v8
+  // %548 = softmax f64[32,5] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3239,7 +3205,7 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 5 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+        v7[(i0 * 5 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
       }
     }
   }
@@ -3306,32 +3272,30 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %775 = mul f64[] -> u5
-  u5[0] = T(h) * 0.33333334f;
   // %776 = contract f64[32] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = sigmoid(v0[i0 * L + l]) * u5[0];
+      v1[i0 * L + l] = sigmoid(v0[i0 * L + l]) * (T(h) * 0.33333334f);
     }
   }
-  // %777 = contract f64[32,5] -> v9
+  // %777 = contract f64[32,5] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 5 + i1) * L + l] = vm::tanh(v4[(i0 * 5 + i1) * L + l]) * v1[i0 * L + l];
+        v8[(i0 * 5 + i1) * L + l] = vm::tanh(v4[(i0 * 5 + i1) * L + l]) * v1[i0 * L + l];
       }
     }
   }
-  // %779 = contract f64[32,5,5] -> v10
+  // %779 = contract f64[32,5,5] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v10[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              v8[(i0 * 5 + i1) * L + l] * v9[(i0 * 5 + i2) * L + l];
+          v9[(i0 * 25 + i1 * 5 + i2) * L + l] =
+              v7[(i0 * 5 + i1) * L + l] * v8[(i0 * 5 + i2) * L + l];
         }
       }
     }
@@ -3344,9 +3308,9 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
               ((v3[(i0 * 5 + i2) * L + l] * v2[(i0 * 5 + i1) * L + l]) +
-               (((v7[(i0 * 5 + i1) * L + l] * v6[(i0 * 5 + i2) * L + l]) +
-                 v10[(i0 * 25 + i1 * 5 + i2) * L + l]) +
-                v10[(i0 * 25 + i1 * 5 + i2) * L + l])) +
+               (((v6[(i0 * 5 + i1) * L + l] * v5[(i0 * 5 + i2) * L + l]) +
+                 v9[(i0 * 25 + i1 * 5 + i2) * L + l]) +
+                v9[(i0 * 25 + i1 * 5 + i2) * L + l])) +
               z0_W[(i0 * 25 + i1 * 5 + i2) * L + l];
         }
       }
@@ -3384,26 +3348,25 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9600);
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14720);
   T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14912);
-  T* __restrict u6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20032);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20096);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25216);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26240);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27264);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32384);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 103040);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 108160);
-  T* __restrict u14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 178816);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 178880);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 184000);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 189120);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 190144);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 192384);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 197504);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 268160);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 273280);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 278400);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 283520);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 288640);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20032);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21056);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22080);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27200);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32320);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102976);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 108096);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 178752);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 183872);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 184896);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 187136);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 192256);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 262912);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 268032);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 273152);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 278272);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 283392);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 354048);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 359168);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3571,18 +3534,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       v5[i0 * L + l] = vm::tanh(v2[i0 * L + l]);
     }
   }
-  // %770 = mul f64[] -> u6
-  u6[0] = T(h) * 0.16666667f;
-  // %877 = contract f64[32,5] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 5 + i1) * L + l] = v5[(i0 * 5 + i1) * L + l] * u6[0];
-      }
-    }
-  }
-  // %878 = contract f64[32,5] -> v7
+  // %878 = contract f64[32,5] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3595,36 +3547,36 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1) * L + l], v2[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z1_bar_W[(i0 * 25 + i1) * L + l], v5[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 5) * L + l], v2[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 5) * L + l], v5[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 10) * L + l], v2[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 10) * L + l], v5[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 15) * L + l], v2[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 15) * L + l], v5[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5) * L + l] = acc0_v[l];
-      v7[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+      v2[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+      v2[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+      v2[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 20) * L + l], v2[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 20) * L + l], v5[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v2[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
     }
   }
-  // %568 = contract f64[32] -> v2
+  // %568 = contract f64[32] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3644,29 +3596,236 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %569 = sigmoid f64[32] -> v8
+  // %569 = sigmoid f64[32] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = sigmoid(v2[i0 * L + l]);
+      v7[i0 * L + l] = sigmoid(v6[i0 * L + l]);
     }
   }
-  // %1040 = contract f64[32,5] -> v2
+  // %1040 = contract f64[32,5] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 5 + i1) * L + l] = v7[(i0 * 5 + i1) * L + l] * v8[i0 * L + l];
+        v8[(i0 * 5 + i1) * L + l] = v2[(i0 * 5 + i1) * L + l] * v7[i0 * L + l];
       }
     }
   }
-  // %1041 = contract f64[32] -> v9
+  // %1041 = contract f64[32] -> v6
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v8[(i0 * 20 + i1) * L + l], v3[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v8[(i0 * 20 + i1 + 5) * L + l], v3[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v8[(i0 * 20 + i1 + 10) * L + l], v3[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v8[(i0 * 20 + i1 + 15) * L + l], v3[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1044 = mul f64[32,5] -> v9
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 5 + i1) * L + l] =
+            v3[(i0 * 5 + i1) * L + l] * (v8[(i0 * 5 + i1) * L + l] - v6[i0 * L + l]);
+      }
+    }
+  }
+  // %1045 = contract f64[32,69] -> v10
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 17; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69], v9[(i0 * 5 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 1], v9[(i0 * 5 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 2], v9[(i0 * 5 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 3], v9[(i0 * 5 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
+        v10[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v10[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v10[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v9[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 69 + 68) * L + l] = acc0_v[l];
+    }
+  }
+  // %783 = contract f64[32,5] -> v8
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 5 + i1) * L + l] =
+            v3[(i0 * 5 + i1) * L + l] * (v7[i0 * L + l] * (T(h) * 0.16666667f));
+      }
+    }
+  }
+  // %884 = contract f64[32,5] -> v11
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v8[(i0 * 5 + i1) * L + l],
+                             acc1_v[l]);
+        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v8[(i0 * 5 + i1) * L + l],
+                             acc2_v[l]);
+        acc3_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v8[(i0 * 5 + i1) * L + l],
+                             acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 5) * L + l] = acc0_v[l];
+      v11[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v8[(i0 * 5 + i1) * L + l],
+                             acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %1038 = mul f64[32,5] -> v8
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = (1.0f - square(v5[i0 * L + l])) * v11[i0 * L + l];
+    }
+  }
+  // %1039 = contract f64[32,69] -> v12
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 17; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69], v8[(i0 * 5 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 1], v8[(i0 * 5 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 2], v8[(i0 * 5 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 3], v8[(i0 * 5 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
+        v12[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 69 + 68) * L + l] = acc0_v[l];
+    }
+  }
+  // %1047 = reduce_sum f64[69] -> v5
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v10[(i0 + i1 * 69) * L + l] + v12[(i0 + i1 * 69) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1035 = contract f64[32] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3689,23 +3848,422 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1044 = mul f64[32,5] -> v10
+  // %1036 = mul f64[32] -> v2
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = v6[i0 * L + l] * ((1.0f - v7[i0 * L + l]) * v7[i0 * L + l]);
+    }
+  }
+  // %1037 = contract f64[69] -> v3
+  for (int64_t i0 = 0; i0 < 17; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v2[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v2[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v3[68 * L + l] = acc0_v[l];
+  }
+  // %1048 = add f64[69] -> v11
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = v5[i0 * L + l] + v3[i0 * L + l];
+    }
+  }
+  // %541 = layernorm f64[69] -> v3
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 69) * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 69.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e402 = u_stages[(i0 + 69) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e402 * e402);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 69.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = (u_stages[(i0 + 69) * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %543 = add f64[69] -> v5
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = (ln_gain[i0] * v3[i0 * L + l]) + ln_bias[i0];
+    }
+  }
+  // %547 = contract f64[32,5] -> v10
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v5[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 5) * L + l] = acc0_v[l];
+      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v5[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %548 = softmax f64[32,5] -> v12
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v10[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v10[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[i1 * L + l] = vm::exp(v10[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v10[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %545 = contract f64[32,5] -> v10
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v5[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 5) * L + l] = acc0_v[l];
+      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v5[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %546 = tanh f64[32,5] -> v13
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = vm::tanh(v10[i0 * L + l]);
+    }
+  }
+  // %1131 = contract f64[32,5] -> v10
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1) * L + l], v13[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 5) * L + l], v13[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 10) * L + l], v13[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 15) * L + l], v13[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.6666667f);
+      v10[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.6666667f);
+      v10[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.6666667f);
+      v10[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.6666667f);
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 20) * L + l], v13[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.6666667f);
+    }
+  }
+  // %1215 = contract f64[32] -> v6
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v10[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v10[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v10[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v10[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %549 = contract f64[32] -> v7
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v5[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %550 = sigmoid f64[32] -> v14
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = sigmoid(v7[i0 * L + l]);
+    }
+  }
+  // %1216 = mul f64[32] -> v7
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = v6[i0 * L + l] * ((1.0f - v14[i0 * L + l]) * v14[i0 * L + l]);
+    }
+  }
+  // %1217 = contract f64[69] -> v15
+  for (int64_t i0 = 0; i0 < 17; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v7[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v7[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v15[68 * L + l] = acc0_v[l];
+  }
+  // %1218 = contract f64[32,5] -> v16
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 5 + i1) * L + l] = v10[(i0 * 5 + i1) * L + l] * v14[i0 * L + l];
+      }
+    }
+  }
+  // %1219 = contract f64[32] -> v6
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v12[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v12[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v12[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v12[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1222 = mul f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v10[(i0 * 5 + i1) * L + l] =
-            v3[(i0 * 5 + i1) * L + l] * (v2[(i0 * 5 + i1) * L + l] - v9[i0 * L + l]);
+            (v16[(i0 * 5 + i1) * L + l] - v6[i0 * L + l]) * v12[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %1045 = contract f64[32,69] -> v11
+  // %1223 = contract f64[32,69] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -3730,10 +4288,10 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v17[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
+        v17[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v17[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v17[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3748,26 +4306,19 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 69 + 68) * L + l] = acc0_v[l];
+      v17[(i0 * 69 + 68) * L + l] = acc0_v[l];
     }
   }
-  // %782 = contract f64[32] -> v9
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v8[i0 * L + l] * u6[0];
-    }
-  }
-  // %783 = contract f64[32,5] -> v2
+  // %551 = contract f64[32,5] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 5 + i1) * L + l] = v3[(i0 * 5 + i1) * L + l] * v9[i0 * L + l];
+        v16[(i0 * 5 + i1) * L + l] = v12[(i0 * 5 + i1) * L + l] * v14[i0 * L + l];
       }
     }
   }
-  // %884 = contract f64[32,5] -> v12
+  // %1138 = contract f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3780,43 +4331,43 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v2[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v2[(i0 * 5 + i1) * L + l],
+            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v16[(i0 * 5 + i1) * L + l],
                              acc1_v[l]);
-        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v2[(i0 * 5 + i1) * L + l],
+        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v16[(i0 * 5 + i1) * L + l],
                              acc2_v[l]);
-        acc3_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v2[(i0 * 5 + i1) * L + l],
+        acc3_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v16[(i0 * 5 + i1) * L + l],
                              acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 5) * L + l] = acc0_v[l];
-      v12[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.6666667f);
+      v12[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.6666667f);
+      v12[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.6666667f);
+      v12[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.6666667f);
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v2[(i0 * 5 + i1) * L + l],
+        acc0_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v16[(i0 * 5 + i1) * L + l],
                              acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v12[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.6666667f);
     }
   }
-  // %1038 = mul f64[32,5] -> v2
+  // %1224 = mul f64[32,5] -> v16
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (1.0f - square(v5[i0 * L + l])) * v12[i0 * L + l];
+      v16[i0 * L + l] = (1.0f - square(v13[i0 * L + l])) * v12[i0 * L + l];
     }
   }
-  // %1039 = contract f64[32,69] -> v13
+  // %1225 = contract f64[32,69] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -3830,21 +4381,21 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69], v2[(i0 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69], v16[(i0 * 5 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 1], v2[(i0 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 1], v16[(i0 * 5 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 2], v2[(i0 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 2], v16[(i0 * 5 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 3], v2[(i0 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 3], v16[(i0 * 5 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v12[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
+        v12[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3854,15 +4405,15 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v2[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 69 + 68) * L + l] = acc0_v[l];
+      v12[(i0 * 69 + 68) * L + l] = acc0_v[l];
     }
   }
-  // %1047 = reduce_sum f64[69] -> v5
+  // %1227 = reduce_sum f64[69] -> v13
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3871,98 +4422,22 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v11[(i0 + i1 * 69) * L + l] + v13[(i0 + i1 * 69) * L + l]);
+        acc_v[l] = acc_v[l] + (v17[(i0 + i1 * 69) * L + l] + v12[(i0 + i1 * 69) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = acc_v[l];
+      v13[i0 * L + l] = acc_v[l];
     }
   }
-  // %1035 = contract f64[32] -> v9
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 20 + i1) * L + l], v3[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 5) * L + l], v3[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 10) * L + l], v3[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 15) * L + l], v3[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1036 = mul f64[32] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v9[i0 * L + l] * ((1.0f - v8[i0 * L + l]) * v8[i0 * L + l]);
-    }
-  }
-  // %1037 = contract f64[69] -> v7
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v3[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v3[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v7[68 * L + l] = acc0_v[l];
-  }
-  // %1048 = add f64[69] -> v12
+  // %1228 = add f64[69] -> v12
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v5[i0 * L + l] + v7[i0 * L + l];
+      v12[i0 * L + l] = v15[i0 * L + l] + v13[i0 * L + l];
     }
   }
-  // %541 = layernorm f64[69] -> v5
+  // %521 = layernorm f64[69] -> v15
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3970,7 +4445,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 69) * L + l];
+      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
     }
   }
   PLASTIC_SIMD
@@ -3982,8 +4457,8 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e392 = u_stages[(i0 + 69) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e392 * e392);
+        const T e804 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e804 * e804);
       }
     }
   }
@@ -3995,17 +4470,17 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = (u_stages[(i0 + 69) * L + l] - mean_v[l]) * rstd_v[l];
+      v15[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %543 = add f64[69] -> v7
+  // %523 = add f64[69] -> v13
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = (ln_gain[i0] * v5[i0 * L + l]) + ln_bias[i0];
+      v13[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v15[i0 * L + l]);
     }
   }
-  // %547 = contract f64[32,5] -> v11
+  // %525 = contract f64[32,5] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4017,32 +4492,160 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v13[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v13[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v13[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 5) * L + l] = acc0_v[l];
-      v11[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 5) * L + l] = acc0_v[l];
+      v17[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v7[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v13[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v17[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %548 = softmax f64[32,5] -> v13
+  // %526 = tanh f64[32,5] -> v18
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = vm::tanh(v17[i0 * L + l]);
+    }
+  }
+  // %899 = contract f64[32,5] -> v17
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1) * L + l], v18[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 5) * L + l], v18[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 10) * L + l], v18[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 15) * L + l], v18[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+      v17[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+      v17[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+      v17[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 20) * L + l], v18[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+    }
+  }
+  // %529 = contract f64[32] -> v6
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v13[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v13[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v13[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %530 = sigmoid f64[32] -> v14
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = sigmoid(v6[i0 * L + l]);
+    }
+  }
+  // %1054 = contract f64[32,5] -> v19
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 5 + i1) * L + l] = v17[(i0 * 5 + i1) * L + l] * v14[i0 * L + l];
+      }
+    }
+  }
+  // %527 = contract f64[32,5] -> v20
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v13[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v13[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v13[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[(i0 * 5) * L + l] = acc0_v[l];
+      v20[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v13[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %528 = softmax f64[32,5] -> v21
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4052,7 +4655,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v11[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+            (v20[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v20[(i0 * 5 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -4063,116 +4666,18 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v11[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v20[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v20[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v21[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %845 = mul f64[] -> u14
-  u14[0] = T(h) * 0.6666667f;
-  // %846 = contract f64[32,5,5] -> v11
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v11[(i0 * 25 + i1 * 5 + i2) * L + l] = z1_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] * u14[0];
-        }
-      }
-    }
-  }
-  // %545 = contract f64[32,5] -> v15
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v7[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 5) * L + l] = acc0_v[l];
-      v15[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v7[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %546 = tanh f64[32,5] -> v16
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = vm::tanh(v15[i0 * L + l]);
-    }
-  }
-  // %1131 = contract f64[32,5] -> v15
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 25 + i1) * L + l], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v11[(i0 * 25 + i1 + 5) * L + l], v16[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v11[(i0 * 25 + i1 + 10) * L + l], v16[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v11[(i0 * 25 + i1 + 15) * L + l], v16[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 5) * L + l] = acc0_v[l];
-      v15[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(v11[(i0 * 25 + i1 + 20) * L + l], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1215 = contract f64[32] -> v8
+  // %1055 = contract f64[32] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4184,152 +4689,34 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v15[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v19[(i0 * 20 + i1) * L + l], v21[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v15[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v19[(i0 * 20 + i1 + 5) * L + l], v21[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v15[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v19[(i0 * 20 + i1 + 10) * L + l], v21[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v15[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v19[(i0 * 20 + i1 + 15) * L + l], v21[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %549 = contract f64[32] -> v9
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v7[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %550 = sigmoid f64[32] -> v17
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = sigmoid(v9[i0 * L + l]);
-    }
-  }
-  // %1216 = mul f64[32] -> v9
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v8[i0 * L + l] * ((1.0f - v17[i0 * L + l]) * v17[i0 * L + l]);
-    }
-  }
-  // %1217 = contract f64[69] -> v18
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v9[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v9[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v18[68 * L + l] = acc0_v[l];
-  }
-  // %1218 = contract f64[32,5] -> v19
+  // %1058 = mul f64[32,5] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 5 + i1) * L + l] = v15[(i0 * 5 + i1) * L + l] * v17[i0 * L + l];
+        v20[(i0 * 5 + i1) * L + l] =
+            (v19[(i0 * 5 + i1) * L + l] - v6[i0 * L + l]) * v21[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %1219 = contract f64[32] -> v8
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v19[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v19[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v19[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1222 = mul f64[32,5] -> v15
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 5 + i1) * L + l] =
-            (v19[(i0 * 5 + i1) * L + l] - v8[i0 * L + l]) * v13[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %1223 = contract f64[32,69] -> v20
+  // %1059 = contract f64[32,69] -> v22
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -4343,21 +4730,21 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69], v15[(i0 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69], v20[(i0 * 5 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 1], v15[(i0 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 1], v20[(i0 * 5 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 2], v15[(i0 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 2], v20[(i0 * 5 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 3], v15[(i0 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 3], v20[(i0 * 5 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v20[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v20[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v20[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v22[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
+        v22[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v22[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v22[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     PLASTIC_SIMD
@@ -4367,24 +4754,25 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v15[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v20[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 69 + 68) * L + l] = acc0_v[l];
+      v22[(i0 * 69 + 68) * L + l] = acc0_v[l];
     }
   }
-  // %551 = contract f64[32,5] -> v19
+  // %772 = contract f64[32,5] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 5 + i1) * L + l] = v13[(i0 * 5 + i1) * L + l] * v17[i0 * L + l];
+        v19[(i0 * 5 + i1) * L + l] =
+            v21[(i0 * 5 + i1) * L + l] * (v14[i0 * L + l] * (T(h) * 0.16666667f));
       }
     }
   }
-  // %1138 = contract f64[32,5] -> v13
+  // %912 = contract f64[32,5] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4397,43 +4785,43 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(v11[(i0 * 25 + i1 * 5) * L + l], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v11[(i0 * 25 + i1 * 5 + 1) * L + l], v19[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v11[(i0 * 25 + i1 * 5 + 2) * L + l], v19[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v11[(i0 * 25 + i1 * 5 + 3) * L + l], v19[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v19[(i0 * 5 + i1) * L + l],
+                             acc1_v[l]);
+        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v19[(i0 * 5 + i1) * L + l],
+                             acc2_v[l]);
+        acc3_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v19[(i0 * 5 + i1) * L + l],
+                             acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 5) * L + l] = acc0_v[l];
-      v13[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 5) * L + l] = acc0_v[l];
+      v23[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(v11[(i0 * 25 + i1 * 5 + 4) * L + l], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v19[(i0 * 5 + i1) * L + l],
+                             acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v23[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %1224 = mul f64[32,5] -> v19
+  // %1060 = mul f64[32,5] -> v19
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = (1.0f - square(v16[i0 * L + l])) * v13[i0 * L + l];
+      v19[i0 * L + l] = (1.0f - square(v18[i0 * L + l])) * v23[i0 * L + l];
     }
   }
-  // %1225 = contract f64[32,69] -> v11
+  // %1061 = contract f64[32,69] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -4458,10 +4846,10 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v24[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
+        v24[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v24[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v24[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     PLASTIC_SIMD
@@ -4476,10 +4864,10 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 69 + 68) * L + l] = acc0_v[l];
+      v24[(i0 * 69 + 68) * L + l] = acc0_v[l];
     }
   }
-  // %1227 = reduce_sum f64[69] -> v16
+  // %1063 = reduce_sum f64[69] -> v18
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4488,271 +4876,15 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v20[(i0 + i1 * 69) * L + l] + v11[(i0 + i1 * 69) * L + l]);
+        acc_v[l] = acc_v[l] + (v22[(i0 + i1 * 69) * L + l] + v24[(i0 + i1 * 69) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = acc_v[l];
+      v18[i0 * L + l] = acc_v[l];
     }
   }
-  // %1228 = add f64[69] -> v11
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v18[i0 * L + l] + v16[i0 * L + l];
-    }
-  }
-  // %521 = layernorm f64[69] -> v18
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 69.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e769 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e769 * e769);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 69.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %523 = add f64[69] -> v16
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v18[i0 * L + l]);
-    }
-  }
-  // %525 = contract f64[32,5] -> v13
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1], v16[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v16[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v16[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v16[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 5) * L + l] = acc0_v[l];
-      v13[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v16[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %526 = tanh f64[32,5] -> v20
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = vm::tanh(v13[i0 * L + l]);
-    }
-  }
-  // %898 = contract f64[32,5] -> v13
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 5 + i1) * L + l] = v20[(i0 * 5 + i1) * L + l] * u6[0];
-      }
-    }
-  }
-  // %899 = contract f64[32,5] -> v21
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1) * L + l], v13[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 5) * L + l], v13[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 10) * L + l], v13[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 15) * L + l], v13[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 5) * L + l] = acc0_v[l];
-      v21[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 20) * L + l], v13[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %529 = contract f64[32] -> v8
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v16[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v16[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v16[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v16[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %530 = sigmoid f64[32] -> v17
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = sigmoid(v8[i0 * L + l]);
-    }
-  }
-  // %1054 = contract f64[32,5] -> v13
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 5 + i1) * L + l] = v21[(i0 * 5 + i1) * L + l] * v17[i0 * L + l];
-      }
-    }
-  }
-  // %527 = contract f64[32,5] -> v22
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], v16[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v16[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v16[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v16[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 5) * L + l] = acc0_v[l];
-      v22[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v16[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %528 = softmax f64[32,5] -> v23
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v22[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v22[(i0 * 5 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v22[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v22[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %1055 = contract f64[32] -> v8
+  // %1051 = contract f64[32] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4764,241 +4896,28 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v23[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v21[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v23[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v21[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v23[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v21[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v23[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v21[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1058 = mul f64[32,5] -> v22
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 5 + i1) * L + l] =
-            (v13[(i0 * 5 + i1) * L + l] - v8[i0 * L + l]) * v23[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %1059 = contract f64[32,69] -> v13
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69], v22[(i0 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 1], v22[(i0 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 2], v22[(i0 * 5 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 3], v22[(i0 * 5 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v22[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 69 + 68) * L + l] = acc0_v[l];
-    }
-  }
-  // %771 = contract f64[32] -> v8
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v17[i0 * L + l] * u6[0];
-    }
-  }
-  // %772 = contract f64[32,5] -> v24
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 5 + i1) * L + l] = v23[(i0 * 5 + i1) * L + l] * v8[i0 * L + l];
-      }
-    }
-  }
-  // %912 = contract f64[32,5] -> v25
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v24[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v24[(i0 * 5 + i1) * L + l],
-                             acc1_v[l]);
-        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v24[(i0 * 5 + i1) * L + l],
-                             acc2_v[l]);
-        acc3_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v24[(i0 * 5 + i1) * L + l],
-                             acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 5) * L + l] = acc0_v[l];
-      v25[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v24[(i0 * 5 + i1) * L + l],
-                             acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1060 = mul f64[32,5] -> v24
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = (1.0f - square(v20[i0 * L + l])) * v25[i0 * L + l];
-    }
-  }
-  // %1061 = contract f64[32,69] -> v20
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69], v24[(i0 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 1], v24[(i0 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 2], v24[(i0 * 5 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 3], v24[(i0 * 5 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v20[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v20[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v20[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v24[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 69 + 68) * L + l] = acc0_v[l];
-    }
-  }
-  // %1063 = reduce_sum f64[69] -> v25
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v13[(i0 + i1 * 69) * L + l] + v20[(i0 + i1 * 69) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1051 = contract f64[32] -> v8
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 20 + i1) * L + l], v23[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 5) * L + l], v23[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 10) * L + l], v23[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 15) * L + l], v23[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %1052 = mul f64[32] -> v21
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = (v17[i0 * L + l] * (1.0f - v17[i0 * L + l])) * v8[i0 * L + l];
+      v21[i0 * L + l] = (v14[i0 * L + l] * (1.0f - v14[i0 * L + l])) * v6[i0 * L + l];
     }
   }
   // %1053 = contract f64[69] -> v23
@@ -5041,11 +4960,11 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t l = 0; l < L; ++l) {
     v23[68 * L + l] = acc0_v[l];
   }
-  // %1064 = add f64[69] -> v13
+  // %1064 = add f64[69] -> v17
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v25[i0 * L + l] + v23[i0 * L + l];
+      v17[i0 * L + l] = v18[i0 * L + l] + v23[i0 * L + l];
     }
   }
   // %1231 = add f64[69] -> d.ln.gain
@@ -5054,8 +4973,8 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((v0[i0 * L + l] * v12[i0 * L + l]) + (v5[i0 * L + l] * v11[i0 * L + l])) +
-                 (v18[i0 * L + l] * v13[i0 * L + l]);
+        sum[l] = ((v0[i0 * L + l] * v11[i0 * L + l]) + (v3[i0 * L + l] * v12[i0 * L + l])) +
+                 (v15[i0 * L + l] * v17[i0 * L + l]);
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
@@ -5066,7 +4985,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v11[i0 * L + l] + v12[i0 * L + l]) + v13[i0 * L + l];
+        sum[l] = (v12[i0 * L + l] + v11[i0 * L + l]) + v17[i0 * L + l];
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
@@ -5078,8 +4997,8 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v1[i1 * L + l] * v3[i0 * L + l]) + (v9[i0 * L + l] * v7[i1 * L + l])) +
-                   (v16[i1 * L + l] * v21[i0 * L + l]);
+          sum[l] = ((v1[i1 * L + l] * v2[i0 * L + l]) + (v7[i0 * L + l] * v5[i1 * L + l])) +
+                   (v13[i1 * L + l] * v21[i0 * L + l]);
         }
         theta_bar_Wb[i0 * 69 + i1] += lane_sum<L>(sum);
       }
@@ -5093,9 +5012,9 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((v10[(i0 * 5 + i1) * L + l] * v1[i2 * L + l]) +
-                      (v15[(i0 * 5 + i1) * L + l] * v7[i2 * L + l])) +
-                     (v22[(i0 * 5 + i1) * L + l] * v16[i2 * L + l]);
+            sum[l] = ((v9[(i0 * 5 + i1) * L + l] * v1[i2 * L + l]) +
+                      (v10[(i0 * 5 + i1) * L + l] * v5[i2 * L + l])) +
+                     (v20[(i0 * 5 + i1) * L + l] * v13[i2 * L + l]);
           }
           theta_bar_Wk[i0 * 345 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
@@ -5110,9 +5029,9 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v16[i2 * L + l] * v24[(i0 * 5 + i1) * L + l]) +
-                     ((v2[(i0 * 5 + i1) * L + l] * v1[i2 * L + l]) +
-                      (v19[(i0 * 5 + i1) * L + l] * v7[i2 * L + l]));
+            sum[l] = (v13[i2 * L + l] * v19[(i0 * 5 + i1) * L + l]) +
+                     ((v8[(i0 * 5 + i1) * L + l] * v1[i2 * L + l]) +
+                      (v16[(i0 * 5 + i1) * L + l] * v5[i2 * L + l]));
           }
           theta_bar_Wv[i0 * 345 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
@@ -5142,12 +5061,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = acc_v[l];
     }
-    // %719 = mul f64[] -> v8
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[l] = v4[l] * 0.014492754f;
-    }
-    // %723 = reduce_sum f64[] -> v4
+    // %723 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5155,26 +5069,26 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - v8[l]);
+        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - (v4[l] * 0.014492754f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v6[l] = acc_v[l];
     }
-    // %727 = reciprocal f64[] -> v8
+    // %727 = reciprocal f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[l] = T(1) / std::sqrt((v4[l] * 0.014492754f) + 1e-05f);
+      v4[l] = T(1) / std::sqrt((v6[l] * 0.014492754f) + 1e-05f);
     }
     // %1084 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v13[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v17[i0 * L + l];
       }
     }
-    // %1085 = reduce_sum f64[] -> v4
+    // %1085 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5187,14 +5101,9 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v6[l] = acc_v[l];
     }
-    // %1086 = mul f64[] -> v9
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[l] = v4[l] * 0.014492754f;
-    }
-    // %1089 = contract f64[] -> v4
+    // %1089 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5202,23 +5111,19 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v1[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v1[i0 * L + l], v15[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc0_v[l];
-    }
-    // %1090 = mul f64[] -> v17
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[l] = v4[l] * 0.014492754f;
+      v7[l] = acc0_v[l];
     }
     // %1094 = mul f64[69] -> d.x@0
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[i0 * L + l] += v8[l] * ((v1[i0 * L + l] - v9[l]) - (v17[l] * v18[i0 * L + l]));
+        u_stages_bar[i0 * L + l] += v4[l] * ((v1[i0 * L + l] - (v6[l] * 0.014492754f)) -
+                                             ((v7[l] * 0.014492754f) * v15[i0 * L + l]));
       }
     }
     // %665 = reduce_sum f64[] -> v4
@@ -5236,12 +5141,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = acc_v[l];
     }
-    // %666 = mul f64[] -> v8
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[l] = v4[l] * 0.014492754f;
-    }
-    // %670 = reduce_sum f64[] -> v4
+    // %670 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5249,26 +5149,26 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 69) * L + l] - v8[l]);
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 69) * L + l] - (v4[l] * 0.014492754f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v6[l] = acc_v[l];
     }
-    // %674 = reciprocal f64[] -> v8
+    // %674 = reciprocal f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[l] = T(1) / std::sqrt((v4[l] * 0.014492754f) + 1e-05f);
+      v4[l] = T(1) / std::sqrt((v6[l] * 0.014492754f) + 1e-05f);
     }
     // %1243 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v11[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v12[i0 * L + l];
       }
     }
-    // %1244 = reduce_sum f64[] -> v4
+    // %1244 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5281,14 +5181,9 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v6[l] = acc_v[l];
     }
-    // %1245 = mul f64[] -> v9
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[l] = v4[l] * 0.014492754f;
-    }
-    // %1248 = contract f64[] -> v4
+    // %1248 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5296,31 +5191,26 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v3[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc0_v[l];
-    }
-    // %1249 = mul f64[] -> v17
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[l] = v4[l] * 0.014492754f;
+      v7[l] = acc0_v[l];
     }
     // %1253 = mul f64[69] -> d.x@1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 69) * L + l] +=
-            v8[l] * ((v1[i0 * L + l] - v9[l]) - (v5[i0 * L + l] * v17[l]));
+        u_stages_bar[(i0 + 69) * L + l] += v4[l] * ((v1[i0 * L + l] - (v6[l] * 0.014492754f)) -
+                                                    (v3[i0 * L + l] * (v7[l] * 0.014492754f)));
       }
     }
     // %1106 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v12[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v11[i0 * L + l];
       }
     }
     // %1107 = reduce_sum f64[] -> v4
@@ -5338,12 +5228,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = acc_v[l];
     }
-    // %1108 = mul f64[] -> v8
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[l] = v4[l] * 0.014492754f;
-    }
-    // %1111 = contract f64[] -> v4
+    // %1111 = contract f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5356,14 +5241,9 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc0_v[l];
+      v6[l] = acc0_v[l];
     }
-    // %1112 = mul f64[] -> v9
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[l] = v4[l] * 0.014492754f;
-    }
-    // %610 = reduce_sum f64[] -> v4
+    // %610 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5376,14 +5256,9 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v7[l] = acc_v[l];
     }
-    // %611 = mul f64[] -> v17
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[l] = v4[l] * 0.014492754f;
-    }
-    // %615 = reduce_sum f64[] -> v4
+    // %615 = reduce_sum f64[] -> v14
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5391,24 +5266,25 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 207) * L + l] - v17[l]);
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 207) * L + l] - (v7[l] * 0.014492754f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v14[l] = acc_v[l];
     }
-    // %619 = reciprocal f64[] -> v17
+    // %619 = reciprocal f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[l] = T(1) / std::sqrt((v4[l] * 0.014492754f) + 1e-05f);
+      v7[l] = T(1) / std::sqrt((v14[l] * 0.014492754f) + 1e-05f);
     }
     // %1116 = mul f64[69] -> d.x@2
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 207) * L + l] +=
-            ((v1[i0 * L + l] - v8[l]) - (v0[i0 * L + l] * v9[l])) * v17[l];
+        u_stages_bar[(i0 + 207) * L + l] += ((v1[i0 * L + l] - (v4[l] * 0.014492754f)) -
+                                             (v0[i0 * L + l] * (v6[l] * 0.014492754f))) *
+                                            v7[l];
       }
     }
   }
@@ -5456,27 +5332,25 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
   T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14912);
   T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15936);
   T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21056);
-  T* __restrict u8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26176);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26240);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51840);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 54080);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59200);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64320);
-  T* __restrict u14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65344);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65408);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70528);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 75648);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 80768);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 83008);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 88128);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 93248);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 98368);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 99392);
-  T* __restrict u24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 104512);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 104576);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 109696);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 180352);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 251008);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26176);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51776);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 54016);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59136);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64256);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65280);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70400);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 75520);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77760);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 82880);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 88000);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 93120);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94144);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 95168);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 96192);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 98432);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 103552);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 174208);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 244864);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -5690,25 +5564,14 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v7[i0 * L + l] = vm::tanh(v6[i0 * L + l]);
     }
   }
-  // %775 = mul f64[] -> u8
-  u8[0] = T(h) * 0.33333334f;
-  // %1543 = contract f64[32,5] -> v6
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 5 + i1) * L + l] = v7[(i0 * 5 + i1) * L + l] * u8[0];
-      }
-    }
-  }
-  // %1545 = contract f64[32,5,5] -> v9
+  // %1545 = contract f64[32,5,5] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v9[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              v2[(i0 * 5 + i1) * L + l] * v6[(i0 * 5 + i2) * L + l];
+          v8[(i0 * 25 + i1 * 5 + i2) * L + l] =
+              v2[(i0 * 5 + i1) * L + l] * (v7[(i0 * 5 + i2) * L + l] * (T(h) * 0.33333334f));
         }
       }
     }
@@ -5733,8 +5596,8 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e164 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e164 * e164);
+        const T e162 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e162 * e162);
       }
     }
   }
@@ -5749,14 +5612,14 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v6[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %523 = add f64[69] -> v10
+  // %523 = add f64[69] -> v9
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v6[i0 * L + l]);
+      v9[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v6[i0 * L + l]);
     }
   }
-  // %527 = contract f64[32,5] -> v11
+  // %527 = contract f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5768,32 +5631,32 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v9[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 5) * L + l] = acc0_v[l];
-      v11[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 5) * L + l] = acc0_v[l];
+      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v10[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v9[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %528 = softmax f64[32,5] -> v12
+  // %528 = softmax f64[32,5] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5803,7 +5666,7 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v11[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+            (v10[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v10[(i0 * 5 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -5814,18 +5677,18 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v11[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v10[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v10[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v11[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %529 = contract f64[32] -> v11
+  // %529 = contract f64[32] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5837,48 +5700,37 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v9[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %530 = sigmoid f64[32] -> v13
+  // %530 = sigmoid f64[32] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = sigmoid(v11[i0 * L + l]);
+      v12[i0 * L + l] = sigmoid(v10[i0 * L + l]);
     }
   }
-  // %531 = contract f64[32,5] -> v11
+  // %531 = contract f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 5 + i1) * L + l] = v12[(i0 * 5 + i1) * L + l] * v13[i0 * L + l];
+        v10[(i0 * 5 + i1) * L + l] = v11[(i0 * 5 + i1) * L + l] * v12[i0 * L + l];
       }
     }
   }
-  // %770 = mul f64[] -> u14
-  u14[0] = T(h) * 0.16666667f;
-  // %1541 = contract f64[32,5] -> v15
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 5 + i1) * L + l] = v11[(i0 * 5 + i1) * L + l] * u14[0];
-      }
-    }
-  }
-  // %525 = contract f64[32,5] -> v16
+  // %525 = contract f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5890,39 +5742,39 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v9[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 5) * L + l] = acc0_v[l];
-      v16[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 5) * L + l] = acc0_v[l];
+      v13[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v10[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v9[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v13[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %526 = tanh f64[32,5] -> v17
+  // %526 = tanh f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = vm::tanh(v16[i0 * L + l]);
+      v14[i0 * L + l] = vm::tanh(v13[i0 * L + l]);
     }
   }
-  // %560 = layernorm f64[69] -> v16
+  // %560 = layernorm f64[69] -> v13
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5942,8 +5794,8 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e312 = u_stages[(i0 + 207) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e312 * e312);
+        const T e305 = u_stages[(i0 + 207) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e305 * e305);
       }
     }
   }
@@ -5955,17 +5807,17 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = (u_stages[(i0 + 207) * L + l] - mean_v[l]) * rstd_v[l];
+      v13[i0 * L + l] = (u_stages[(i0 + 207) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %562 = add f64[69] -> v18
+  // %562 = add f64[69] -> v15
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = ln_bias[i0] + (v16[i0 * L + l] * ln_gain[i0]);
+      v15[i0 * L + l] = ln_bias[i0] + (v13[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %564 = contract f64[32,5] -> v19
+  // %564 = contract f64[32,5] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5977,39 +5829,39 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1], v18[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v18[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v18[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v18[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1], v15[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v15[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v15[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v15[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 5) * L + l] = acc0_v[l];
-      v19[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 5) * L + l] = acc0_v[l];
+      v16[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v18[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v15[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v16[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %565 = tanh f64[32,5] -> v20
+  // %565 = tanh f64[32,5] -> v17
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = vm::tanh(v19[i0 * L + l]);
+      v17[i0 * L + l] = vm::tanh(v16[i0 * L + l]);
     }
   }
-  // %566 = contract f64[32,5] -> v19
+  // %566 = contract f64[32,5] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6021,32 +5873,32 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], v18[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v18[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v18[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v18[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], v15[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v15[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v15[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v15[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 5) * L + l] = acc0_v[l];
-      v19[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 5) * L + l] = acc0_v[l];
+      v16[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v18[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v15[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v16[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %567 = softmax f64[32,5] -> v21
+  // %567 = softmax f64[32,5] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6056,7 +5908,7 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v19[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v19[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+            (v16[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v16[(i0 * 5 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -6067,18 +5919,18 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v19[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v19[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v16[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v16[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v18[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %568 = contract f64[32] -> v19
+  // %568 = contract f64[32] -> v16
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6090,42 +5942,33 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v18[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v18[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v18[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v18[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v15[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v15[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v15[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v15[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %569 = sigmoid f64[32] -> v22
+  // %569 = sigmoid f64[32] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = sigmoid(v19[i0 * L + l]);
+      v19[i0 * L + l] = sigmoid(v16[i0 * L + l]);
     }
   }
-  // %570 = contract f64[32,5] -> v19
+  // %570 = contract f64[32,5] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 5 + i1) * L + l] = v21[(i0 * 5 + i1) * L + l] * v22[i0 * L + l];
-      }
-    }
-  }
-  // %1548 = contract f64[32,5] -> v23
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 5 + i1) * L + l] = v19[(i0 * 5 + i1) * L + l] * u14[0];
+        v16[(i0 * 5 + i1) * L + l] = v18[(i0 * 5 + i1) * L + l] * v19[i0 * L + l];
       }
     }
   }
@@ -6136,25 +5979,24 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              (((v9[(i0 * 25 + i1 * 5 + i2) * L + l] +
-                 (v15[(i0 * 5 + i1) * L + l] * v17[(i0 * 5 + i2) * L + l])) +
-                v9[(i0 * 25 + i1 * 5 + i2) * L + l]) +
-               (v20[(i0 * 5 + i2) * L + l] * v23[(i0 * 5 + i1) * L + l])) +
+              (((v8[(i0 * 25 + i1 * 5 + i2) * L + l] +
+                 ((v10[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f)) *
+                  v14[(i0 * 5 + i2) * L + l])) +
+                v8[(i0 * 25 + i1 * 5 + i2) * L + l]) +
+               (v17[(i0 * 5 + i2) * L + l] * (v16[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f)))) +
               z0_W[(i0 * 25 + i1 * 5 + i2) * L + l];
         }
       }
     }
   }
-  // %1446 = mul f64[] -> u24
-  u24[0] = T(h) * -0.0f;
   // %1448 = add f64[32,5,5] -> a.W
   for (int64_t i0 = 0; i0 < 800; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      a1[i0 * L + l] = u24[0] + a0[i0 * L + l];
+      a1[i0 * L + l] = (T(h) * -0.0f) + a0[i0 * L + l];
     }
   }
-  // %1281 = contract f64[32,5] -> v15
+  // %1281 = contract f64[32,5] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6166,35 +6008,35 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v17[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v17[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v14[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v14[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v17[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v14[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v17[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v14[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 5) * L + l] = acc0_v[l];
-      v15[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 5) * L + l] = acc0_v[l];
+      v8[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v17[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v14[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v8[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %1282 = contract f64[32] -> v23
+  // %1282 = contract f64[32] -> v20
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6206,31 +6048,31 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v15[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v11[(i0 * 20 + i1) * L + l], v8[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v15[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v11[(i0 * 20 + i1 + 5) * L + l], v8[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v15[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v11[(i0 * 20 + i1 + 10) * L + l], v8[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v15[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v11[(i0 * 20 + i1 + 15) * L + l], v8[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1283 = mul f64[32] -> v9
+  // %1283 = mul f64[32] -> v21
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v23[i0 * L + l] * (v13[i0 * L + l] * (1.0f - v13[i0 * L + l]));
+      v21[i0 * L + l] = v20[i0 * L + l] * (v12[i0 * L + l] * (1.0f - v12[i0 * L + l]));
     }
   }
-  // %1284 = contract f64[69] -> v23
+  // %1284 = contract f64[69] -> v22
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6242,18 +6084,18 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v21[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v21[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v21[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v21[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 4) * L + l] = acc0_v[l];
+      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -6263,14 +6105,14 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v9[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v21[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v23[68 * L + l] = acc0_v[l];
+    v22[68 * L + l] = acc0_v[l];
   }
-  // %1285 = contract f64[32,5] -> v25
+  // %1285 = contract f64[32,5] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6282,43 +6124,43 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v11[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v10[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v11[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v10[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v11[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v10[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 5) * L + l] = acc0_v[l];
-      v25[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 5) * L + l] = acc0_v[l];
+      v23[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v23[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %1286 = mul f64[32,5] -> v11
+  // %1286 = mul f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v25[i0 * L + l] * (1.0f - square(v17[i0 * L + l]));
+      v10[i0 * L + l] = v23[i0 * L + l] * (1.0f - square(v14[i0 * L + l]));
     }
   }
-  // %1287 = contract f64[32,69] -> v26
+  // %1287 = contract f64[32,69] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -6332,21 +6174,21 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69], v11[(i0 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69], v10[(i0 * 5 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 1], v11[(i0 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 1], v10[(i0 * 5 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 2], v11[(i0 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 2], v10[(i0 * 5 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 3], v11[(i0 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 3], v10[(i0 * 5 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v26[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v26[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v26[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v24[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
+        v24[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v24[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v24[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     PLASTIC_SIMD
@@ -6356,24 +6198,24 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 69 + 68) * L + l] = acc0_v[l];
+      v24[(i0 * 69 + 68) * L + l] = acc0_v[l];
     }
   }
-  // %1288 = contract f64[32,5] -> v17
+  // %1288 = contract f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 5 + i1) * L + l] = v15[(i0 * 5 + i1) * L + l] * v13[i0 * L + l];
+        v14[(i0 * 5 + i1) * L + l] = v8[(i0 * 5 + i1) * L + l] * v12[i0 * L + l];
       }
     }
   }
-  // %1555 = contract f64[32] -> v13
+  // %1555 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6385,283 +6227,34 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v12[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v14[(i0 * 20 + i1) * L + l], v11[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v12[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v14[(i0 * 20 + i1 + 5) * L + l], v11[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v12[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v14[(i0 * 20 + i1 + 10) * L + l], v11[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v12[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v14[(i0 * 20 + i1 + 15) * L + l], v11[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1698 = mul f64[32,5] -> v15
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 5 + i1) * L + l] =
-            (v17[(i0 * 5 + i1) * L + l] - v13[i0 * L + l]) * v12[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %1699 = contract f64[32,69] -> v27
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69], v15[(i0 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 1], v15[(i0 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 2], v15[(i0 * 5 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 3], v15[(i0 * 5 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v27[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v27[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v27[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v15[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 69 + 68) * L + l] = acc0_v[l];
-    }
-  }
-  // %1701 = reduce_sum f64[69] -> v12
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v26[(i0 + i1 * 69) * L + l] + v27[(i0 + i1 * 69) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1703 = mul f64[69] -> v17
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = (v23[i0 * L + l] + v12[i0 * L + l]) * 0.16666667f;
-    }
-  }
-  // %1449 = contract f64[32,5] -> v12
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a1[(i0 * 25 + i1 * 5) * L + l], v2[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(a1[(i0 * 25 + i1 * 5 + 1) * L + l], v2[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(a1[(i0 * 25 + i1 * 5 + 2) * L + l], v2[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(a1[(i0 * 25 + i1 * 5 + 3) * L + l], v2[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 5) * L + l] = acc0_v[l];
-      v12[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(a1[(i0 * 25 + i1 * 5 + 4) * L + l], v2[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1450 = mul f64[32,5] -> v2
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v12[i0 * L + l] * (1.0f - square(v7[i0 * L + l]));
-    }
-  }
-  // %1451 = contract f64[32,69] -> v26
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69], v2[(i0 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 1], v2[(i0 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 2], v2[(i0 * 5 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 3], v2[(i0 * 5 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v26[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v26[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v26[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v2[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 69 + 68) * L + l] = acc0_v[l];
-    }
-  }
-  // %1452 = contract f64[32,5] -> v12
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a1[(i0 * 25 + i1) * L + l], v7[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(a1[(i0 * 25 + i1 + 5) * L + l], v7[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(a1[(i0 * 25 + i1 + 10) * L + l], v7[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(a1[(i0 * 25 + i1 + 15) * L + l], v7[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 5) * L + l] = acc0_v[l];
-      v12[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a1[(i0 * 25 + i1 + 20) * L + l], v7[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1453 = contract f64[32,5] -> v7
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 5 + i1) * L + l] = v12[(i0 * 5 + i1) * L + l] * v5[i0 * L + l];
-      }
-    }
-  }
-  // %1571 = contract f64[32] -> v13
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 20 + i1) * L + l], v3[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 5) * L + l], v3[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 10) * L + l], v3[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 15) * L + l], v3[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1707 = mul f64[32,5] -> v23
+  // %1698 = mul f64[32,5] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v23[(i0 * 5 + i1) * L + l] =
-            (v7[(i0 * 5 + i1) * L + l] - v13[i0 * L + l]) * v3[(i0 * 5 + i1) * L + l];
+            (v14[(i0 * 5 + i1) * L + l] - v12[i0 * L + l]) * v11[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %1708 = contract f64[32,69] -> v27
+  // %1699 = contract f64[32,69] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -6686,10 +6279,10 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v27[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v27[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v27[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v25[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
+        v25[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v25[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v25[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     PLASTIC_SIMD
@@ -6704,10 +6297,10 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 69 + 68) * L + l] = acc0_v[l];
+      v25[(i0 * 69 + 68) * L + l] = acc0_v[l];
     }
   }
-  // %1710 = reduce_sum f64[69] -> v7
+  // %1701 = reduce_sum f64[69] -> v11
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6716,15 +6309,162 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v26[(i0 + i1 * 69) * L + l] + v27[(i0 + i1 * 69) * L + l]);
+        acc_v[l] = acc_v[l] + (v24[(i0 + i1 * 69) * L + l] + v25[(i0 + i1 * 69) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = acc_v[l];
+      v11[i0 * L + l] = acc_v[l];
     }
   }
-  // %1462 = contract f64[32] -> v13
+  // %1703 = mul f64[69] -> v14
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = (v22[i0 * L + l] + v11[i0 * L + l]) * 0.16666667f;
+    }
+  }
+  // %1449 = contract f64[32,5] -> v11
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(a1[(i0 * 25 + i1 * 5) * L + l], v2[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a1[(i0 * 25 + i1 * 5 + 1) * L + l], v2[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a1[(i0 * 25 + i1 * 5 + 2) * L + l], v2[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a1[(i0 * 25 + i1 * 5 + 3) * L + l], v2[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 5) * L + l] = acc0_v[l];
+      v11[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(a1[(i0 * 25 + i1 * 5 + 4) * L + l], v2[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %1450 = mul f64[32,5] -> v2
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = v11[i0 * L + l] * (1.0f - square(v7[i0 * L + l]));
+    }
+  }
+  // %1451 = contract f64[32,69] -> v24
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 17; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69], v2[(i0 * 5 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 1], v2[(i0 * 5 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 2], v2[(i0 * 5 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 3], v2[(i0 * 5 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v24[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
+        v24[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v24[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v24[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v2[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[(i0 * 69 + 68) * L + l] = acc0_v[l];
+    }
+  }
+  // %1452 = contract f64[32,5] -> v11
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(a1[(i0 * 25 + i1) * L + l], v7[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(a1[(i0 * 25 + i1 + 5) * L + l], v7[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(a1[(i0 * 25 + i1 + 10) * L + l], v7[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(a1[(i0 * 25 + i1 + 15) * L + l], v7[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 5) * L + l] = acc0_v[l];
+      v11[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(a1[(i0 * 25 + i1 + 20) * L + l], v7[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %1453 = contract f64[32,5] -> v7
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 5 + i1) * L + l] = v11[(i0 * 5 + i1) * L + l] * v5[i0 * L + l];
+      }
+    }
+  }
+  // %1571 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6736,31 +6476,133 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v3[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v7[(i0 * 20 + i1) * L + l], v3[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v3[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v7[(i0 * 20 + i1 + 5) * L + l], v3[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v3[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v7[(i0 * 20 + i1 + 10) * L + l], v3[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v3[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v7[(i0 * 20 + i1 + 15) * L + l], v3[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1463 = mul f64[32] -> v3
+  // %1707 = mul f64[32,5] -> v8
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 5 + i1) * L + l] =
+            (v7[(i0 * 5 + i1) * L + l] - v12[i0 * L + l]) * v3[(i0 * 5 + i1) * L + l];
+      }
+    }
+  }
+  // %1708 = contract f64[32,69] -> v25
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 17; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69], v8[(i0 * 5 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 1], v8[(i0 * 5 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 2], v8[(i0 * 5 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 3], v8[(i0 * 5 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v25[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
+        v25[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v25[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v25[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[(i0 * 69 + 68) * L + l] = acc0_v[l];
+    }
+  }
+  // %1710 = reduce_sum f64[69] -> v22
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v24[(i0 + i1 * 69) * L + l] + v25[(i0 + i1 * 69) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1462 = contract f64[32] -> v12
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v11[(i0 * 20 + i1) * L + l], v3[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v11[(i0 * 20 + i1 + 5) * L + l], v3[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v11[(i0 * 20 + i1 + 10) * L + l], v3[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v11[(i0 * 20 + i1 + 15) * L + l], v3[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1463 = mul f64[32] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v13[i0 * L + l] * ((1.0f - v5[i0 * L + l]) * v5[i0 * L + l]);
+      v20[i0 * L + l] = v12[i0 * L + l] * ((1.0f - v5[i0 * L + l]) * v5[i0 * L + l]);
     }
   }
-  // %1464 = contract f64[69] -> v12
+  // %1464 = contract f64[69] -> v3
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6772,18 +6614,18 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v20[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v20[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v20[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v20[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -6793,28 +6635,28 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v3[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v20[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v12[68 * L + l] = acc0_v[l];
+    v3[68 * L + l] = acc0_v[l];
   }
-  // %1711 = add f64[69] -> v25
+  // %1711 = add f64[69] -> v7
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v7[i0 * L + l] + v12[i0 * L + l];
+      v7[i0 * L + l] = v22[i0 * L + l] + v3[i0 * L + l];
     }
   }
-  // %1713 = mul f64[69] -> v7
+  // %1713 = mul f64[69] -> v22
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = (v0[i0 * L + l] * v25[i0 * L + l]) * 0.33333334f;
+      v22[i0 * L + l] = (v0[i0 * L + l] * v7[i0 * L + l]) * 0.33333334f;
     }
   }
-  // %1470 = contract f64[32,5] -> v12
+  // %1470 = contract f64[32,5] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6826,32 +6668,32 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a1[(i0 * 25 + i1) * L + l], v20[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(a1[(i0 * 25 + i1 + 5) * L + l], v20[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc0_v[l] = std::fma(a1[(i0 * 25 + i1) * L + l], v17[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(a1[(i0 * 25 + i1 + 5) * L + l], v17[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a1[(i0 * 25 + i1 + 10) * L + l], v20[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a1[(i0 * 25 + i1 + 10) * L + l], v17[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(a1[(i0 * 25 + i1 + 15) * L + l], v20[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a1[(i0 * 25 + i1 + 15) * L + l], v17[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 5) * L + l] = acc0_v[l];
-      v12[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 5) * L + l] = acc0_v[l];
+      v3[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(a1[(i0 * 25 + i1 + 20) * L + l], v20[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(a1[(i0 * 25 + i1 + 20) * L + l], v17[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v3[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
   // %1471 = contract f64[32] -> v5
@@ -6866,13 +6708,13 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 20 + i1) * L + l], v12[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l], v3[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 5) * L + l], v12[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v18[(i0 * 20 + i1 + 5) * L + l], v3[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 10) * L + l], v12[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v18[(i0 * 20 + i1 + 10) * L + l], v3[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 15) * L + l], v12[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v18[(i0 * 20 + i1 + 15) * L + l], v3[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6883,11 +6725,11 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1472 = mul f64[32] -> v13
+  // %1472 = mul f64[32] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v5[i0 * L + l] * ((1.0f - v22[i0 * L + l]) * v22[i0 * L + l]);
+      v12[i0 * L + l] = v5[i0 * L + l] * ((1.0f - v19[i0 * L + l]) * v19[i0 * L + l]);
     }
   }
   // %1473 = contract f64[69] -> v0
@@ -6902,10 +6744,10 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v13[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v12[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6923,19 +6765,19 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v13[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v12[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v0[68 * L + l] = acc0_v[l];
   }
-  // %1474 = contract f64[32,5] -> v26
+  // %1474 = contract f64[32,5] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 5 + i1) * L + l] = v12[(i0 * 5 + i1) * L + l] * v22[i0 * L + l];
+        v11[(i0 * 5 + i1) * L + l] = v3[(i0 * 5 + i1) * L + l] * v19[i0 * L + l];
       }
     }
   }
@@ -6951,13 +6793,13 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 20 + i1) * L + l], v26[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l], v11[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 5) * L + l], v26[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v18[(i0 * 20 + i1 + 5) * L + l], v11[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 10) * L + l], v26[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v18[(i0 * 20 + i1 + 10) * L + l], v11[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 15) * L + l], v26[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v18[(i0 * 20 + i1 + 15) * L + l], v11[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6968,17 +6810,17 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1717 = mul f64[32,5] -> v12
+  // %1717 = mul f64[32,5] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 5 + i1) * L + l] =
-            (v26[(i0 * 5 + i1) * L + l] - v5[i0 * L + l]) * v21[(i0 * 5 + i1) * L + l];
+        v3[(i0 * 5 + i1) * L + l] =
+            (v11[(i0 * 5 + i1) * L + l] - v5[i0 * L + l]) * v18[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %1718 = contract f64[32,69] -> v26
+  // %1718 = contract f64[32,69] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -6992,21 +6834,21 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69], v12[(i0 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69], v3[(i0 * 5 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 1], v12[(i0 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 1], v3[(i0 * 5 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 2], v12[(i0 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 2], v3[(i0 * 5 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 3], v12[(i0 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 3], v3[(i0 * 5 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v26[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v26[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v26[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v24[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
+        v24[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v24[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v24[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     PLASTIC_SIMD
@@ -7016,15 +6858,15 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v12[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v3[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 69 + 68) * L + l] = acc0_v[l];
+      v24[(i0 * 69 + 68) * L + l] = acc0_v[l];
     }
   }
-  // %1481 = contract f64[32,5] -> v21
+  // %1481 = contract f64[32,5] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7036,43 +6878,43 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a1[(i0 * 25 + i1 * 5) * L + l], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(a1[(i0 * 25 + i1 * 5) * L + l], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a1[(i0 * 25 + i1 * 5 + 1) * L + l], v19[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a1[(i0 * 25 + i1 * 5 + 1) * L + l], v16[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a1[(i0 * 25 + i1 * 5 + 2) * L + l], v19[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a1[(i0 * 25 + i1 * 5 + 2) * L + l], v16[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(a1[(i0 * 25 + i1 * 5 + 3) * L + l], v19[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a1[(i0 * 25 + i1 * 5 + 3) * L + l], v16[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 5) * L + l] = acc0_v[l];
-      v21[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 5) * L + l] = acc0_v[l];
+      v11[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(a1[(i0 * 25 + i1 * 5 + 4) * L + l], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(a1[(i0 * 25 + i1 * 5 + 4) * L + l], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v11[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %1482 = mul f64[32,5] -> v19
+  // %1482 = mul f64[32,5] -> v16
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = v21[i0 * L + l] * (1.0f - square(v20[i0 * L + l]));
+      v16[i0 * L + l] = v11[i0 * L + l] * (1.0f - square(v17[i0 * L + l]));
     }
   }
-  // %1483 = contract f64[32,69] -> v27
+  // %1483 = contract f64[32,69] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -7086,21 +6928,21 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69], v19[(i0 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69], v16[(i0 * 5 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 1], v19[(i0 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 1], v16[(i0 * 5 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 2], v19[(i0 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 2], v16[(i0 * 5 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 3], v19[(i0 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 3], v16[(i0 * 5 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v27[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v27[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v27[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v25[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
+        v25[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v25[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v25[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     PLASTIC_SIMD
@@ -7110,15 +6952,15 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 69 + 68) * L + l] = acc0_v[l];
+      v25[(i0 * 69 + 68) * L + l] = acc0_v[l];
     }
   }
-  // %1720 = reduce_sum f64[69] -> v20
+  // %1720 = reduce_sum f64[69] -> v11
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7127,19 +6969,19 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v26[(i0 + i1 * 69) * L + l] + v27[(i0 + i1 * 69) * L + l]);
+        acc_v[l] = acc_v[l] + (v24[(i0 + i1 * 69) * L + l] + v25[(i0 + i1 * 69) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = acc_v[l];
+      v11[i0 * L + l] = acc_v[l];
     }
   }
-  // %1721 = add f64[69] -> v21
+  // %1721 = add f64[69] -> v17
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = v0[i0 * L + l] + v20[i0 * L + l];
+      v17[i0 * L + l] = v0[i0 * L + l] + v11[i0 * L + l];
     }
   }
   // %1725 = mul f64[69] -> adj.ln.gain
@@ -7148,8 +6990,8 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v17[i0 * L + l] * v6[i0 * L + l])) - v7[i0 * L + l]) - v7[i0 * L + l]) -
-                  ((v16[i0 * L + l] * v21[i0 * L + l]) * 0.16666667f)) *
+        sum[l] = ((((-(v14[i0 * L + l] * v6[i0 * L + l])) - v22[i0 * L + l]) - v22[i0 * L + l]) -
+                  ((v13[i0 * L + l] * v17[i0 * L + l]) * 0.16666667f)) *
                  T(h);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
@@ -7159,7 +7001,7 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v25[i0 * L + l] * 0.33333334f;
+      v0[i0 * L + l] = v7[i0 * L + l] * 0.33333334f;
     }
   }
   // %1732 = mul f64[69] -> adj.ln.bias
@@ -7168,40 +7010,19 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-v17[i0 * L + l]) - v0[i0 * L + l]) - v0[i0 * L + l]) -
-                         (v21[i0 * L + l] * 0.16666667f));
+        sum[l] = T(h) * ((((-v14[i0 * L + l]) - v0[i0 * L + l]) - v0[i0 * L + l]) -
+                         (v17[i0 * L + l] * 0.16666667f));
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1628 = contract f64[32] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v3[i0 * L + l] * u8[0];
-    }
-  }
-  // %1629 = contract f64[32,69] -> v26
+  // %1629 = contract f64[32,69] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 69 + i1) * L + l] = v5[i0 * L + l] * v1[i1 * L + l];
+        v24[(i0 * 69 + i1) * L + l] = (v20[i0 * L + l] * (T(h) * 0.33333334f)) * v1[i1 * L + l];
       }
-    }
-  }
-  // %1631 = contract f64[32] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v9[i0 * L + l] * u14[0];
-    }
-  }
-  // %1636 = contract f64[32] -> v22
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v13[i0 * L + l] * u14[0];
     }
   }
   // %1639 = sub f64[32,69] -> adj.Wb
@@ -7211,44 +7032,25 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-v26[(i0 * 69 + i1) * L + l]) - (v10[i1 * L + l] * v5[i0 * L + l])) -
-                    v26[(i0 * 69 + i1) * L + l]) -
-                   (v18[i1 * L + l] * v22[i0 * L + l]);
+          sum[l] = (((-v24[(i0 * 69 + i1) * L + l]) -
+                     (v9[i1 * L + l] * (v21[i0 * L + l] * (T(h) * 0.16666667f)))) -
+                    v24[(i0 * 69 + i1) * L + l]) -
+                   (v15[i1 * L + l] * (v12[i0 * L + l] * (T(h) * 0.16666667f)));
         }
         dtheta_Wb[i0 * 69 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1661 = contract f64[69] -> v0
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v10[i0 * L + l] * u14[0];
-    }
-  }
-  // %1664 = contract f64[69] -> v10
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v1[i0 * L + l] * u8[0];
-    }
-  }
-  // %1735 = contract f64[32,5,69] -> v28
+  // %1735 = contract f64[32,5,69] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v28[(i0 * 345 + i1 * 69 + i2) * L + l] = v23[(i0 * 5 + i1) * L + l] * v10[i2 * L + l];
+          v26[(i0 * 345 + i1 * 69 + i2) * L + l] =
+              v8[(i0 * 5 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.33333334f));
         }
       }
-    }
-  }
-  // %1668 = contract f64[69] -> v1
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v18[i0 * L + l] * u14[0];
     }
   }
   // %1739 = sub f64[32,5,69] -> adj.Wk
@@ -7259,23 +7061,24 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v15[(i0 * 5 + i1) * L + l] * v0[i2 * L + l])) -
-                       v28[(i0 * 345 + i1 * 69 + i2) * L + l]) -
-                      v28[(i0 * 345 + i1 * 69 + i2) * L + l]) -
-                     (v12[(i0 * 5 + i1) * L + l] * v1[i2 * L + l]);
+            sum[l] = (((-(v23[(i0 * 5 + i1) * L + l] * (v9[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                       v26[(i0 * 345 + i1 * 69 + i2) * L + l]) -
+                      v26[(i0 * 345 + i1 * 69 + i2) * L + l]) -
+                     (v3[(i0 * 5 + i1) * L + l] * (v15[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 345 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1691 = contract f64[32,5,69] -> v28
+  // %1691 = contract f64[32,5,69] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v28[(i0 * 345 + i1 * 69 + i2) * L + l] = v2[(i0 * 5 + i1) * L + l] * v10[i2 * L + l];
+          v26[(i0 * 345 + i1 * 69 + i2) * L + l] =
+              v2[(i0 * 5 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.33333334f));
         }
       }
     }
@@ -7288,10 +7091,10 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v11[(i0 * 5 + i1) * L + l] * v0[i2 * L + l])) -
-                       v28[(i0 * 345 + i1 * 69 + i2) * L + l]) -
-                      v28[(i0 * 345 + i1 * 69 + i2) * L + l]) -
-                     (v19[(i0 * 5 + i1) * L + l] * v1[i2 * L + l]);
+            sum[l] = (((-(v10[(i0 * 5 + i1) * L + l] * (v9[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                       v26[(i0 * 345 + i1 * 69 + i2) * L + l]) -
+                      v26[(i0 * 345 + i1 * 69 + i2) * L + l]) -
+                     (v16[(i0 * 5 + i1) * L + l] * (v15[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 345 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
@@ -7300,32 +7103,32 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
   }
   // %1522 = broadcast f64[32,5,69] -> adj.Wq
   for (int64_t i0 = 0; i0 < 11040; ++i0) {
-    dtheta_Wq[i0] += u24[0] * 8.0f;
+    dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1523 = broadcast f64[160] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 160; ++i0) {
-    dtheta_ff_norm_gain[i0] += u24[0] * 8.0f;
-    dtheta_ff_norm_bias[i0] += u24[0] * 8.0f;
-    dtheta_ff_down_bias[i0] += u24[0] * 8.0f;
+    dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
+    dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
+    dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1524 = broadcast f64[64,160] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 10240; ++i0) {
-    dtheta_ff_up_weight[i0] += u24[0] * 8.0f;
+    dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1525 = broadcast f64[64] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
-    dtheta_ff_up_bias[i0] += u24[0] * 8.0f;
+    dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1526 = broadcast f64[160,64] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 10240; ++i0) {
-    dtheta_ff_down_weight[i0] += u24[0] * 8.0f;
+    dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1527 = broadcast f64[1,160] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 160; ++i0) {
-    dtheta_out_weight[i0] += u24[0] * 8.0f;
+    dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1528 = broadcast f64[1] -> adj.out.bias
-  dtheta_out_bias[0] += u24[0] * 8.0f;
+  dtheta_out_bias[0] += (T(h) * -0.0f) * 8.0f;
 }
 
 /// output: runtime/abi.h's plastic_output_fn.
@@ -7707,7 +7510,6 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
   T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36480);
   T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41600);
   T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46720);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46784);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -7912,13 +7714,7 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
   for (int64_t l = 0; l < L; ++l) {
     v5[l] = acc_v[l];
   }
-  // %324 = mul f64[] -> v6
-  // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v6[l] = v5[l] * 0.00625f;
-  }
-  // %328 = reduce_sum f64[] -> v5
+  // %328 = reduce_sum f64[] -> v6
   // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -7927,18 +7723,18 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v3[i0 * L + l] - v6[l]);
+      acc_v[l] = acc_v[l] + square(v3[i0 * L + l] - (v5[l] * 0.00625f));
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v5[l] = acc_v[l];
+    v6[l] = acc_v[l];
   }
-  // %332 = reciprocal f64[] -> v6
+  // %332 = reciprocal f64[] -> v5
   // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v6[l] = T(1) / std::sqrt((v5[l] * 0.00625f) + 1e-05f);
+    v5[l] = T(1) / std::sqrt((v6[l] * 0.00625f) + 1e-05f);
   }
   // %315 = contract f64[64] -> v7
   // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
@@ -7988,8 +7784,8 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e194 = v3[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e194 * e194);
+        const T e193 = v3[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e193 * e193);
       }
     }
   }
@@ -8090,7 +7886,7 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
       v13[i0 * L + l] = v12[i0 * L + l] * ff_norm_gain[i0];
     }
   }
-  // %338 = reduce_sum f64[] -> v5
+  // %338 = reduce_sum f64[] -> v6
   // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -8104,15 +7900,9 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v5[l] = acc_v[l];
+    v6[l] = acc_v[l];
   }
-  // %339 = mul f64[] -> v7
-  // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v7[l] = v5[l] * 0.00625f;
-  }
-  // %396 = contract f64[] -> v5
+  // %396 = contract f64[] -> v7
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -8125,19 +7915,14 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v5[l] = acc0_v[l];
+    v7[l] = acc0_v[l];
   }
-  // %450 = mul f64[] -> v14
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v14[l] = v5[l] * 0.00625f;
-  }
-  // %456 = reshape f64[32,5] -> v15
+  // %456 = reshape f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] =
-          v0[i0 * L + l] + (v6[l] * ((v13[i0 * L + l] - v7[l]) - (v8[i0 * L + l] * v14[l])));
+      v14[i0 * L + l] = v0[i0 * L + l] + (v5[l] * ((v13[i0 * L + l] - (v6[l] * 0.00625f)) -
+                                                   (v8[i0 * L + l] * (v7[l] * 0.00625f))));
     }
   }
   // %457 = contract f64[32,5,5] -> d.W
@@ -8147,7 +7932,7 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] +=
-              v15[(i0 * 5 + i2) * L + l] * v4[(i0 * 5 + i1) * L + l];
+              v14[(i0 * 5 + i2) * L + l] * v4[(i0 * 5 + i1) * L + l];
         }
       }
     }
@@ -8164,10 +7949,10 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(W[(i0 * 25 + i1) * L + l], v15[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(W[(i0 * 25 + i1 + 5) * L + l], v15[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(W[(i0 * 25 + i1 + 10) * L + l], v15[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(W[(i0 * 25 + i1 + 15) * L + l], v15[(i0 * 5 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(W[(i0 * 25 + i1) * L + l], v14[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(W[(i0 * 25 + i1 + 5) * L + l], v14[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(W[(i0 * 25 + i1 + 10) * L + l], v14[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(W[(i0 * 25 + i1 + 15) * L + l], v14[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8181,7 +7966,7 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(W[(i0 * 25 + i1 + 20) * L + l], v15[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(W[(i0 * 25 + i1 + 20) * L + l], v14[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8218,12 +8003,12 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
       v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %462 = mul f64[32,5] -> v15
+  // %462 = mul f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 5 + i1) * L + l] =
+        v14[(i0 * 5 + i1) * L + l] =
             (v13[(i0 * 5 + i1) * L + l] - v7[i0 * L + l]) * v4[(i0 * 5 + i1) * L + l];
       }
     }
@@ -8242,13 +8027,13 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 345 + i2 * 69], v15[(i1 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wq[i0 * 4 + i1 * 345 + i2 * 69], v14[(i1 * 5 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 345 + i2 * 69 + 1], v15[(i1 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wq[i0 * 4 + i1 * 345 + i2 * 69 + 1], v14[(i1 * 5 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 345 + i2 * 69 + 2], v15[(i1 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wq[i0 * 4 + i1 * 345 + i2 * 69 + 2], v14[(i1 * 5 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 345 + i2 * 69 + 3], v15[(i1 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wq[i0 * 4 + i1 * 345 + i2 * 69 + 3], v14[(i1 * 5 + i2) * L + l], acc3_v[l]);
         }
       }
     }
@@ -8268,7 +8053,7 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wq[i0 * 345 + i1 * 69 + 68], v15[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wq[i0 * 345 + i1 * 69 + 68], v14[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
   }
@@ -8295,7 +8080,7 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = v15[(i0 * 5 + i1) * L + l] * v2[i2 * L + l];
+            sum[l] = v14[(i0 * 5 + i1) * L + l] * v2[i2 * L + l];
           }
           theta_bar_Wq[i0 * 345 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
@@ -8462,13 +8247,7 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %360 = mul f64[] -> v14
-    // fwp_hebb_node.ode:49: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[l] = v6[l] * 0.014492754f;
-    }
-    // %364 = reduce_sum f64[] -> v6
+    // %364 = reduce_sum f64[] -> v5
     // fwp_hebb_node.ode:49: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8477,18 +8256,18 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - v14[l]);
+        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - (v6[l] * 0.014492754f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v5[l] = acc_v[l];
     }
-    // %368 = reciprocal f64[] -> v14
+    // %368 = reciprocal f64[] -> v6
     // fwp_hebb_node.ode:49: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[l] = T(1) / std::sqrt((v6[l] * 0.014492754f) + 1e-05f);
+      v6[l] = T(1) / std::sqrt((v5[l] * 0.014492754f) + 1e-05f);
     }
     // %466 = mul f64[69] -> v2
     for (int64_t i0 = 0; i0 < 69; ++i0) {
@@ -8497,7 +8276,7 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
         v2[i0 * L + l] = ln_gain[i0] * v4[i0 * L + l];
       }
     }
-    // %467 = reduce_sum f64[] -> v6
+    // %467 = reduce_sum f64[] -> v5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -8510,14 +8289,9 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v5[l] = acc_v[l];
     }
-    // %468 = mul f64[] -> v5
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[l] = v6[l] * 0.014492754f;
-    }
-    // %471 = contract f64[] -> v6
+    // %471 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -8530,18 +8304,14 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc0_v[l];
-    }
-    // %472 = mul f64[] -> v7
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[l] = v6[l] * 0.014492754f;
+      v7[l] = acc0_v[l];
     }
     // %476 = mul f64[69] -> d.x@T
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] += v14[l] * ((v2[i0 * L + l] - v5[l]) - (v1[i0 * L + l] * v7[l]));
+        u_bar[i0 * L + l] += v6[l] * ((v2[i0 * L + l] - (v5[l] * 0.014492754f)) -
+                                      (v1[i0 * L + l] * (v7[l] * 0.014492754f)));
       }
     }
   }
@@ -8801,11 +8571,11 @@ const plastic_model kModel = {
             .field = 19840,
             .field_vjp = 178752,
             .adjoint_field = 354752,
-            .step = 65984,
-            .step_vjp = 293760,
-            .adjoint_step = 604288,
+            .step = 65920,
+            .step_vjp = 429824,
+            .adjoint_step = 598144,
             .output = 19840,
-            .output_vjp = 51904,
+            .output_vjp = 51840,
             .loss = 0,
             .loss_vjp = 0,
         },

@@ -1317,14 +1317,7 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = acc_v[l];
     }
-    // %105 = mul f64[] -> v1
-    // fwp_hebb_rde.ode:50: let u    = ln(dx(t))                                   # log-signature
-    // input
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[l] = v4[l] * 0.06666667f;
-    }
-    // %109 = reduce_sum f64[] -> v4
+    // %109 = reduce_sum f64[] -> v1
     // fwp_hebb_rde.ode:50: let u    = ln(dx(t))                                   # log-signature
     // input
     PLASTIC_SIMD
@@ -1334,28 +1327,28 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - v1[l]);
+        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - (v4[l] * 0.06666667f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v1[l] = acc_v[l];
     }
-    // %114 = reciprocal f64[] -> v1
+    // %114 = reciprocal f64[] -> v4
     // fwp_hebb_rde.ode:50: let u    = ln(dx(t))                                   # log-signature
     // input
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[l] = T(1) / std::sqrt((v4[l] * 0.06666667f) + 1e-05f);
+      v4[l] = T(1) / std::sqrt((v1[l] * 0.06666667f) + 1e-05f);
     }
-    // %191 = mul f64[15] -> v7
+    // %191 = mul f64[15] -> v1
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[i0 * L + l] = ln_gain[i0] * v3[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v3[i0 * L + l];
       }
     }
-    // %192 = reduce_sum f64[] -> v4
+    // %192 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1363,19 +1356,14 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v7[i0 * L + l];
+        acc_v[l] = acc_v[l] + v1[i0 * L + l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v7[l] = acc_v[l];
     }
-    // %193 = mul f64[] -> v8
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[l] = v4[l] * 0.06666667f;
-    }
-    // %196 = contract f64[] -> v4
+    // %196 = contract f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -1383,23 +1371,19 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[i0 * L + l], v0[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v1[i0 * L + l], v0[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc0_v[l];
-    }
-    // %197 = mul f64[] -> v2
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[l] = v4[l] * 0.06666667f;
+      v8[l] = acc0_v[l];
     }
     // %201 = mul f64[15] -> d.dx
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] += v1[l] * ((v7[i0 * L + l] - v8[l]) - (v2[l] * v0[i0 * L + l]));
+        u_bar[i0 * L + l] += v4[l] * ((v1[i0 * L + l] - (v7[l] * 0.06666667f)) -
+                                      ((v8[l] * 0.06666667f) * v0[i0 * L + l]));
       }
     }
   }
@@ -2170,14 +2154,7 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     for (int64_t l = 0; l < L; ++l) {
       v0_2[l] = acc_v_2[l];
     }
-    // %105 = mul f64[] -> v1
-    // fwp_hebb_rde.ode:50: let u    = ln(dx(t))                                   # log-signature
-    // input
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1_2[l] = v0_2[l] * 0.06666667f;
-    }
-    // %109 = reduce_sum f64[] -> v0
+    // %109 = reduce_sum f64[] -> v1
     // fwp_hebb_rde.ode:50: let u    = ln(dx(t))                                   # log-signature
     // input
     PLASTIC_SIMD
@@ -2187,19 +2164,19 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v_2[l] = acc_v_2[l] + square(x[i0 * L + l] - v1_2[l]);
+        acc_v_2[l] = acc_v_2[l] + square(x[i0 * L + l] - (v0_2[l] * 0.06666667f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0_2[l] = acc_v_2[l];
+      v1_2[l] = acc_v_2[l];
     }
-    // %114 = reciprocal f64[] -> v1
+    // %114 = reciprocal f64[] -> v0
     // fwp_hebb_rde.ode:50: let u    = ln(dx(t))                                   # log-signature
     // input
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1_2[l] = T(1) / std::sqrt((v0_2[l] * 0.06666667f) + 1e-05f);
+      v0_2[l] = T(1) / std::sqrt((v1_2[l] * 0.06666667f) + 1e-05f);
     }
     // %1 = layernorm f64[15] -> v2
     // fwp_hebb_rde.ode:50: let u    = ln(dx(t))                                   # log-signature
@@ -2223,8 +2200,8 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         {
-          const T e434 = x[i0 * L + l] - mean_v_2[l];
-          var_v_2[l] = var_v_2[l] + (e434 * e434);
+          const T e433 = x[i0 * L + l] - mean_v_2[l];
+          var_v_2[l] = var_v_2[l] + (e433 * e433);
         }
       }
     }
@@ -2790,7 +2767,7 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
         v10_2[i0 * L + l] = ln_gain[i0] * (v3_2[i0 * L + l] + v9_2[i0 * L + l]);
       }
     }
-    // %192 = reduce_sum f64[] -> v0
+    // %192 = reduce_sum f64[] -> v1
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v_2[l] = 0.0f;
@@ -2803,14 +2780,9 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0_2[l] = acc_v_2[l];
+      v1_2[l] = acc_v_2[l];
     }
-    // %193 = mul f64[] -> v6
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6_2[l] = v0_2[l] * 0.06666667f;
-    }
-    // %196 = contract f64[] -> v0
+    // %196 = contract f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v_2[l] = 0.0f;
@@ -2823,19 +2795,14 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0_2[l] = acc0_v_2[l];
-    }
-    // %197 = mul f64[] -> v3
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3_2[l] = v0_2[l] * 0.06666667f;
+      v6_2[l] = acc0_v_2[l];
     }
     // %201 = mul f64[15] -> d.dx
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] +=
-            v1_2[l] * ((v10_2[i0 * L + l] - v6_2[l]) - (v3_2[l] * v2_2[i0 * L + l]));
+        u_bar[i0 * L + l] += v0_2[l] * ((v10_2[i0 * L + l] - (v1_2[l] * 0.06666667f)) -
+                                        ((v6_2[l] * 0.06666667f) * v2_2[i0 * L + l]));
       }
     }
   }
@@ -3569,29 +3536,28 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
   T* theta_bar_Wv = theta_bar + 2670;
   T* __restrict u_stages_bar = static_cast<T*>(u_stages_bar_ptr);
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict u1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 512);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 576);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51776);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52288);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57408);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62528);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67648);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72768);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73088);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73600);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74112);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79232);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84352);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 92032);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 99712);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 150912);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 156032);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 156544);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 161664);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 166784);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 171904);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 177024);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 184704);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 512);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51712);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52224);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57344);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62464);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67584);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72704);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73024);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73536);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74048);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79168);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84288);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 91968);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 99648);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 150848);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 155968);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 156480);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 161600);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 166720);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 171840);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 176960);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 184640);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3639,28 +3605,26 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %793 = mul f64[] -> u1
-  u1[0] = T(h) * 0.16666667f;
-  // %952 = div f64[16,10,10] -> v2
+  // %952 = div f64[16,10,10] -> v1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v2[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] * u1[0]) / 4.0f;
+          v1[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              (z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] * (T(h) * 0.16666667f)) / 4.0f;
         }
       }
     }
   }
-  // %508 = add f64[15] -> v3
+  // %508 = add f64[15] -> v2
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
+      v2[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %515 = contract f64[16,10] -> v4
+  // %515 = contract f64[16,10] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3673,18 +3637,18 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v3[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v3[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v3[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v3[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v2[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v2[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v2[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v2[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v4[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v4[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v4[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -3695,23 +3659,23 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v3[i2 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v2[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %516 = tanh f64[16,10] -> v5
+  // %516 = tanh f64[16,10] -> v4
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = vm::tanh(v4[i0 * L + l]);
+      v4[i0 * L + l] = vm::tanh(v3[i0 * L + l]);
     }
   }
-  // %953 = contract f64[16,10] -> v4
+  // %953 = contract f64[16,10] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3724,363 +3688,22 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v2[(i0 * 100 + i1 * 40 + i2) * L + l], v5[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v1[(i0 * 100 + i1 * 40 + i2) * L + l], v4[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v2[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v5[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v2[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v5[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v2[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v5[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v4[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v4[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v4[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v2[(i0 * 100 + i1 * 10 + i2) * L + l], v5[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %510 = contract f64[16,10] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v3[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v3[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v3[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v3[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v3[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %511 = softmax f64[16,10] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v6[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v6[(i0 * 10 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[i1 * L + l] = vm::exp(v6[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v6[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 10 + i1) * L + l] = v8[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %965 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 40 + i1) * L + l], v7[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v4[(i0 * 40 + i1 + 10) * L + l], v7[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v4[(i0 * 40 + i1 + 20) * L + l], v7[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v4[(i0 * 40 + i1 + 30) * L + l], v7[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %512 = contract f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v3[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %513 = sigmoid f64[16] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = sigmoid(v9[i0 * L + l]);
-    }
-  }
-  // %966 = mul f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v6[i0 * L + l] * ((1.0f - v10[i0 * L + l]) * v10[i0 * L + l]);
-    }
-  }
-  // %967 = contract f64[15] -> v6
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v9[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 12; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v9[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %954 = contract f64[16,10] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1) * L + l] = v4[(i0 * 10 + i1) * L + l] * v10[i0 * L + l];
-      }
-    }
-  }
-  // %955 = contract f64[16] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 40 + i1) * L + l], v7[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v11[(i0 * 40 + i1 + 10) * L + l], v7[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v11[(i0 * 40 + i1 + 20) * L + l], v7[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v11[(i0 * 40 + i1 + 30) * L + l], v7[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %958 = mul f64[16,10] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] =
-            v7[(i0 * 10 + i1) * L + l] * (v11[(i0 * 10 + i1) * L + l] - v4[i0 * L + l]);
-      }
-    }
-  }
-  // %959 = contract f64[16,15] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %514 = contract f64[16,10] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 10 + i1) * L + l] = v7[(i0 * 10 + i1) * L + l] * v10[i0 * L + l];
-      }
-    }
-  }
-  // %960 = contract f64[16,10] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v2[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v4[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v2[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+          acc1_v[l] = std::fma(v1[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
                                v4[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v2[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+          acc2_v[l] = std::fma(v1[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
                                v4[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v2[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+          acc3_v[l] = std::fma(v1[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
                                v4[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -4091,26 +3714,19 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v2[(i0 * 100 + i1 + i2 * 10) * L + l], v4[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v1[(i0 * 100 + i1 * 10 + i2) * L + l], v4[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %961 = mul f64[16,10] -> v4
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = v7[i0 * L + l] * (1.0f - square(v5[i0 * L + l]));
-    }
-  }
-  // %962 = contract f64[16,15] -> v14
+  // %510 = contract f64[16,10] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -4118,112 +3734,102 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
       }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v4[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v4[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v4[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v4[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v2[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v2[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v2[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v2[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v5[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v5[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v5[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v5[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
       }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v4[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v2[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v5[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %964 = reduce_sum f64[15] -> v10
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
+  // %511 = softmax f64[16,10] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
+      rowmax_v[l] = T(-INFINITY);
     }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v13[(i0 + i1 * 15) * L + l] + v14[(i0 + i1 * 15) * L + l]);
+        rowmax_v[l] =
+            (v5[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v5[(i0 * 10 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = acc_v[l];
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
     }
-  }
-  // %968 = add f64[15] -> v5
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v6[i0 * L + l] + v10[i0 * L + l];
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[i1 * L + l] = vm::exp(v5[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v5[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+      }
     }
-  }
-  // %527 = layernorm f64[15] -> v10
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 15) * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 15.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e391 = u_stages[(i0 + 15) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e391 * e391);
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 10 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 15.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
+  // %965 = contract f64[16] -> v5
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
     }
-  }
-  // %529 = add f64[15] -> v6
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v6[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v6[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v6[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v6[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = ln_bias[i0] + (v10[i0 * L + l] * ln_gain[i0]);
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %533 = contract f64[16] -> v7
+  // %512 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4235,254 +3841,35 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v2[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %534 = sigmoid f64[16] -> v11
+  // %513 = sigmoid f64[16] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = sigmoid(v7[i0 * L + l]);
+      v9[i0 * L + l] = sigmoid(v8[i0 * L + l]);
     }
   }
-  // %817 = mul f64[] -> u1
-  u1[0] = T(h) * 0.6666667f;
-  // %970 = div f64[16,10,10] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v15[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] * u1[0]) / 4.0f;
-        }
-      }
-    }
-  }
-  // %536 = contract f64[16,10] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v6[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v6[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v6[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v6[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v6[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %537 = tanh f64[16,10] -> v13
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = vm::tanh(v7[i0 * L + l]);
-    }
-  }
-  // %971 = contract f64[16,10] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v15[(i0 * 100 + i1 * 40 + i2) * L + l], v13[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v15[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v15[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v15[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v15[(i0 * 100 + i1 * 10 + i2) * L + l], v13[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %531 = contract f64[16,10] -> v14
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v6[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v6[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v6[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v6[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v6[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %532 = softmax f64[16,10] -> v16
+  // %966 = mul f64[16] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v14[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v14[(i0 * 10 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[i1 * L + l] = vm::exp(v14[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v14[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 10 + i1) * L + l] = v8[i1 * L + l] / rowsum_v[l];
-      }
+      v8[i0 * L + l] = v5[i0 * L + l] * ((1.0f - v9[i0 * L + l]) * v9[i0 * L + l]);
     }
   }
-  // %983 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 40 + i1) * L + l], v16[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v7[(i0 * 40 + i1 + 10) * L + l], v16[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v7[(i0 * 40 + i1 + 20) * L + l], v16[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v7[(i0 * 40 + i1 + 30) * L + l], v16[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %984 = mul f64[16] -> v17
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = (v11[i0 * L + l] * (1.0f - v11[i0 * L + l])) * v14[i0 * L + l];
-    }
-  }
-  // %985 = contract f64[15] -> v14
+  // %967 = contract f64[15] -> v5
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4494,18 +3881,18 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v17[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v17[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v17[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v17[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v8[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   for (int64_t i0 = 12; i0 < 15; ++i0) {
@@ -4516,137 +3903,24 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v17[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v8[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = acc0_v[l];
+      v5[i0 * L + l] = acc0_v[l];
     }
   }
-  // %535 = contract f64[16,10] -> v18
+  // %954 = contract f64[16,10] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 10 + i1) * L + l] = v16[(i0 * 10 + i1) * L + l] * v11[i0 * L + l];
+        v10[(i0 * 10 + i1) * L + l] = v3[(i0 * 10 + i1) * L + l] * v9[i0 * L + l];
       }
     }
   }
-  // %978 = contract f64[16,10] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v15[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v15[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v15[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v15[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v19[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v19[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v19[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v15[(i0 * 100 + i1 + i2 * 10) * L + l], v18[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %979 = mul f64[16,10] -> v18
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = v19[i0 * L + l] * (1.0f - square(v13[i0 * L + l]));
-    }
-  }
-  // %980 = contract f64[16,15] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v18[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v18[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v18[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %972 = contract f64[16,10] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 10 + i1) * L + l] = v7[(i0 * 10 + i1) * L + l] * v11[i0 * L + l];
-      }
-    }
-  }
-  // %973 = contract f64[16] -> v7
+  // %955 = contract f64[16] -> v3
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4658,34 +3932,34 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 40 + i1) * L + l], v16[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v10[(i0 * 40 + i1) * L + l], v6[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v19[(i0 * 40 + i1 + 10) * L + l], v16[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v10[(i0 * 40 + i1 + 10) * L + l], v6[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v19[(i0 * 40 + i1 + 20) * L + l], v16[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v10[(i0 * 40 + i1 + 20) * L + l], v6[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v19[(i0 * 40 + i1 + 30) * L + l], v16[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v10[(i0 * 40 + i1 + 30) * L + l], v6[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %976 = mul f64[16,10] -> v11
+  // %958 = mul f64[16,10] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v11[(i0 * 10 + i1) * L + l] =
-            v16[(i0 * 10 + i1) * L + l] * (v19[(i0 * 10 + i1) * L + l] - v7[i0 * L + l]);
+            v6[(i0 * 10 + i1) * L + l] * (v10[(i0 * 10 + i1) * L + l] - v3[i0 * L + l]);
       }
     }
   }
-  // %977 = contract f64[16,15] -> v15
+  // %959 = contract f64[16,15] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -4710,10 +3984,10 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v12[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v12[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 12; i1 < 15; ++i1) {
@@ -4729,11 +4003,124 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v12[(i0 * 15 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %982 = reduce_sum f64[15] -> v7
+  // %514 = contract f64[16,10] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 10 + i1) * L + l] = v6[(i0 * 10 + i1) * L + l] * v9[i0 * L + l];
+      }
+    }
+  }
+  // %960 = contract f64[16,10] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v1[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v1[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v3[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v1[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v3[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v1[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v3[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v1[(i0 * 100 + i1 + i2 * 10) * L + l], v3[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %961 = mul f64[16,10] -> v3
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = v6[i0 * L + l] * (1.0f - square(v4[i0 * L + l]));
+    }
+  }
+  // %962 = contract f64[16,15] -> v13
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v3[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v3[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v3[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v13[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v13[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v13[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 12; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 15 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %964 = reduce_sum f64[15] -> v9
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4742,22 +4129,22 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v13[(i0 + i1 * 15) * L + l] + v15[(i0 + i1 * 15) * L + l]);
+        acc_v[l] = acc_v[l] + (v12[(i0 + i1 * 15) * L + l] + v13[(i0 + i1 * 15) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = acc_v[l];
+      v9[i0 * L + l] = acc_v[l];
     }
   }
-  // %986 = add f64[15] -> v16
+  // %968 = add f64[15] -> v4
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v14[i0 * L + l] + v7[i0 * L + l];
+      v4[i0 * L + l] = v5[i0 * L + l] + v9[i0 * L + l];
     }
   }
-  // %548 = layernorm f64[15] -> v7
+  // %527 = layernorm f64[15] -> v9
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4765,7 +4152,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 45) * L + l];
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 15) * L + l];
     }
   }
   PLASTIC_SIMD
@@ -4777,8 +4164,8 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e770 = u_stages[(i0 + 45) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e770 * e770);
+        const T e390 = u_stages[(i0 + 15) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e390 * e390);
       }
     }
   }
@@ -4790,17 +4177,62 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = (u_stages[(i0 + 45) * L + l] - mean_v[l]) * rstd_v[l];
+      v9[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %550 = add f64[15] -> v19
+  // %529 = add f64[15] -> v5
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = (v7[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
+      v5[i0 * L + l] = ln_bias[i0] + (v9[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %552 = contract f64[16,10] -> v13
+  // %533 = contract f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v5[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %534 = sigmoid f64[16] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = sigmoid(v6[i0 * L + l]);
+    }
+  }
+  // %970 = div f64[16,10,10] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v14[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              (z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] * (T(h) * 0.6666667f)) / 4.0f;
+        }
+      }
+    }
+  }
+  // %536 = contract f64[16,10] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4813,10 +4245,110 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v19[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v19[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v19[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v19[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v5[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v5[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v5[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v5[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v5[i2 * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %537 = tanh f64[16,10] -> v12
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = vm::tanh(v6[i0 * L + l]);
+    }
+  }
+  // %971 = contract f64[16,10] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v14[(i0 * 100 + i1 * 40 + i2) * L + l], v12[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v14[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v14[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v14[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v14[(i0 * 100 + i1 * 10 + i2) * L + l], v12[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %531 = contract f64[16,10] -> v13
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v5[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v5[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v5[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v5[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -4835,7 +4367,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v19[i2 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v5[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -4844,7 +4376,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %553 = softmax f64[16,10] -> v14
+  // %532 = softmax f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4865,18 +4397,18 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[i1 * L + l] = vm::exp(v13[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        v7[i1 * L + l] = vm::exp(v13[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
         rowsum_v[l] = rowsum_v[l] + vm::exp(v13[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1) * L + l] = v8[i1 * L + l] / rowsum_v[l];
+        v15[(i0 * 10 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %554 = contract f64[16] -> v13
+  // %983 = contract f64[16] -> v13
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4885,13 +4417,16 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 15; ++i1) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v19[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v19[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v19[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v19[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(v6[(i0 * 40 + i1) * L + l], v15[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v6[(i0 * 40 + i1 + 10) * L + l], v15[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v6[(i0 * 40 + i1 + 20) * L + l], v15[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v6[(i0 * 40 + i1 + 30) * L + l], v15[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -4902,376 +4437,14 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %555 = sigmoid f64[16] -> v15
+  // %984 = mul f64[16] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = sigmoid(v13[i0 * L + l]);
+      v16[i0 * L + l] = (v10[i0 * L + l] * (1.0f - v10[i0 * L + l])) * v13[i0 * L + l];
     }
   }
-  // %556 = contract f64[16,10] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1) * L + l] = v14[(i0 * 10 + i1) * L + l] * v15[i0 * L + l];
-      }
-    }
-  }
-  // %988 = contract f64[16,10] -> v20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v2[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v2[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v2[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v2[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v2[(i0 * 100 + i1 + i2 * 10) * L + l], v13[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %557 = contract f64[16,10] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v19[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v19[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v19[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v19[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v19[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %558 = tanh f64[16,10] -> v21
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = vm::tanh(v13[i0 * L + l]);
-    }
-  }
-  // %989 = mul f64[16,10] -> v13
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v20[i0 * L + l] * (1.0f - square(v21[i0 * L + l]));
-    }
-  }
-  // %990 = contract f64[16,15] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v13[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v13[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v22[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v22[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v22[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v13[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %991 = contract f64[16,10] -> v20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v2[(i0 * 100 + i1 * 40 + i2) * L + l], v21[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v2[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v21[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v2[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v21[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v2[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v21[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v2[(i0 * 100 + i1 * 10 + i2) * L + l], v21[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %992 = contract f64[16,10] -> v21
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 10 + i1) * L + l] = v20[(i0 * 10 + i1) * L + l] * v15[i0 * L + l];
-      }
-    }
-  }
-  // %993 = contract f64[16] -> v2
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v21[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v21[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v21[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %996 = mul f64[16,10] -> v23
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 10 + i1) * L + l] =
-            (v21[(i0 * 10 + i1) * L + l] - v2[i0 * L + l]) * v14[(i0 * 10 + i1) * L + l];
-      }
-    }
-  }
-  // %997 = contract f64[16,15] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v23[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v23[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v23[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v23[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v23[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %999 = reduce_sum f64[15] -> v21
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v22[(i0 + i1 * 15) * L + l] + v2[(i0 + i1 * 15) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1000 = contract f64[16] -> v22
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v20[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v20[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v20[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v20[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1001 = mul f64[16] -> v20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = ((1.0f - v15[i0 * L + l]) * v15[i0 * L + l]) * v22[i0 * L + l];
-    }
-  }
-  // %1002 = contract f64[15] -> v14
+  // %985 = contract f64[15] -> v13
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5283,18 +4456,18 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v20[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v20[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v20[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v20[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v16[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v16[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v16[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v16[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 4) * L + l] = acc0_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   for (int64_t i0 = 12; i0 < 15; ++i0) {
@@ -5305,19 +4478,808 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v20[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v16[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = acc0_v[l];
+      v13[i0 * L + l] = acc0_v[l];
     }
   }
-  // %1003 = add f64[15] -> v22
+  // %535 = contract f64[16,10] -> v17
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v17[(i0 * 10 + i1) * L + l] = v15[(i0 * 10 + i1) * L + l] * v10[i0 * L + l];
+      }
+    }
+  }
+  // %978 = contract f64[16,10] -> v18
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v14[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v14[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v14[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v17[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v14[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v17[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v18[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v18[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v18[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v18[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v14[(i0 * 100 + i1 + i2 * 10) * L + l], v17[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v18[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %979 = mul f64[16,10] -> v17
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = v18[i0 * L + l] * (1.0f - square(v12[i0 * L + l]));
+    }
+  }
+  // %980 = contract f64[16,15] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v17[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v17[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v12[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 12; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 15 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %972 = contract f64[16,10] -> v18
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v18[(i0 * 10 + i1) * L + l] = v6[(i0 * 10 + i1) * L + l] * v10[i0 * L + l];
+      }
+    }
+  }
+  // %973 = contract f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v18[(i0 * 40 + i1) * L + l], v15[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v18[(i0 * 40 + i1 + 10) * L + l], v15[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v18[(i0 * 40 + i1 + 20) * L + l], v15[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v18[(i0 * 40 + i1 + 30) * L + l], v15[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %976 = mul f64[16,10] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 10 + i1) * L + l] =
+            v15[(i0 * 10 + i1) * L + l] * (v18[(i0 * 10 + i1) * L + l] - v6[i0 * L + l]);
+      }
+    }
+  }
+  // %977 = contract f64[16,15] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v10[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v14[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v14[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v14[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 12; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 15 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %982 = reduce_sum f64[15] -> v6
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v21[i0 * L + l] + v14[i0 * L + l];
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v12[(i0 + i1 * 15) * L + l] + v14[(i0 + i1 * 15) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %986 = add f64[15] -> v15
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = v13[i0 * L + l] + v6[i0 * L + l];
+    }
+  }
+  // %548 = layernorm f64[15] -> v6
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 45) * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 15.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e768 = u_stages[(i0 + 45) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e768 * e768);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 15.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = (u_stages[(i0 + 45) * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %550 = add f64[15] -> v18
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = (v6[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
+    }
+  }
+  // %552 = contract f64[16,10] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v18[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v18[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v18[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v18[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v18[i2 * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %553 = softmax f64[16,10] -> v13
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v12[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[i1 * L + l] = vm::exp(v12[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 10 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %554 = contract f64[16] -> v12
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v18[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v18[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v18[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v18[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %555 = sigmoid f64[16] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = sigmoid(v12[i0 * L + l]);
+    }
+  }
+  // %556 = contract f64[16,10] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 10 + i1) * L + l] = v13[(i0 * 10 + i1) * L + l] * v14[i0 * L + l];
+      }
+    }
+  }
+  // %988 = contract f64[16,10] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v1[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v1[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v1[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v1[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v19[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v19[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v19[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v1[(i0 * 100 + i1 + i2 * 10) * L + l], v12[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %557 = contract f64[16,10] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v18[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v18[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v18[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v18[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v18[i2 * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %558 = tanh f64[16,10] -> v20
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
+    }
+  }
+  // %989 = mul f64[16,10] -> v12
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = v19[i0 * L + l] * (1.0f - square(v20[i0 * L + l]));
+    }
+  }
+  // %990 = contract f64[16,15] -> v21
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v21[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v21[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v21[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v21[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 12; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v21[(i0 * 15 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %991 = contract f64[16,10] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v1[(i0 * 100 + i1 * 40 + i2) * L + l], v20[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v1[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v20[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v1[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v20[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v1[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v20[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v19[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v19[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v19[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v1[(i0 * 100 + i1 * 10 + i2) * L + l], v20[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %992 = contract f64[16,10] -> v20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 10 + i1) * L + l] = v19[(i0 * 10 + i1) * L + l] * v14[i0 * L + l];
+      }
+    }
+  }
+  // %993 = contract f64[16] -> v1
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v20[(i0 * 40 + i1) * L + l], v13[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v20[(i0 * 40 + i1 + 10) * L + l], v13[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v20[(i0 * 40 + i1 + 20) * L + l], v13[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v20[(i0 * 40 + i1 + 30) * L + l], v13[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[(i0 * 4) * L + l] = acc0_v[l];
+      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %996 = mul f64[16,10] -> v22
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v22[(i0 * 10 + i1) * L + l] =
+            (v20[(i0 * 10 + i1) * L + l] - v1[i0 * L + l]) * v13[(i0 * 10 + i1) * L + l];
+      }
+    }
+  }
+  // %997 = contract f64[16,15] -> v1
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v22[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v22[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v22[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v22[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v1[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v1[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v1[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v1[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 12; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v22[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v1[(i0 * 15 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %999 = reduce_sum f64[15] -> v20
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v21[(i0 + i1 * 15) * L + l] + v1[(i0 + i1 * 15) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1000 = contract f64[16] -> v21
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v19[(i0 * 40 + i1) * L + l], v13[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v19[(i0 * 40 + i1 + 10) * L + l], v13[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v19[(i0 * 40 + i1 + 20) * L + l], v13[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v19[(i0 * 40 + i1 + 30) * L + l], v13[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1001 = mul f64[16] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[i0 * L + l] = ((1.0f - v14[i0 * L + l]) * v14[i0 * L + l]) * v21[i0 * L + l];
+    }
+  }
+  // %1002 = contract f64[15] -> v13
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v19[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v19[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v19[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v19[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 4) * L + l] = acc0_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  for (int64_t i0 = 12; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v19[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %1003 = add f64[15] -> v21
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = v20[i0 * L + l] + v13[i0 * L + l];
     }
   }
   // %1006 = add f64[15] -> d.ln.gain
@@ -5326,8 +5288,8 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v0[i0 * L + l] * v5[i0 * L + l]) +
-                 ((v16[i0 * L + l] * v10[i0 * L + l]) + (v22[i0 * L + l] * v7[i0 * L + l]));
+        sum[l] = (v0[i0 * L + l] * v4[i0 * L + l]) +
+                 ((v15[i0 * L + l] * v9[i0 * L + l]) + (v21[i0 * L + l] * v6[i0 * L + l]));
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
@@ -5338,7 +5300,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v22[i0 * L + l] + v16[i0 * L + l]) + v5[i0 * L + l];
+        sum[l] = (v21[i0 * L + l] + v15[i0 * L + l]) + v4[i0 * L + l];
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
@@ -5350,8 +5312,8 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v9[i0 * L + l] * v3[i1 * L + l]) +
-                   ((v6[i1 * L + l] * v17[i0 * L + l]) + (v19[i1 * L + l] * v20[i0 * L + l]));
+          sum[l] = (v8[i0 * L + l] * v2[i1 * L + l]) +
+                   ((v5[i1 * L + l] * v16[i0 * L + l]) + (v18[i1 * L + l] * v19[i0 * L + l]));
         }
         theta_bar_Wb[i0 * 15 + i1] += lane_sum<L>(sum);
       }
@@ -5365,9 +5327,9 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v3[i2 * L + l] * v12[(i0 * 10 + i1) * L + l]) +
-                     ((v6[i2 * L + l] * v11[(i0 * 10 + i1) * L + l]) +
-                      (v23[(i0 * 10 + i1) * L + l] * v19[i2 * L + l]));
+            sum[l] = (v2[i2 * L + l] * v11[(i0 * 10 + i1) * L + l]) +
+                     ((v5[i2 * L + l] * v10[(i0 * 10 + i1) * L + l]) +
+                      (v22[(i0 * 10 + i1) * L + l] * v18[i2 * L + l]));
           }
           theta_bar_Wk[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
         }
@@ -5382,9 +5344,9 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v3[i2 * L + l] * v4[(i0 * 10 + i1) * L + l]) +
-                     ((v18[(i0 * 10 + i1) * L + l] * v6[i2 * L + l]) +
-                      (v13[(i0 * 10 + i1) * L + l] * v19[i2 * L + l]));
+            sum[l] = (v2[i2 * L + l] * v3[(i0 * 10 + i1) * L + l]) +
+                     ((v17[(i0 * 10 + i1) * L + l] * v5[i2 * L + l]) +
+                      (v12[(i0 * 10 + i1) * L + l] * v18[i2 * L + l]));
           }
           theta_bar_Wv[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
         }
@@ -5399,14 +5361,14 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
   }
   if (u_stages_bar) {
-    // %1024 = mul f64[15] -> v3
+    // %1024 = mul f64[15] -> v2
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[i0 * L + l] = ln_gain[i0] * v5[i0 * L + l];
+        v2[i0 * L + l] = ln_gain[i0] * v4[i0 * L + l];
       }
     }
-    // %1025 = reduce_sum f64[] -> v8
+    // %1025 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5414,17 +5376,12 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v3[i0 * L + l];
+        acc_v[l] = acc_v[l] + v2[i0 * L + l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[l] = acc_v[l];
-    }
-    // %1026 = mul f64[] -> v9
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[l] = v8[l] * 0.06666667f;
+      v7[l] = acc_v[l];
     }
     // %1029 = contract f64[] -> v8
     PLASTIC_SIMD
@@ -5434,19 +5391,14 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v0[i0 * L + l], v3[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v0[i0 * L + l], v2[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc0_v[l];
     }
-    // %1030 = mul f64[] -> v17
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[l] = v8[l] * 0.06666667f;
-    }
-    // %709 = reduce_sum f64[] -> v8
+    // %709 = reduce_sum f64[] -> v16
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5459,14 +5411,9 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[l] = acc_v[l];
+      v16[l] = acc_v[l];
     }
-    // %710 = mul f64[] -> v4
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[l] = v8[l] * 0.06666667f;
-    }
-    // %714 = reduce_sum f64[] -> v8
+    // %714 = reduce_sum f64[] -> v3
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5474,26 +5421,28 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - v4[l]);
+        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - (v16[l] * 0.06666667f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[l] = acc_v[l];
+      v3[l] = acc_v[l];
     }
-    // %718 = reciprocal f64[] -> v4
+    // %718 = reciprocal f64[] -> v16
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = T(1) / std::sqrt((v8[l] * 0.06666667f) + 1e-05f);
+      v16[l] = T(1) / std::sqrt((v3[l] * 0.06666667f) + 1e-05f);
     }
     // %1034 = mul f64[15] -> d.dx@0
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[i0 * L + l] += ((v3[i0 * L + l] - v9[l]) - (v0[i0 * L + l] * v17[l])) * v4[l];
+        u_stages_bar[i0 * L + l] +=
+            ((v2[i0 * L + l] - (v7[l] * 0.06666667f)) - (v0[i0 * L + l] * (v8[l] * 0.06666667f))) *
+            v16[l];
       }
     }
-    // %656 = reduce_sum f64[] -> v8
+    // %656 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5506,14 +5455,9 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[l] = acc_v[l];
+      v7[l] = acc_v[l];
     }
-    // %657 = mul f64[] -> v0
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[l] = v8[l] * 0.06666667f;
-    }
-    // %661 = reduce_sum f64[] -> v8
+    // %661 = reduce_sum f64[] -> v0
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5521,81 +5465,26 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 15) * L + l] - v0[l]);
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 15) * L + l] - (v7[l] * 0.06666667f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[l] = acc_v[l];
+      v0[l] = acc_v[l];
     }
-    // %665 = reciprocal f64[] -> v0
+    // %665 = reciprocal f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[l] = T(1) / std::sqrt((v8[l] * 0.06666667f) + 1e-05f);
+      v7[l] = T(1) / std::sqrt((v0[l] * 0.06666667f) + 1e-05f);
     }
-    // %1035 = mul f64[15] -> v3
+    // %1035 = mul f64[15] -> v0
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[i0 * L + l] = v16[i0 * L + l] * ln_gain[i0];
+        v0[i0 * L + l] = v15[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1036 = reduce_sum f64[] -> v8
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v3[i0 * L + l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[l] = acc_v[l];
-    }
-    // %1037 = mul f64[] -> v9
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[l] = v8[l] * 0.06666667f;
-    }
-    // %1040 = contract f64[] -> v8
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[i0 * L + l], v10[i0 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[l] = acc0_v[l];
-    }
-    // %1041 = mul f64[] -> v17
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[l] = v8[l] * 0.06666667f;
-    }
-    // %1045 = mul f64[15] -> d.dx@1
-    for (int64_t i0 = 0; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 15) * L + l] +=
-            v0[l] * ((v3[i0 * L + l] - v9[l]) - (v17[l] * v10[i0 * L + l]));
-      }
-    }
-    // %1046 = mul f64[15] -> v0
-    for (int64_t i0 = 0; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i0 * L + l] = v22[i0 * L + l] * ln_gain[i0];
-      }
-    }
-    // %1047 = reduce_sum f64[] -> v8
+    // %1036 = reduce_sum f64[] -> v2
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5608,14 +5497,9 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[l] = acc_v[l];
+      v2[l] = acc_v[l];
     }
-    // %1048 = mul f64[] -> v3
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[l] = v8[l] * 0.06666667f;
-    }
-    // %1051 = contract f64[] -> v8
+    // %1040 = contract f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5623,17 +5507,57 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v0[i0 * L + l], v7[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v0[i0 * L + l], v9[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc0_v[l];
     }
-    // %1052 = mul f64[] -> v9
+    // %1045 = mul f64[15] -> d.dx@1
+    for (int64_t i0 = 0; i0 < 15; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        u_stages_bar[(i0 + 15) * L + l] += v7[l] * ((v0[i0 * L + l] - (v2[l] * 0.06666667f)) -
+                                                    ((v8[l] * 0.06666667f) * v9[i0 * L + l]));
+      }
+    }
+    // %1046 = mul f64[15] -> v0
+    for (int64_t i0 = 0; i0 < 15; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[i0 * L + l] = v21[i0 * L + l] * ln_gain[i0];
+      }
+    }
+    // %1047 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[l] = v8[l] * 0.06666667f;
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 15; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + v0[i0 * L + l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[l] = acc_v[l];
+    }
+    // %1051 = contract f64[] -> v2
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 15; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v0[i0 * L + l], v6[i0 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[l] = acc0_v[l];
     }
     // %600 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
@@ -5650,12 +5574,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc_v[l];
     }
-    // %601 = mul f64[] -> v10
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[l] = v8[l] * 0.06666667f;
-    }
-    // %605 = reduce_sum f64[] -> v8
+    // %605 = reduce_sum f64[] -> v9
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5663,24 +5582,25 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 45) * L + l] - v10[l]);
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 45) * L + l] - (v8[l] * 0.06666667f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[l] = acc_v[l];
+      v9[l] = acc_v[l];
     }
-    // %609 = reciprocal f64[] -> v10
+    // %609 = reciprocal f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[l] = T(1) / std::sqrt((v8[l] * 0.06666667f) + 1e-05f);
+      v8[l] = T(1) / std::sqrt((v9[l] * 0.06666667f) + 1e-05f);
     }
     // %1056 = mul f64[15] -> d.dx@2
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 + 45) * L + l] +=
-            ((v0[i0 * L + l] - v3[l]) - (v9[l] * v7[i0 * L + l])) * v10[l];
+            ((v0[i0 * L + l] - (v7[l] * 0.06666667f)) - ((v2[l] * 0.06666667f) * v6[i0 * L + l])) *
+            v8[l];
       }
     }
   }
@@ -5740,16 +5660,14 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100672);
   T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 105792);
   T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 110912);
-  T* __restrict u20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 111424);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 111488);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 116608);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 117120);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 117632);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 122752);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 130432);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 138112);
-  T* __restrict u28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 189312);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 189376);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 111424);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 116544);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 117056);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 117568);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 122688);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 130368);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 138048);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 189248);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -6431,13 +6349,11 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       }
     }
   }
-  // %1321 = mul f64[] -> u20
-  u20[0] = T(h) * -0.0f;
   // %1323 = add f64[16,10,10] -> a.W
   for (int64_t i0 = 0; i0 < 1600; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      a1[i0 * L + l] = u20[0] + a0[i0 * L + l];
+      a1[i0 * L + l] = (T(h) * -0.0f) + a0[i0 * L + l];
     }
   }
   // %1324 = div f64[16,10,10] -> v14
@@ -6447,7 +6363,7 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v14[i0 * L + l] = a1[i0 * L + l] / 4.0f;
     }
   }
-  // %1328 = contract f64[16,10] -> v21
+  // %1328 = contract f64[16,10] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6472,10 +6388,10 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v21[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v21[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v21[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v20[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -6492,11 +6408,11 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v20[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1338 = contract f64[16] -> v22
+  // %1338 = contract f64[16] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6508,31 +6424,31 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 40 + i1) * L + l], v10[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v20[(i0 * 40 + i1) * L + l], v10[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v21[(i0 * 40 + i1 + 10) * L + l], v10[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v20[(i0 * 40 + i1 + 10) * L + l], v10[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v21[(i0 * 40 + i1 + 20) * L + l], v10[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v20[(i0 * 40 + i1 + 20) * L + l], v10[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v21[(i0 * 40 + i1 + 30) * L + l], v10[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v20[(i0 * 40 + i1 + 30) * L + l], v10[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1339 = mul f64[16] -> v23
+  // %1339 = mul f64[16] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = v22[i0 * L + l] * (v11[i0 * L + l] * (1.0f - v11[i0 * L + l]));
+      v22[i0 * L + l] = v21[i0 * L + l] * (v11[i0 * L + l] * (1.0f - v11[i0 * L + l]));
     }
   }
-  // %1340 = contract f64[15] -> v22
+  // %1340 = contract f64[15] -> v21
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6544,18 +6460,18 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v23[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v23[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v23[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v23[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v22[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v22[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v22[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v22[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   for (int64_t i0 = 12; i0 < 15; ++i0) {
@@ -6566,15 +6482,15 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v23[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v22[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = acc0_v[l];
+      v21[i0 * L + l] = acc0_v[l];
     }
   }
-  // %1325 = contract f64[16,10] -> v24
+  // %1325 = contract f64[16,10] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6599,10 +6515,10 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v24[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v24[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v24[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v23[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v23[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v23[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v23[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -6619,7 +6535,7 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v23[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
@@ -6627,10 +6543,10 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v24[i0 * L + l] * (1.0f - square(v13[i0 * L + l]));
+      v9[i0 * L + l] = v23[i0 * L + l] * (1.0f - square(v13[i0 * L + l]));
     }
   }
-  // %1327 = contract f64[16,15] -> v25
+  // %1327 = contract f64[16,15] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -6655,10 +6571,10 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v25[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v25[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v25[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v24[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v24[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v24[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v24[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 12; i1 < 15; ++i1) {
@@ -6674,7 +6590,7 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v24[(i0 * 15 + i1) * L + l] = acc0_v[l];
       }
     }
   }
@@ -6683,7 +6599,7 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1) * L + l] = v21[(i0 * 10 + i1) * L + l] * v11[i0 * L + l];
+        v13[(i0 * 10 + i1) * L + l] = v20[(i0 * 10 + i1) * L + l] * v11[i0 * L + l];
       }
     }
   }
@@ -6716,17 +6632,17 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1538 = mul f64[16,10] -> v21
+  // %1538 = mul f64[16,10] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 10 + i1) * L + l] =
+        v20[(i0 * 10 + i1) * L + l] =
             (v13[(i0 * 10 + i1) * L + l] - v11[i0 * L + l]) * v10[(i0 * 10 + i1) * L + l];
       }
     }
   }
-  // %1539 = contract f64[16,15] -> v26
+  // %1539 = contract f64[16,15] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -6740,21 +6656,21 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v21[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v20[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v21[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v20[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v21[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v20[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v21[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v20[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v26[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v26[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v26[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v25[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v25[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v25[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v25[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 12; i1 < 15; ++i1) {
@@ -6765,12 +6681,12 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v21[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v20[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v25[(i0 * 15 + i1) * L + l] = acc0_v[l];
       }
     }
   }
@@ -6783,7 +6699,7 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v25[(i0 + i1 * 15) * L + l] + v26[(i0 + i1 * 15) * L + l]);
+        acc_v[l] = acc_v[l] + (v24[(i0 + i1 * 15) * L + l] + v25[(i0 + i1 * 15) * L + l]);
       }
     }
     PLASTIC_SIMD
@@ -6795,7 +6711,7 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = (v22[i0 * L + l] + v11[i0 * L + l]) * 0.33333334f;
+      v10[i0 * L + l] = (v21[i0 * L + l] + v11[i0 * L + l]) * 0.33333334f;
     }
   }
   // %1544 = contract f64[15] -> v11
@@ -6805,11 +6721,11 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v11[i0 * L + l] = v10[i0 * L + l] * v6[i0 * L + l];
     }
   }
-  // %224 = div f64[16,10,10] -> v27
+  // %224 = div f64[16,10,10] -> v26
   for (int64_t i0 = 0; i0 < 1600; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = a0[i0 * L + l] / 4.0f;
+      v26[i0 * L + l] = a0[i0 * L + l] / 4.0f;
     }
   }
   // %1155 = contract f64[16,10] -> v6
@@ -6825,13 +6741,13 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v27[(i0 * 100 + i1 * 40 + i2) * L + l], v7[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v26[(i0 * 100 + i1 * 40 + i2) * L + l], v7[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v27[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+          acc1_v[l] = std::fma(v26[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
                                v7[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v27[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+          acc2_v[l] = std::fma(v26[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
                                v7[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v27[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+          acc3_v[l] = std::fma(v26[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
                                v7[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
@@ -6851,7 +6767,7 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v27[(i0 * 100 + i1 * 10 + i2) * L + l], v7[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v26[(i0 * 100 + i1 * 10 + i2) * L + l], v7[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
@@ -6861,7 +6777,7 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       }
     }
   }
-  // %1156 = contract f64[16] -> v22
+  // %1156 = contract f64[16] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6884,20 +6800,20 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %1157 = mul f64[16] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v22[i0 * L + l] * ((1.0f - v5[i0 * L + l]) * v5[i0 * L + l]);
+      v13[i0 * L + l] = v21[i0 * L + l] * ((1.0f - v5[i0 * L + l]) * v5[i0 * L + l]);
     }
   }
-  // %1158 = contract f64[15] -> v22
+  // %1158 = contract f64[15] -> v21
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6917,10 +6833,10 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   for (int64_t i0 = 12; i0 < 15; ++i0) {
@@ -6936,10 +6852,10 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = acc0_v[l];
+      v21[i0 * L + l] = acc0_v[l];
     }
   }
-  // %1166 = contract f64[16,10] -> v24
+  // %1166 = contract f64[16,10] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6952,22 +6868,22 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v27[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+          acc0_v[l] = std::fma(v26[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
                                v2[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v27[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+          acc1_v[l] = std::fma(v26[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
                                v2[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v27[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+          acc2_v[l] = std::fma(v26[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
                                v2[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v27[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+          acc3_v[l] = std::fma(v26[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
                                v2[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v24[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v24[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v24[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v23[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v23[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v23[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v23[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -6978,13 +6894,13 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v27[(i0 * 100 + i1 + i2 * 10) * L + l], v2[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v26[(i0 * 100 + i1 + i2 * 10) * L + l], v2[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v23[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
@@ -6992,10 +6908,10 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v24[i0 * L + l] * (1.0f - square(v7[i0 * L + l]));
+      v2[i0 * L + l] = v23[i0 * L + l] * (1.0f - square(v7[i0 * L + l]));
     }
   }
-  // %1168 = contract f64[16,15] -> v25
+  // %1168 = contract f64[16,15] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -7020,10 +6936,10 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v25[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v25[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v25[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v24[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v24[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v24[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v24[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 12; i1 < 15; ++i1) {
@@ -7039,7 +6955,7 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v24[(i0 * 15 + i1) * L + l] = acc0_v[l];
       }
     }
   }
@@ -7091,7 +7007,7 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       }
     }
   }
-  // %1548 = contract f64[16,15] -> v26
+  // %1548 = contract f64[16,15] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -7116,10 +7032,10 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v26[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v26[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v26[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v25[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v25[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v25[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v25[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 12; i1 < 15; ++i1) {
@@ -7135,7 +7051,7 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v25[(i0 * 15 + i1) * L + l] = acc0_v[l];
       }
     }
   }
@@ -7148,7 +7064,7 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v25[(i0 + i1 * 15) * L + l] + v26[(i0 + i1 * 15) * L + l]);
+        acc_v[l] = acc_v[l] + (v24[(i0 + i1 * 15) * L + l] + v25[(i0 + i1 * 15) * L + l]);
       }
     }
     PLASTIC_SIMD
@@ -7160,7 +7076,7 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v22[i0 * L + l] + v5[i0 * L + l];
+      v3[i0 * L + l] = v21[i0 * L + l] + v5[i0 * L + l];
     }
   }
   // %1350 = contract f64[16,10] -> v7
@@ -7212,12 +7128,12 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       }
     }
   }
-  // %1351 = contract f64[16,10] -> v24
+  // %1351 = contract f64[16,10] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1) * L + l] = v7[(i0 * 10 + i1) * L + l] * v19[i0 * L + l];
+        v23[(i0 * 10 + i1) * L + l] = v7[(i0 * 10 + i1) * L + l] * v19[i0 * L + l];
       }
     }
   }
@@ -7233,13 +7149,13 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v24[(i0 * 40 + i1) * L + l], v18[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v23[(i0 * 40 + i1) * L + l], v18[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v24[(i0 * 40 + i1 + 10) * L + l], v18[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v23[(i0 * 40 + i1 + 10) * L + l], v18[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v24[(i0 * 40 + i1 + 20) * L + l], v18[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v23[(i0 * 40 + i1 + 20) * L + l], v18[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v24[(i0 * 40 + i1 + 30) * L + l], v18[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v23[(i0 * 40 + i1 + 30) * L + l], v18[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7250,17 +7166,17 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1557 = mul f64[16,10] -> v25
+  // %1557 = mul f64[16,10] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 10 + i1) * L + l] =
-            (v24[(i0 * 10 + i1) * L + l] - v5[i0 * L + l]) * v18[(i0 * 10 + i1) * L + l];
+        v24[(i0 * 10 + i1) * L + l] =
+            (v23[(i0 * 10 + i1) * L + l] - v5[i0 * L + l]) * v18[(i0 * 10 + i1) * L + l];
       }
     }
   }
-  // %1558 = contract f64[16,15] -> v26
+  // %1558 = contract f64[16,15] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -7274,21 +7190,21 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v25[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v24[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v25[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v24[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v25[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v24[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v25[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v24[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v26[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v26[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v26[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v25[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v25[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v25[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v25[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 12; i1 < 15; ++i1) {
@@ -7299,16 +7215,16 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v25[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v24[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v25[(i0 * 15 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1347 = contract f64[16,10] -> v24
+  // %1347 = contract f64[16,10] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7333,10 +7249,10 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v24[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v24[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v24[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v23[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v23[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v23[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v23[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -7353,7 +7269,7 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v23[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
@@ -7361,7 +7277,7 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v24[i0 * L + l] * (1.0f - square(v17[i0 * L + l]));
+      v16[i0 * L + l] = v23[i0 * L + l] * (1.0f - square(v17[i0 * L + l]));
     }
   }
   // %1349 = contract f64[16,15] -> v14
@@ -7421,7 +7337,7 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v26[(i0 + i1 * 15) * L + l] + v14[(i0 + i1 * 15) * L + l]);
+        acc_v[l] = acc_v[l] + (v25[(i0 + i1 * 15) * L + l] + v14[(i0 + i1 * 15) * L + l]);
       }
     }
     PLASTIC_SIMD
@@ -7429,7 +7345,7 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v5[i0 * L + l] = acc_v[l];
     }
   }
-  // %1360 = contract f64[16] -> v22
+  // %1360 = contract f64[16] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7452,17 +7368,17 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %1361 = mul f64[16] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v22[i0 * L + l] * ((1.0f - v19[i0 * L + l]) * v19[i0 * L + l]);
+      v7[i0 * L + l] = v21[i0 * L + l] * ((1.0f - v19[i0 * L + l]) * v19[i0 * L + l]);
     }
   }
   // %1362 = contract f64[15] -> v19
@@ -7507,11 +7423,11 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v19[i0 * L + l] = acc0_v[l];
     }
   }
-  // %1562 = mul f64[15] -> v22
+  // %1562 = mul f64[15] -> v21
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = (v5[i0 * L + l] + v19[i0 * L + l]) * 0.16666667f;
+      v21[i0 * L + l] = (v5[i0 * L + l] + v19[i0 * L + l]) * 0.16666667f;
     }
   }
   // %1565 = mul f64[15] -> adj.ln.gain
@@ -7522,7 +7438,7 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t l = 0; l < L; ++l) {
         sum[l] = ((((-v11[i0 * L + l]) - ((v0[i0 * L + l] * v3[i0 * L + l]) * 0.16666667f)) -
                    v11[i0 * L + l]) -
-                  (v12[i0 * L + l] * v22[i0 * L + l])) *
+                  (v12[i0 * L + l] * v21[i0 * L + l])) *
                  T(h);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
@@ -7535,43 +7451,18 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         sum[l] = T(h) * ((((-v10[i0 * L + l]) - (v3[i0 * L + l] * 0.16666667f)) - v10[i0 * L + l]) -
-                         v22[i0 * L + l]);
+                         v21[i0 * L + l]);
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1467 = mul f64[] -> u28
-  u28[0] = T(h) * 0.33333334f;
-  // %1468 = contract f64[15] -> v0
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v8[i0 * L + l] * u28[0];
-    }
-  }
-  // %1470 = contract f64[16,15] -> v26
+  // %1470 = contract f64[16,15] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 15 + i1) * L + l] = v23[i0 * L + l] * v0[i1 * L + l];
+        v25[(i0 * 15 + i1) * L + l] = v22[i0 * L + l] * (v8[i1 * L + l] * (T(h) * 0.33333334f));
       }
-    }
-  }
-  // %793 = mul f64[] -> u28
-  u28[0] = T(h) * 0.16666667f;
-  // %1472 = contract f64[15] -> v8
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v1[i0 * L + l] * u28[0];
-    }
-  }
-  // %1477 = contract f64[15] -> v1
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v15[i0 * L + l] * u28[0];
     }
   }
   // %1480 = sub f64[16,15] -> adj.Wb
@@ -7581,21 +7472,23 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-v26[(i0 * 15 + i1) * L + l]) - (v8[i1 * L + l] * v13[i0 * L + l])) -
-                    v26[(i0 * 15 + i1) * L + l]) -
-                   (v7[i0 * L + l] * v1[i1 * L + l]);
+          sum[l] = (((-v25[(i0 * 15 + i1) * L + l]) -
+                     ((v1[i1 * L + l] * (T(h) * 0.16666667f)) * v13[i0 * L + l])) -
+                    v25[(i0 * 15 + i1) * L + l]) -
+                   (v7[i0 * L + l] * (v15[i1 * L + l] * (T(h) * 0.16666667f)));
         }
         dtheta_Wb[i0 * 15 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1574 = contract f64[16,10,15] -> v29
+  // %1574 = contract f64[16,10,15] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v29[(i0 * 150 + i1 * 15 + i2) * L + l] = v21[(i0 * 10 + i1) * L + l] * v0[i2 * L + l];
+          v27[(i0 * 150 + i1 * 15 + i2) * L + l] =
+              v20[(i0 * 10 + i1) * L + l] * (v8[i2 * L + l] * (T(h) * 0.33333334f));
         }
       }
     }
@@ -7608,23 +7501,24 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v6[(i0 * 10 + i1) * L + l] * v8[i2 * L + l])) -
-                       v29[(i0 * 150 + i1 * 15 + i2) * L + l]) -
-                      v29[(i0 * 150 + i1 * 15 + i2) * L + l]) -
-                     (v25[(i0 * 10 + i1) * L + l] * v1[i2 * L + l]);
+            sum[l] = (((-(v6[(i0 * 10 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                       v27[(i0 * 150 + i1 * 15 + i2) * L + l]) -
+                      v27[(i0 * 150 + i1 * 15 + i2) * L + l]) -
+                     (v24[(i0 * 10 + i1) * L + l] * (v15[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1532 = contract f64[16,10,15] -> v29
+  // %1532 = contract f64[16,10,15] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v29[(i0 * 150 + i1 * 15 + i2) * L + l] = v9[(i0 * 10 + i1) * L + l] * v0[i2 * L + l];
+          v27[(i0 * 150 + i1 * 15 + i2) * L + l] =
+              v9[(i0 * 10 + i1) * L + l] * (v8[i2 * L + l] * (T(h) * 0.33333334f));
         }
       }
     }
@@ -7637,10 +7531,10 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v2[(i0 * 10 + i1) * L + l] * v8[i2 * L + l])) -
-                       v29[(i0 * 150 + i1 * 15 + i2) * L + l]) -
-                      v29[(i0 * 150 + i1 * 15 + i2) * L + l]) -
-                     (v16[(i0 * 10 + i1) * L + l] * v1[i2 * L + l]);
+            sum[l] = (((-(v2[(i0 * 10 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                       v27[(i0 * 150 + i1 * 15 + i2) * L + l]) -
+                      v27[(i0 * 150 + i1 * 15 + i2) * L + l]) -
+                     (v16[(i0 * 10 + i1) * L + l] * (v15[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
         }
@@ -7649,33 +7543,33 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   }
   // %1400 = broadcast f64[16,10,15] -> adj.Wq
   for (int64_t i0 = 0; i0 < 2400; ++i0) {
-    dtheta_Wq[i0] += u20[0] * 8.0f;
+    dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1401 = broadcast f64[160] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 160; ++i0) {
-    dtheta_ff_norm_gain[i0] += u20[0] * 8.0f;
-    dtheta_ff_norm_bias[i0] += u20[0] * 8.0f;
-    dtheta_ff_down_bias[i0] += u20[0] * 8.0f;
+    dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
+    dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
+    dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1402 = broadcast f64[128,160] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 20480; ++i0) {
-    dtheta_ff_up_weight[i0] += u20[0] * 8.0f;
+    dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1403 = broadcast f64[128] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
-    dtheta_ff_up_bias[i0] += u20[0] * 8.0f;
+    dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1404 = broadcast f64[160,128] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 20480; ++i0) {
-    dtheta_ff_down_weight[i0] += u20[0] * 8.0f;
+    dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1405 = broadcast f64[3,160] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 480; ++i0) {
-    dtheta_out_weight[i0] += u20[0] * 8.0f;
+    dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1406 = broadcast f64[3] -> adj.out.bias
   for (int64_t i0 = 0; i0 < 3; ++i0) {
-    dtheta_out_bias[i0] += u20[0] * 8.0f;
+    dtheta_out_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
 }
 
@@ -8084,7 +7978,6 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
   T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39296);
   T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44416);
   T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49536);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49600);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -8315,13 +8208,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
   for (int64_t l = 0; l < L; ++l) {
     v4[l] = acc_v[l];
   }
-  // %309 = mul f64[] -> v6
-  // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v6[l] = v4[l] * 0.00625f;
-  }
-  // %313 = reduce_sum f64[] -> v4
+  // %313 = reduce_sum f64[] -> v6
   // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -8330,18 +8217,18 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v5[i0 * L + l] - v6[l]);
+      acc_v[l] = acc_v[l] + square(v5[i0 * L + l] - (v4[l] * 0.00625f));
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc_v[l];
+    v6[l] = acc_v[l];
   }
-  // %317 = reciprocal f64[] -> v6
+  // %317 = reciprocal f64[] -> v4
   // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v6[l] = T(1) / std::sqrt((v4[l] * 0.00625f) + 1e-05f);
+    v4[l] = T(1) / std::sqrt((v6[l] * 0.00625f) + 1e-05f);
   }
   // %51 = layernorm f64[160] -> v7
   // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
@@ -8364,8 +8251,8 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e170 = v5[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e170 * e170);
+        const T e169 = v5[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e169 * e169);
       }
     }
   }
@@ -8493,7 +8380,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
       v13[i0 * L + l] = v12[i0 * L + l] * ff_norm_gain[i0];
     }
   }
-  // %323 = reduce_sum f64[] -> v4
+  // %323 = reduce_sum f64[] -> v6
   // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -8507,15 +8394,9 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc_v[l];
+    v6[l] = acc_v[l];
   }
-  // %324 = mul f64[] -> v9
-  // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v9[l] = v4[l] * 0.00625f;
-  }
-  // %381 = contract f64[] -> v4
+  // %381 = contract f64[] -> v9
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -8528,19 +8409,14 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc0_v[l];
+    v9[l] = acc0_v[l];
   }
-  // %436 = mul f64[] -> v14
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v14[l] = v4[l] * 0.00625f;
-  }
-  // %442 = reshape f64[16,10] -> v15
+  // %442 = reshape f64[16,10] -> v14
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] =
-          v2[i0 * L + l] + (v6[l] * ((v13[i0 * L + l] - v9[l]) - (v14[l] * v7[i0 * L + l])));
+      v14[i0 * L + l] = v2[i0 * L + l] + (v4[l] * ((v13[i0 * L + l] - (v6[l] * 0.00625f)) -
+                                                   ((v9[l] * 0.00625f) * v7[i0 * L + l])));
     }
   }
   // %443 = contract f64[16,10,10] -> d.W
@@ -8550,7 +8426,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] +=
-              v3[(i0 * 10 + i1) * L + l] * v15[(i0 * 10 + i2) * L + l];
+              v3[(i0 * 10 + i1) * L + l] * v14[(i0 * 10 + i2) * L + l];
         }
       }
     }
@@ -8568,14 +8444,14 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2) * L + l], v15[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2) * L + l], v14[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v14[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v14[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v14[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -8594,7 +8470,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W[(i0 * 100 + i1 * 10 + i2) * L + l], v15[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(W[(i0 * 100 + i1 * 10 + i2) * L + l], v14[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
@@ -8633,12 +8509,12 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %448 = mul f64[16,10] -> v15
+  // %448 = mul f64[16,10] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1) * L + l] =
+        v14[(i0 * 10 + i1) * L + l] =
             v3[(i0 * 10 + i1) * L + l] * (v13[(i0 * 10 + i1) * L + l] - v9[i0 * L + l]);
       }
     }
@@ -8657,13 +8533,13 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 150 + i2 * 15], v15[(i1 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wq[i0 * 4 + i1 * 150 + i2 * 15], v14[(i1 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 150 + i2 * 15 + 1], v15[(i1 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wq[i0 * 4 + i1 * 150 + i2 * 15 + 1], v14[(i1 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 150 + i2 * 15 + 2], v15[(i1 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wq[i0 * 4 + i1 * 150 + i2 * 15 + 2], v14[(i1 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 150 + i2 * 15 + 3], v15[(i1 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wq[i0 * 4 + i1 * 150 + i2 * 15 + 3], v14[(i1 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
     }
@@ -8684,7 +8560,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wq[i0 + i1 * 150 + i2 * 15], v15[(i1 * 10 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wq[i0 + i1 * 150 + i2 * 15], v14[(i1 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
     }
@@ -8712,7 +8588,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = v15[(i0 * 10 + i1) * L + l] * v1[i2 * L + l];
+            sum[l] = v14[(i0 * 10 + i1) * L + l] * v1[i2 * L + l];
           }
           theta_bar_Wq[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
         }
@@ -8897,12 +8773,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %454 = mul f64[] -> v14
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[l] = v6[l] * 0.06666667f;
-    }
-    // %457 = contract f64[] -> v6
+    // %457 = contract f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -8915,14 +8786,9 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc0_v[l];
+      v4[l] = acc0_v[l];
     }
-    // %458 = mul f64[] -> v4
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[l] = v6[l] * 0.06666667f;
-    }
-    // %344 = reduce_sum f64[] -> v6
+    // %344 = reduce_sum f64[] -> v9
     // fwp_hebb_rde.ode:57: let q = softmax(Wq @ ln(dx(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8936,15 +8802,9 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v9[l] = acc_v[l];
     }
-    // %345 = mul f64[] -> v9
-    // fwp_hebb_rde.ode:57: let q = softmax(Wq @ ln(dx(T)))
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[l] = v6[l] * 0.06666667f;
-    }
-    // %349 = reduce_sum f64[] -> v6
+    // %349 = reduce_sum f64[] -> v10
     // fwp_hebb_rde.ode:57: let q = softmax(Wq @ ln(dx(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8953,24 +8813,26 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - v9[l]);
+        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - (v9[l] * 0.06666667f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v10[l] = acc_v[l];
     }
     // %353 = reciprocal f64[] -> v9
     // fwp_hebb_rde.ode:57: let q = softmax(Wq @ ln(dx(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[l] = T(1) / std::sqrt((v6[l] * 0.06666667f) + 1e-05f);
+      v9[l] = T(1) / std::sqrt((v10[l] * 0.06666667f) + 1e-05f);
     }
     // %462 = mul f64[15] -> d.dx@T
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] += ((v1[i0 * L + l] - v14[l]) - (v0[i0 * L + l] * v4[l])) * v9[l];
+        u_bar[i0 * L + l] +=
+            ((v1[i0 * L + l] - (v6[l] * 0.06666667f)) - (v0[i0 * L + l] * (v4[l] * 0.06666667f))) *
+            v9[l];
       }
     }
   }
@@ -9312,10 +9174,10 @@ const plastic_model kModel = {
             .field_vjp = 91968,
             .adjoint_field = 178944,
             .step = 83456,
-            .step_vjp = 189824,
-            .adjoint_step = 266176,
+            .step_vjp = 189760,
+            .adjoint_step = 266048,
             .output = 16384,
-            .output_vjp = 54720,
+            .output_vjp = 54656,
             .loss = 128,
             .loss_vjp = 256,
         },

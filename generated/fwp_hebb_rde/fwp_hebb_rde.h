@@ -111,12 +111,12 @@ enum { fwp_hebb_rde_step_lanes = 8, fwp_hebb_rde_step_scratch_bytes = 83456 };
  *   z0_bar: varying[1600] = 12800 floats
  *   theta_bar: uniform[49521] = 49521 floats
  *   u_stages_bar: varying[60] = 480 floats, may be NULL
- *   scratch: scratch arena, 189824 bytes, 64-byte aligned
+ *   scratch: scratch arena, 189760 bytes, 64-byte aligned
  */
 void fwp_hebb_rde_step_vjp(const void* ctx, double t, double h, const void* z0, const void* theta,
                            const void* u_stages, const void* z1_bar, void* z0_bar, void* theta_bar,
                            void* u_stages_bar, void* scratch);
-enum { fwp_hebb_rde_step_vjp_lanes = 8, fwp_hebb_rde_step_vjp_scratch_bytes = 189824 };
+enum { fwp_hebb_rde_step_vjp_lanes = 8, fwp_hebb_rde_step_vjp_scratch_bytes = 189760 };
 
 /* fwp_hebb_rde_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -131,12 +131,12 @@ enum { fwp_hebb_rde_step_vjp_lanes = 8, fwp_hebb_rde_step_vjp_scratch_bytes = 18
  *   dtheta: uniform[49521] = 49521 floats
  *   err: varying[3200] = 25600 floats, may be NULL
  *   dtheta_err: uniform[49521] = 49521 floats, may be NULL
- *   scratch: scratch arena, 266176 bytes, 64-byte aligned
+ *   scratch: scratch arena, 266048 bytes, 64-byte aligned
  */
 void fwp_hebb_rde_adjoint_step(const void* ctx, double t, double h, const void* z0, const void* a0,
                                const void* theta, const void* u_stages, void* z1, void* a1,
                                void* dtheta, void* err, void* dtheta_err, void* scratch);
-enum { fwp_hebb_rde_adjoint_step_lanes = 8, fwp_hebb_rde_adjoint_step_scratch_bytes = 266176 };
+enum { fwp_hebb_rde_adjoint_step_lanes = 8, fwp_hebb_rde_adjoint_step_scratch_bytes = 266048 };
 
 /* fwp_hebb_rde_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -161,12 +161,12 @@ enum { fwp_hebb_rde_output_lanes = 8, fwp_hebb_rde_output_scratch_bytes = 16384 
  *   z_bar: varying[1600] = 12800 floats
  *   theta_bar: uniform[49521] = 49521 floats
  *   u_bar: varying[15] = 120 floats, may be NULL
- *   scratch: scratch arena, 54720 bytes, 64-byte aligned
+ *   scratch: scratch arena, 54656 bytes, 64-byte aligned
  */
 void fwp_hebb_rde_output_vjp(const void* ctx, double t, const void* z, const void* theta,
                              const void* u, const void* y_bar, void* z_bar, void* theta_bar,
                              void* u_bar, void* scratch);
-enum { fwp_hebb_rde_output_vjp_lanes = 8, fwp_hebb_rde_output_vjp_scratch_bytes = 54720 };
+enum { fwp_hebb_rde_output_vjp_lanes = 8, fwp_hebb_rde_output_vjp_scratch_bytes = 54656 };
 
 /* fwp_hebb_rde_loss: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

@@ -1129,12 +1129,7 @@ extern "C" void fwp_hebb_xkey_cde_field_vjp(const void* /*ctx*/, double /*t*/, c
     for (int64_t l = 0; l < L; ++l) {
       v2[l] = acc_v[l];
     }
-    // %193 = mul f64[] -> v6
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[l] = v2[l] * 0.04761905f;
-    }
-    // %196 = contract f64[] -> v2
+    // %196 = contract f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -1147,14 +1142,9 @@ extern "C" void fwp_hebb_xkey_cde_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[l] = acc0_v[l];
+      v6[l] = acc0_v[l];
     }
-    // %197 = mul f64[] -> v7
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[l] = v2[l] * 0.04761905f;
-    }
-    // %99 = reduce_sum f64[] -> v2
+    // %99 = reduce_sum f64[] -> v7
     // fwp_hebb_xkey_cde.ode:36: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1168,15 +1158,9 @@ extern "C" void fwp_hebb_xkey_cde_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[l] = acc_v[l];
+      v7[l] = acc_v[l];
     }
-    // %101 = mul f64[] -> v8
-    // fwp_hebb_xkey_cde.ode:36: let u    = ln(x(t))
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[l] = v2[l] * 0.04761905f;
-    }
-    // %105 = reduce_sum f64[] -> v2
+    // %105 = reduce_sum f64[] -> v8
     // fwp_hebb_xkey_cde.ode:36: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1185,24 +1169,26 @@ extern "C" void fwp_hebb_xkey_cde_field_vjp(const void* /*ctx*/, double /*t*/, c
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - v8[l]);
+        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - (v7[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[l] = acc_v[l];
+      v8[l] = acc_v[l];
     }
-    // %110 = reciprocal f64[] -> v8
+    // %110 = reciprocal f64[] -> v7
     // fwp_hebb_xkey_cde.ode:36: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[l] = T(1) / std::sqrt((v2[l] * 0.04761905f) + 1e-05f);
+      v7[l] = T(1) / std::sqrt((v8[l] * 0.04761905f) + 1e-05f);
     }
     // %201 = mul f64[21] -> d.x
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] += ((v3[i0 * L + l] - v6[l]) - (v7[l] * v0[i0 * L + l])) * v8[l];
+        u_bar[i0 * L + l] +=
+            ((v3[i0 * L + l] - (v2[l] * 0.04761905f)) - ((v6[l] * 0.04761905f) * v0[i0 * L + l])) *
+            v7[l];
       }
     }
     // %202 = contract f64[21] -> d.dx
@@ -2253,12 +2239,7 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
     for (int64_t l = 0; l < L; ++l) {
       v2_2[l] = acc_v[l];
     }
-    // %193 = mul f64[] -> v3
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3_2[l] = v2_2[l] * 0.04761905f;
-    }
-    // %196 = contract f64[] -> v2
+    // %196 = contract f64[] -> v3
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v_2[l] = 0.0f;
@@ -2271,14 +2252,9 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2_2[l] = acc0_v_2[l];
+      v3_2[l] = acc0_v_2[l];
     }
-    // %197 = mul f64[] -> v6
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6_2[l] = v2_2[l] * 0.04761905f;
-    }
-    // %99 = reduce_sum f64[] -> v2
+    // %99 = reduce_sum f64[] -> v6
     // fwp_hebb_xkey_cde.ode:36: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2292,15 +2268,9 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2_2[l] = acc_v[l];
+      v6_2[l] = acc_v[l];
     }
-    // %101 = mul f64[] -> v5
-    // fwp_hebb_xkey_cde.ode:36: let u    = ln(x(t))
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5_2[l] = v2_2[l] * 0.04761905f;
-    }
-    // %105 = reduce_sum f64[] -> v2
+    // %105 = reduce_sum f64[] -> v5
     // fwp_hebb_xkey_cde.ode:36: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2309,25 +2279,26 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - v5_2[l]);
+        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - (v6_2[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2_2[l] = acc_v[l];
+      v5_2[l] = acc_v[l];
     }
-    // %110 = reciprocal f64[] -> v5
+    // %110 = reciprocal f64[] -> v6
     // fwp_hebb_xkey_cde.ode:36: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5_2[l] = T(1) / std::sqrt((v2_2[l] * 0.04761905f) + 1e-05f);
+      v6_2[l] = T(1) / std::sqrt((v5_2[l] * 0.04761905f) + 1e-05f);
     }
     // %201 = mul f64[21] -> d.x
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] +=
-            ((v7_2[i0 * L + l] - v3_2[l]) - (v6_2[l] * v0_2[i0 * L + l])) * v5_2[l];
+        u_bar[i0 * L + l] += ((v7_2[i0 * L + l] - (v2_2[l] * 0.04761905f)) -
+                              ((v3_2[l] * 0.04761905f) * v0_2[i0 * L + l])) *
+                             v6_2[l];
       }
     }
     // %73 = contract f64[32,4] -> v0
@@ -2450,14 +2421,12 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4096);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8192);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8320);
-  T* __restrict u4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9024);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9088);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10112);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14208);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18304);
-  T* __restrict u9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19328);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19392);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23488);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9024);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10048);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14144);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18240);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19264);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23360);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -2595,13 +2564,11 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %683 = mul f64[] -> u4
-  u4[0] = T(h) * 0.16666667f;
-  // %695 = contract f64[32] -> v5
+  // %695 = contract f64[32] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = sigmoid(v0[i0 * L + l]) * u4[0];
+      v4[i0 * L + l] = sigmoid(v0[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
   // %696 = contract f64[32,4] -> v0
@@ -2609,7 +2576,7 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 4 + i1) * L + l] = v1[(i0 * 4 + i1) * L + l] * v5[i0 * L + l];
+        v0[(i0 * 4 + i1) * L + l] = v1[(i0 * 4 + i1) * L + l] * v4[i0 * L + l];
       }
     }
   }
@@ -2639,11 +2606,11 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %479 = tanh f64[32,4] -> v6
+  // %479 = tanh f64[32,4] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = vm::tanh(v1[i0 * L + l]);
+      v5[i0 * L + l] = vm::tanh(v1[i0 * L + l]);
     }
   }
   // %460 = contract f64[32,4] -> v1
@@ -2672,7 +2639,7 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %461 = softmax f64[32,4] -> v7
+  // %461 = softmax f64[32,4] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2700,7 +2667,7 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 4 + i1) * L + l] = v2[i1 * L + l] / rowsum_v[l];
+        v6[(i0 * 4 + i1) * L + l] = v2[i1 * L + l] / rowsum_v[l];
       }
     }
   }
@@ -2724,8 +2691,8 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e192 = u_stages[(i0 + 42) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e192 * e192);
+        const T e191 = u_stages[(i0 + 42) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e191 * e191);
       }
     }
   }
@@ -2740,11 +2707,11 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
       v3[i0 * L + l] = (u_stages[(i0 + 42) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %455 = add f64[21] -> v5
+  // %455 = add f64[21] -> v4
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v3[i0 * L + l]);
+      v4[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v3[i0 * L + l]);
     }
   }
   // %457 = contract f64[32,4] -> v1
@@ -2759,10 +2726,10 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 84 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 84 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], v4[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -2773,7 +2740,7 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %462 = contract f64[32] -> v8
+  // %462 = contract f64[32] -> v7
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2785,46 +2752,44 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v4[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %689 = mul f64[] -> u9
-  u9[0] = T(h) * 0.33333334f;
-  // %690 = contract f64[32] -> v5
+  // %690 = contract f64[32] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = sigmoid(v8[i0 * L + l]) * u9[0];
+      v4[i0 * L + l] = sigmoid(v7[i0 * L + l]) * (T(h) * 0.33333334f);
     }
   }
-  // %691 = contract f64[32,4] -> v10
+  // %691 = contract f64[32,4] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 4 + i1) * L + l] = vm::tanh(v1[(i0 * 4 + i1) * L + l]) * v5[i0 * L + l];
+        v8[(i0 * 4 + i1) * L + l] = vm::tanh(v1[(i0 * 4 + i1) * L + l]) * v4[i0 * L + l];
       }
     }
   }
-  // %692 = contract f64[32,4,4] -> v11
+  // %692 = contract f64[32,4,4] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v11[(i0 * 16 + i1 * 4 + i2) * L + l] =
-              v7[(i0 * 4 + i2) * L + l] * v10[(i0 * 4 + i1) * L + l];
+          v9[(i0 * 16 + i1 * 4 + i2) * L + l] =
+              v6[(i0 * 4 + i2) * L + l] * v8[(i0 * 4 + i1) * L + l];
         }
       }
     }
@@ -2855,7 +2820,7 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %440 = softmax f64[32,4] -> v7
+  // %440 = softmax f64[32,4] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2883,7 +2848,7 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 4 + i1) * L + l] = v2[i1 * L + l] / rowsum_v[l];
+        v6[(i0 * 4 + i1) * L + l] = v2[i1 * L + l] / rowsum_v[l];
       }
     }
   }
@@ -2907,8 +2872,8 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e329 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e329 * e329);
+        const T e327 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e327 * e327);
       }
     }
   }
@@ -2923,14 +2888,14 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
       v3[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %434 = add f64[21] -> v5
+  // %434 = add f64[21] -> v4
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = (v3[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
+      v4[i0 * L + l] = (v3[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
     }
   }
-  // %441 = contract f64[32] -> v8
+  // %441 = contract f64[32] -> v7
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2942,33 +2907,33 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v4[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %684 = contract f64[32] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = sigmoid(v8[i0 * L + l]) * u4[0];
+      v1[i0 * L + l] = sigmoid(v7[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
-  // %685 = contract f64[32,4] -> v10
+  // %685 = contract f64[32,4] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 4 + i1) * L + l] = v7[(i0 * 4 + i1) * L + l] * v1[i0 * L + l];
+        v8[(i0 * 4 + i1) * L + l] = v6[(i0 * 4 + i1) * L + l] * v1[i0 * L + l];
       }
     }
   }
@@ -2984,10 +2949,10 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 84 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 84 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], v4[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -2998,11 +2963,11 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %437 = tanh f64[32,4] -> v7
+  // %437 = tanh f64[32,4] -> v6
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = vm::tanh(v1[i0 * L + l]);
+      v6[i0 * L + l] = vm::tanh(v1[i0 * L + l]);
     }
   }
   // %700 = add f64[32,4,4] -> W
@@ -3012,10 +2977,10 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 16 + i1 * 4 + i2) * L + l] =
-              ((v0[(i0 * 4 + i2) * L + l] * v6[(i0 * 4 + i1) * L + l]) +
-               ((v11[(i0 * 16 + i1 * 4 + i2) * L + l] +
-                 (v10[(i0 * 4 + i2) * L + l] * v7[(i0 * 4 + i1) * L + l])) +
-                v11[(i0 * 16 + i1 * 4 + i2) * L + l])) +
+              ((v0[(i0 * 4 + i2) * L + l] * v5[(i0 * 4 + i1) * L + l]) +
+               ((v9[(i0 * 16 + i1 * 4 + i2) * L + l] +
+                 (v8[(i0 * 4 + i2) * L + l] * v6[(i0 * 4 + i1) * L + l])) +
+                v9[(i0 * 16 + i1 * 4 + i2) * L + l])) +
               z0_W[(i0 * 16 + i1 * 4 + i2) * L + l];
         }
       }
@@ -3051,30 +3016,29 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 704);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1408);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5504);
-  T* __restrict u4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9600);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9664);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26048);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30144);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30272);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 31296);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35392);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39488);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40512);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41216);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42240);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43264);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59648);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 63744);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67840);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 71936);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76032);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 80128);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84224);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 85248);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86272);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 90368);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94464);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 98560);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9600);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13696);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13824);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14848);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18944);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23040);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24064);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24768);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25792);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26816);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30912);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35008);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39104);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43200);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 47296);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51392);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 55488);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56512);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57536);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61632);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65728);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69824);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70848);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3162,19 +3126,6 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       v3[i0 * L + l] = vm::tanh(v2[i0 * L + l]);
     }
   }
-  // %683 = mul f64[] -> u4
-  u4[0] = T(h) * 0.16666667f;
-  // %751 = contract f64[32,4,4] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v5[(i0 * 16 + i1 * 4 + i2) * L + l] = z1_bar_W[(i0 * 16 + i1 * 4 + i2) * L + l] * u4[0];
-        }
-      }
-    }
-  }
   // %481 = contract f64[32,4] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -3201,7 +3152,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %482 = softmax f64[32,4] -> v6
+  // %482 = softmax f64[32,4] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3222,14 +3173,14 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[i1 * L + l] = vm::exp(v2[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v5[i1 * L + l] = vm::exp(v2[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
         rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 4 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+        v4[(i0 * 4 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
       }
     }
   }
@@ -3259,11 +3210,11 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %484 = sigmoid f64[32] -> v8
+  // %484 = sigmoid f64[32] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = sigmoid(v2[i0 * L + l]);
+      v6[i0 * L + l] = sigmoid(v2[i0 * L + l]);
     }
   }
   // %485 = contract f64[32,4] -> v2
@@ -3271,11 +3222,11 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 4 + i1) * L + l] = v6[(i0 * 4 + i1) * L + l] * v8[i0 * L + l];
+        v2[(i0 * 4 + i1) * L + l] = v4[(i0 * 4 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
-  // %921 = contract f64[32,4] -> v9
+  // %921 = contract f64[32,4] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3287,28 +3238,32 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[(i0 * 16 + i1) * L + l], v2[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(v5[(i0 * 16 + i1 + 4) * L + l], v2[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(v5[(i0 * 16 + i1 + 8) * L + l], v2[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(v5[(i0 * 16 + i1 + 12) * L + l], v2[(i0 * 4 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1) * L + l], v2[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 4) * L + l], v2[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 8) * L + l], v2[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 12) * L + l], v2[(i0 * 4 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
     }
   }
   // %922 = mul f64[32,4] -> v2
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (1.0f - square(v3[i0 * L + l])) * v9[i0 * L + l];
+      v2[i0 * L + l] = (1.0f - square(v3[i0 * L + l])) * v7[i0 * L + l];
     }
   }
-  // %923 = contract f64[21] -> v9
+  // %923 = contract f64[21] -> v7
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3334,10 +3289,10 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -3354,9 +3309,9 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v9[20 * L + l] = acc0_v[l];
+    v7[20 * L + l] = acc0_v[l];
   }
-  // %924 = contract f64[32,4] -> v10
+  // %924 = contract f64[32,4] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3368,21 +3323,22 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[(i0 * 16 + i1 * 4) * L + l], v3[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v5[(i0 * 16 + i1 * 4 + 1) * L + l], v3[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v5[(i0 * 16 + i1 * 4 + 2) * L + l], v3[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v5[(i0 * 16 + i1 * 4 + 3) * L + l], v3[(i0 * 4 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 * 4) * L + l], v3[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 1) * L + l], v3[(i0 * 4 + i1) * L + l],
+                             acc1_v[l]);
+        acc2_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 2) * L + l], v3[(i0 * 4 + i1) * L + l],
+                             acc2_v[l]);
+        acc3_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 3) * L + l], v3[(i0 * 4 + i1) * L + l],
+                             acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
     }
   }
   // %925 = contract f64[32] -> v3
@@ -3397,13 +3353,13 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 16 + i1) * L + l], v10[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v4[(i0 * 16 + i1) * L + l], v8[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v6[(i0 * 16 + i1 + 4) * L + l], v10[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v4[(i0 * 16 + i1 + 4) * L + l], v8[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v6[(i0 * 16 + i1 + 8) * L + l], v10[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v4[(i0 * 16 + i1 + 8) * L + l], v8[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v6[(i0 * 16 + i1 + 12) * L + l], v10[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v4[(i0 * 16 + i1 + 12) * L + l], v8[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3414,11 +3370,11 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %926 = mul f64[32] -> v11
+  // %926 = mul f64[32] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v3[i0 * L + l] * (v8[i0 * L + l] * (1.0f - v8[i0 * L + l]));
+      v9[i0 * L + l] = v3[i0 * L + l] * (v6[i0 * L + l] * (1.0f - v6[i0 * L + l]));
     }
   }
   // %927 = contract f64[21] -> v3
@@ -3433,10 +3389,10 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v11[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v9[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3454,18 +3410,18 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v11[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v9[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v3[20 * L + l] = acc0_v[l];
   }
-  // %928 = add f64[21] -> v12
+  // %928 = add f64[21] -> v10
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v9[i0 * L + l] + v3[i0 * L + l];
+      v10[i0 * L + l] = v7[i0 * L + l] + v3[i0 * L + l];
     }
   }
   // %453 = layernorm f64[21] -> v3
@@ -3488,8 +3444,8 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e296 = u_stages[(i0 + 42) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e296 * e296);
+        const T e315 = u_stages[(i0 + 42) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e315 * e315);
       }
     }
   }
@@ -3504,14 +3460,14 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       v3[i0 * L + l] = (u_stages[(i0 + 42) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %455 = add f64[21] -> v9
+  // %455 = add f64[21] -> v7
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v3[i0 * L + l]);
+      v7[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v3[i0 * L + l]);
     }
   }
-  // %462 = contract f64[32] -> v13
+  // %462 = contract f64[32] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3523,41 +3479,28 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v7[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %463 = sigmoid f64[32] -> v14
+  // %463 = sigmoid f64[32] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = sigmoid(v13[i0 * L + l]);
+      v12[i0 * L + l] = sigmoid(v11[i0 * L + l]);
     }
   }
-  // %771 = mul f64[] -> u4
-  u4[0] = T(h) * 0.6666667f;
-  // %772 = contract f64[32,4,4] -> v15
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v15[(i0 * 16 + i1 * 4 + i2) * L + l] = z1_bar_W[(i0 * 16 + i1 * 4 + i2) * L + l] * u4[0];
-        }
-      }
-    }
-  }
-  // %457 = contract f64[32,4] -> v16
+  // %457 = contract f64[32,4] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3569,28 +3512,28 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 84 + i1], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 84 + i1], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], v7[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 4) * L + l] = acc0_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %458 = tanh f64[32,4] -> v17
+  // %458 = tanh f64[32,4] -> v14
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = vm::tanh(v16[i0 * L + l]);
+      v14[i0 * L + l] = vm::tanh(v13[i0 * L + l]);
     }
   }
-  // %783 = contract f64[32,4] -> v16
+  // %783 = contract f64[32,4] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3603,24 +3546,24 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(v15[(i0 * 16 + i1 * 4) * L + l], v17[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v15[(i0 * 16 + i1 * 4 + 1) * L + l], v17[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v15[(i0 * 16 + i1 * 4 + 2) * L + l], v17[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v15[(i0 * 16 + i1 * 4 + 3) * L + l], v17[(i0 * 4 + i1) * L + l], acc3_v[l]);
+            std::fma(z1_bar_W[(i0 * 16 + i1 * 4) * L + l], v14[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 1) * L + l], v14[(i0 * 4 + i1) * L + l],
+                             acc1_v[l]);
+        acc2_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 2) * L + l], v14[(i0 * 4 + i1) * L + l],
+                             acc2_v[l]);
+        acc3_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 3) * L + l], v14[(i0 * 4 + i1) * L + l],
+                             acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.6666667f);
+      v13[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.6666667f);
+      v13[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.6666667f);
+      v13[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.6666667f);
     }
   }
-  // %460 = contract f64[32,4] -> v18
+  // %460 = contract f64[32,4] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3640,13 +3583,13 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %461 = softmax f64[32,4] -> v19
+  // %461 = softmax f64[32,4] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3656,7 +3599,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v18[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v18[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+            (v15[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v15[(i0 * 4 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3667,18 +3610,18 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[i1 * L + l] = vm::exp(v18[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v18[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v5[i1 * L + l] = vm::exp(v15[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v15[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 4 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+        v16[(i0 * 4 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %932 = contract f64[32] -> v13
+  // %932 = contract f64[32] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3690,31 +3633,31 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 16 + i1) * L + l], v19[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v13[(i0 * 16 + i1) * L + l], v16[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v16[(i0 * 16 + i1 + 4) * L + l], v19[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v13[(i0 * 16 + i1 + 4) * L + l], v16[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v16[(i0 * 16 + i1 + 8) * L + l], v19[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v13[(i0 * 16 + i1 + 8) * L + l], v16[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v16[(i0 * 16 + i1 + 12) * L + l], v19[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v13[(i0 * 16 + i1 + 12) * L + l], v16[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %933 = mul f64[32] -> v18
+  // %933 = mul f64[32] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = ((1.0f - v14[i0 * L + l]) * v14[i0 * L + l]) * v13[i0 * L + l];
+      v15[i0 * L + l] = ((1.0f - v12[i0 * L + l]) * v12[i0 * L + l]) * v11[i0 * L + l];
     }
   }
-  // %934 = contract f64[21] -> v13
+  // %934 = contract f64[21] -> v11
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3726,18 +3669,18 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v18[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v18[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v18[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v18[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v15[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v15[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v15[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v15[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -3747,23 +3690,23 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v18[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v15[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v13[20 * L + l] = acc0_v[l];
+    v11[20 * L + l] = acc0_v[l];
   }
-  // %464 = contract f64[32,4] -> v20
+  // %464 = contract f64[32,4] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 4 + i1) * L + l] = v19[(i0 * 4 + i1) * L + l] * v14[i0 * L + l];
+        v17[(i0 * 4 + i1) * L + l] = v16[(i0 * 4 + i1) * L + l] * v12[i0 * L + l];
       }
     }
   }
-  // %773 = contract f64[32,4] -> v21
+  // %773 = contract f64[32,4] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3775,31 +3718,32 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 16 + i1) * L + l], v20[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1) * L + l], v17[(i0 * 4 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v15[(i0 * 16 + i1 + 4) * L + l], v20[(i0 * 4 + i1) * L + l], acc1_v[l]);
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 4) * L + l], v17[(i0 * 4 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v15[(i0 * 16 + i1 + 8) * L + l], v20[(i0 * 4 + i1) * L + l], acc2_v[l]);
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 8) * L + l], v17[(i0 * 4 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v15[(i0 * 16 + i1 + 12) * L + l], v20[(i0 * 4 + i1) * L + l], acc3_v[l]);
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 12) * L + l], v17[(i0 * 4 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.6666667f);
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.6666667f);
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.6666667f);
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.6666667f);
     }
   }
-  // %930 = mul f64[32,4] -> v20
+  // %930 = mul f64[32,4] -> v17
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = v21[i0 * L + l] * (1.0f - square(v17[i0 * L + l]));
+      v17[i0 * L + l] = v18[i0 * L + l] * (1.0f - square(v14[i0 * L + l]));
     }
   }
-  // %931 = contract f64[21] -> v17
+  // %931 = contract f64[21] -> v14
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3813,22 +3757,22 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21], v20[(i1 * 4 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21], v17[(i1 * 4 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 1], v20[(i1 * 4 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 1], v17[(i1 * 4 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 2], v20[(i1 * 4 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 2], v17[(i1 * 4 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 3], v20[(i1 * 4 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 3], v17[(i1 * 4 + i2) * L + l], acc3_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -3839,22 +3783,22 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 84 + i1 * 21 + 20], v20[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 84 + i1 * 21 + 20], v17[(i0 * 4 + i1) * L + l], acc0_v[l]);
       }
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v17[20 * L + l] = acc0_v[l];
+    v14[20 * L + l] = acc0_v[l];
   }
-  // %935 = add f64[21] -> v21
+  // %935 = add f64[21] -> v18
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = v13[i0 * L + l] + v17[i0 * L + l];
+      v18[i0 * L + l] = v11[i0 * L + l] + v14[i0 * L + l];
     }
   }
-  // %432 = layernorm f64[21] -> v13
+  // %432 = layernorm f64[21] -> v11
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3874,8 +3818,8 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e580 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e580 * e580);
+        const T e618 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e618 * e618);
       }
     }
   }
@@ -3887,10 +3831,10 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v11[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %439 = contract f64[32,4] -> v17
+  // %439 = contract f64[32,4] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3910,13 +3854,13 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %440 = softmax f64[32,4] -> v15
+  // %440 = softmax f64[32,4] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3926,7 +3870,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v17[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v17[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+            (v14[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v14[(i0 * 4 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3937,25 +3881,25 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[i1 * L + l] = vm::exp(v17[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v17[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v5[i1 * L + l] = vm::exp(v14[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v14[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 4 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+        v19[(i0 * 4 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %434 = add f64[21] -> v17
+  // %434 = add f64[21] -> v14
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = (v13[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
+      v14[i0 * L + l] = (v11[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
     }
   }
-  // %441 = contract f64[32] -> v22
+  // %441 = contract f64[32] -> v20
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3967,37 +3911,37 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v17[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v17[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v17[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v17[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v14[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v14[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v14[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v14[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %442 = sigmoid f64[32] -> v23
+  // %442 = sigmoid f64[32] -> v21
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = sigmoid(v22[i0 * L + l]);
+      v21[i0 * L + l] = sigmoid(v20[i0 * L + l]);
     }
   }
-  // %443 = contract f64[32,4] -> v24
+  // %443 = contract f64[32,4] -> v22
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 4 + i1) * L + l] = v15[(i0 * 4 + i1) * L + l] * v23[i0 * L + l];
+        v22[(i0 * 4 + i1) * L + l] = v19[(i0 * 4 + i1) * L + l] * v21[i0 * L + l];
       }
     }
   }
-  // %787 = contract f64[32,4] -> v25
+  // %787 = contract f64[32,4] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4009,22 +3953,25 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[(i0 * 16 + i1) * L + l], v24[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(v5[(i0 * 16 + i1 + 4) * L + l], v24[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(v5[(i0 * 16 + i1 + 8) * L + l], v24[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc0_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1) * L + l], v22[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 4) * L + l], v22[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 8) * L + l], v22[(i0 * 4 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v5[(i0 * 16 + i1 + 12) * L + l], v24[(i0 * 4 + i1) * L + l], acc3_v[l]);
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 12) * L + l], v22[(i0 * 4 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+      v23[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+      v23[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+      v23[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
     }
   }
-  // %436 = contract f64[32,4] -> v24
+  // %436 = contract f64[32,4] -> v22
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4036,35 +3983,35 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 84 + i1], v17[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], v17[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], v17[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], v17[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 84 + i1], v14[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], v14[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], v14[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], v14[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 4) * L + l] = acc0_v[l];
+      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %437 = tanh f64[32,4] -> v26
+  // %437 = tanh f64[32,4] -> v24
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = vm::tanh(v24[i0 * L + l]);
+      v24[i0 * L + l] = vm::tanh(v22[i0 * L + l]);
     }
   }
-  // %938 = mul f64[32,4] -> v24
+  // %938 = mul f64[32,4] -> v22
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v25[i0 * L + l] * (1.0f - square(v26[i0 * L + l]));
+      v22[i0 * L + l] = v23[i0 * L + l] * (1.0f - square(v24[i0 * L + l]));
     }
   }
-  // %939 = contract f64[21] -> v22
+  // %939 = contract f64[21] -> v20
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4078,22 +4025,22 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21], v24[(i1 * 4 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21], v22[(i1 * 4 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 1], v24[(i1 * 4 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 1], v22[(i1 * 4 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 2], v24[(i1 * 4 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 2], v22[(i1 * 4 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 3], v24[(i1 * 4 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 3], v22[(i1 * 4 + i2) * L + l], acc3_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -4104,15 +4051,15 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 84 + i1 * 21 + 20], v24[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 84 + i1 * 21 + 20], v22[(i0 * 4 + i1) * L + l], acc0_v[l]);
       }
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v22[20 * L + l] = acc0_v[l];
+    v20[20 * L + l] = acc0_v[l];
   }
-  // %797 = contract f64[32,4] -> v25
+  // %797 = contract f64[32,4] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4124,24 +4071,25 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[(i0 * 16 + i1 * 4) * L + l], v26[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v5[(i0 * 16 + i1 * 4 + 1) * L + l], v26[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v5[(i0 * 16 + i1 * 4 + 2) * L + l], v26[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v5[(i0 * 16 + i1 * 4 + 3) * L + l], v26[(i0 * 4 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 * 4) * L + l], v24[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 1) * L + l], v24[(i0 * 4 + i1) * L + l],
+                             acc1_v[l]);
+        acc2_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 2) * L + l], v24[(i0 * 4 + i1) * L + l],
+                             acc2_v[l]);
+        acc3_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 3) * L + l], v24[(i0 * 4 + i1) * L + l],
+                             acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+      v23[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+      v23[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+      v23[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
     }
   }
-  // %940 = contract f64[32] -> v26
+  // %940 = contract f64[32] -> v24
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4153,31 +4101,31 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v25[(i0 * 16 + i1) * L + l], v15[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v23[(i0 * 16 + i1) * L + l], v19[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v25[(i0 * 16 + i1 + 4) * L + l], v15[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v23[(i0 * 16 + i1 + 4) * L + l], v19[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v25[(i0 * 16 + i1 + 8) * L + l], v15[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v23[(i0 * 16 + i1 + 8) * L + l], v19[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v25[(i0 * 16 + i1 + 12) * L + l], v15[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v23[(i0 * 16 + i1 + 12) * L + l], v19[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %941 = mul f64[32] -> v5
+  // %941 = mul f64[32] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = (v23[i0 * L + l] * (1.0f - v23[i0 * L + l])) * v26[i0 * L + l];
+      v25[i0 * L + l] = (v21[i0 * L + l] * (1.0f - v21[i0 * L + l])) * v24[i0 * L + l];
     }
   }
-  // %942 = contract f64[21] -> v26
+  // %942 = contract f64[21] -> v24
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4189,18 +4137,18 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v25[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v25[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v25[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v25[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -4210,18 +4158,18 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v5[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v25[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v26[20 * L + l] = acc0_v[l];
+    v24[20 * L + l] = acc0_v[l];
   }
-  // %943 = add f64[21] -> v27
+  // %943 = add f64[21] -> v26
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = v22[i0 * L + l] + v26[i0 * L + l];
+      v26[i0 * L + l] = v20[i0 * L + l] + v24[i0 * L + l];
     }
   }
   // %945 = add f64[21] -> d.ln.gain
@@ -4230,8 +4178,8 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((v0[i0 * L + l] * v12[i0 * L + l]) + (v21[i0 * L + l] * v3[i0 * L + l])) +
-                 (v13[i0 * L + l] * v27[i0 * L + l]);
+        sum[l] = ((v0[i0 * L + l] * v10[i0 * L + l]) + (v18[i0 * L + l] * v3[i0 * L + l])) +
+                 (v11[i0 * L + l] * v26[i0 * L + l]);
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
@@ -4242,7 +4190,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v27[i0 * L + l] + (v12[i0 * L + l] + v21[i0 * L + l]);
+        sum[l] = v26[i0 * L + l] + (v10[i0 * L + l] + v18[i0 * L + l]);
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
@@ -4254,23 +4202,23 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v5[i0 * L + l] * v17[i1 * L + l]) +
-                   ((v9[i1 * L + l] * v18[i0 * L + l]) + (v11[i0 * L + l] * v1[i1 * L + l]));
+          sum[l] = (v25[i0 * L + l] * v14[i1 * L + l]) +
+                   ((v7[i1 * L + l] * v15[i0 * L + l]) + (v9[i0 * L + l] * v1[i1 * L + l]));
         }
         theta_bar_Wb[i0 * 21 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %953 = contract f64[32,4] -> v18
+  // %953 = contract f64[32,4] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 4 + i1) * L + l] = v25[(i0 * 4 + i1) * L + l] * v23[i0 * L + l];
+        v15[(i0 * 4 + i1) * L + l] = v23[(i0 * 4 + i1) * L + l] * v21[i0 * L + l];
       }
     }
   }
-  // %954 = contract f64[32] -> v11
+  // %954 = contract f64[32] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4282,43 +4230,43 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 16 + i1) * L + l], v15[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v15[(i0 * 16 + i1) * L + l], v19[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v18[(i0 * 16 + i1 + 4) * L + l], v15[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v15[(i0 * 16 + i1 + 4) * L + l], v19[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v18[(i0 * 16 + i1 + 8) * L + l], v15[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v15[(i0 * 16 + i1 + 8) * L + l], v19[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v18[(i0 * 16 + i1 + 12) * L + l], v15[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v15[(i0 * 16 + i1 + 12) * L + l], v19[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %957 = mul f64[32,4] -> v25
+  // %957 = mul f64[32,4] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 4 + i1) * L + l] =
-            (v18[(i0 * 4 + i1) * L + l] - v11[i0 * L + l]) * v15[(i0 * 4 + i1) * L + l];
+        v23[(i0 * 4 + i1) * L + l] =
+            (v15[(i0 * 4 + i1) * L + l] - v9[i0 * L + l]) * v19[(i0 * 4 + i1) * L + l];
       }
     }
   }
-  // %959 = contract f64[32,4] -> v18
+  // %959 = contract f64[32,4] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 4 + i1) * L + l] = v16[(i0 * 4 + i1) * L + l] * v14[i0 * L + l];
+        v15[(i0 * 4 + i1) * L + l] = v13[(i0 * 4 + i1) * L + l] * v12[i0 * L + l];
       }
     }
   }
-  // %960 = contract f64[32] -> v11
+  // %960 = contract f64[32] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4330,43 +4278,43 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 16 + i1) * L + l], v19[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v15[(i0 * 16 + i1) * L + l], v16[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v18[(i0 * 16 + i1 + 4) * L + l], v19[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v15[(i0 * 16 + i1 + 4) * L + l], v16[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v18[(i0 * 16 + i1 + 8) * L + l], v19[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v15[(i0 * 16 + i1 + 8) * L + l], v16[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v18[(i0 * 16 + i1 + 12) * L + l], v19[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v15[(i0 * 16 + i1 + 12) * L + l], v16[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %963 = mul f64[32,4] -> v16
+  // %963 = mul f64[32,4] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 4 + i1) * L + l] =
-            (v18[(i0 * 4 + i1) * L + l] - v11[i0 * L + l]) * v19[(i0 * 4 + i1) * L + l];
+        v13[(i0 * 4 + i1) * L + l] =
+            (v15[(i0 * 4 + i1) * L + l] - v9[i0 * L + l]) * v16[(i0 * 4 + i1) * L + l];
       }
     }
   }
-  // %965 = contract f64[32,4] -> v18
+  // %965 = contract f64[32,4] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 4 + i1) * L + l] = v10[(i0 * 4 + i1) * L + l] * v8[i0 * L + l];
+        v15[(i0 * 4 + i1) * L + l] = v8[(i0 * 4 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
-  // %966 = contract f64[32] -> v8
+  // %966 = contract f64[32] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4378,30 +4326,30 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 16 + i1) * L + l], v6[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v15[(i0 * 16 + i1) * L + l], v4[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v18[(i0 * 16 + i1 + 4) * L + l], v6[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v15[(i0 * 16 + i1 + 4) * L + l], v4[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v18[(i0 * 16 + i1 + 8) * L + l], v6[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v15[(i0 * 16 + i1 + 8) * L + l], v4[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v18[(i0 * 16 + i1 + 12) * L + l], v6[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v15[(i0 * 16 + i1 + 12) * L + l], v4[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %969 = mul f64[32,4] -> v10
+  // %969 = mul f64[32,4] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 4 + i1) * L + l] =
-            v6[(i0 * 4 + i1) * L + l] * (v18[(i0 * 4 + i1) * L + l] - v8[i0 * L + l]);
+        v8[(i0 * 4 + i1) * L + l] =
+            v4[(i0 * 4 + i1) * L + l] * (v15[(i0 * 4 + i1) * L + l] - v6[i0 * L + l]);
       }
     }
   }
@@ -4413,9 +4361,9 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v25[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 21) * L + l]) +
-                     ((u_stages[(i2 + 63) * L + l] * v16[(i0 * 4 + i1) * L + l]) +
-                      (v10[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 147) * L + l]));
+            sum[l] = (v23[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 21) * L + l]) +
+                     ((u_stages[(i2 + 63) * L + l] * v13[(i0 * 4 + i1) * L + l]) +
+                      (v8[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 147) * L + l]));
           }
           theta_bar_Wk[i0 * 84 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
@@ -4430,9 +4378,9 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v24[(i0 * 4 + i1) * L + l] * v17[i2 * L + l]) +
+            sum[l] = (v22[(i0 * 4 + i1) * L + l] * v14[i2 * L + l]) +
                      ((v2[(i0 * 4 + i1) * L + l] * v1[i2 * L + l]) +
-                      (v20[(i0 * 4 + i1) * L + l] * v9[i2 * L + l]));
+                      (v17[(i0 * 4 + i1) * L + l] * v7[i2 * L + l]));
           }
           theta_bar_Wv[i0 * 84 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
@@ -4447,7 +4395,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   if (u_stages_bar) {
-    // %624 = reduce_sum f64[] -> v7
+    // %624 = reduce_sum f64[] -> v5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4460,14 +4408,9 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc_v[l];
+      v5[l] = acc_v[l];
     }
-    // %625 = mul f64[] -> v1
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[l] = v7[l] * 0.04761905f;
-    }
-    // %629 = reduce_sum f64[] -> v7
+    // %629 = reduce_sum f64[] -> v1
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4475,26 +4418,26 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - v1[l]);
+        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - (v5[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc_v[l];
+      v1[l] = acc_v[l];
     }
-    // %633 = reciprocal f64[] -> v1
+    // %633 = reciprocal f64[] -> v5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[l] = T(1) / std::sqrt((v7[l] * 0.04761905f) + 1e-05f);
+      v5[l] = T(1) / std::sqrt((v1[l] * 0.04761905f) + 1e-05f);
     }
-    // %978 = mul f64[21] -> v8
+    // %978 = mul f64[21] -> v1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[i0 * L + l] = v27[i0 * L + l] * ln_gain[i0];
+        v1[i0 * L + l] = v26[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %979 = reduce_sum f64[] -> v7
+    // %979 = reduce_sum f64[] -> v26
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4502,19 +4445,14 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v8[i0 * L + l];
+        acc_v[l] = acc_v[l] + v1[i0 * L + l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc_v[l];
+      v26[l] = acc_v[l];
     }
-    // %980 = mul f64[] -> v27
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[l] = v7[l] * 0.04761905f;
-    }
-    // %983 = contract f64[] -> v7
+    // %983 = contract f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4522,24 +4460,19 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[i0 * L + l], v8[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v11[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc0_v[l];
-    }
-    // %984 = mul f64[] -> v11
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[l] = v7[l] * 0.04761905f;
+      v6[l] = acc0_v[l];
     }
     // %988 = mul f64[21] -> d.x@0
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[i0 * L + l] +=
-            v1[l] * ((v8[i0 * L + l] - v27[l]) - (v13[i0 * L + l] * v11[l]));
+        u_stages_bar[i0 * L + l] += v5[l] * ((v1[i0 * L + l] - (v26[l] * 0.04761905f)) -
+                                             (v11[i0 * L + l] * (v6[l] * 0.04761905f)));
       }
     }
     // %989 = contract f64[21] -> d.dx@0
@@ -4556,13 +4489,13 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v25[(i1 * 4 + i2) * L + l], acc0_v[l]);
+                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v23[(i1 * 4 + i2) * L + l], acc0_v[l]);
             acc1_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v25[(i1 * 4 + i2) * L + l], acc1_v[l]);
+                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v23[(i1 * 4 + i2) * L + l], acc1_v[l]);
             acc2_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v25[(i1 * 4 + i2) * L + l], acc2_v[l]);
+                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v23[(i1 * 4 + i2) * L + l], acc2_v[l]);
             acc3_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v25[(i1 * 4 + i2) * L + l], acc3_v[l]);
+                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v23[(i1 * 4 + i2) * L + l], acc3_v[l]);
           }
         }
       }
@@ -4582,7 +4515,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       for (int64_t i1 = 0; i1 < 4; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 20], v25[(i0 * 4 + i1) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 20], v23[(i0 * 4 + i1) * L + l], acc0_v[l]);
         }
       }
     }
@@ -4594,10 +4527,10 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = v21[i0 * L + l] * ln_gain[i0];
+        v1[i0 * L + l] = v18[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %991 = reduce_sum f64[] -> v7
+    // %991 = reduce_sum f64[] -> v5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4610,14 +4543,9 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc_v[l];
+      v5[l] = acc_v[l];
     }
-    // %992 = mul f64[] -> v27
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[l] = v7[l] * 0.04761905f;
-    }
-    // %995 = contract f64[] -> v7
+    // %995 = contract f64[] -> v26
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4630,14 +4558,9 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc0_v[l];
+      v26[l] = acc0_v[l];
     }
-    // %996 = mul f64[] -> v8
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[l] = v7[l] * 0.04761905f;
-    }
-    // %580 = reduce_sum f64[] -> v7
+    // %580 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4650,14 +4573,9 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc_v[l];
+      v6[l] = acc_v[l];
     }
-    // %581 = mul f64[] -> v11
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[l] = v7[l] * 0.04761905f;
-    }
-    // %585 = reduce_sum f64[] -> v7
+    // %585 = reduce_sum f64[] -> v9
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4665,24 +4583,25 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 42) * L + l] - v11[l]);
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 42) * L + l] - (v6[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc_v[l];
+      v9[l] = acc_v[l];
     }
-    // %589 = reciprocal f64[] -> v11
+    // %589 = reciprocal f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[l] = T(1) / std::sqrt((v7[l] * 0.04761905f) + 1e-05f);
+      v6[l] = T(1) / std::sqrt((v9[l] * 0.04761905f) + 1e-05f);
     }
     // %1000 = mul f64[21] -> d.x@1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 + 42) * L + l] +=
-            ((v1[i0 * L + l] - v27[l]) - (v8[l] * v3[i0 * L + l])) * v11[l];
+            ((v1[i0 * L + l] - (v5[l] * 0.04761905f)) - ((v26[l] * 0.04761905f) * v3[i0 * L + l])) *
+            v6[l];
       }
     }
     // %1001 = contract f64[21] -> d.dx@1
@@ -4699,13 +4618,13 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v16[(i1 * 4 + i2) * L + l], acc0_v[l]);
+                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v13[(i1 * 4 + i2) * L + l], acc0_v[l]);
             acc1_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v16[(i1 * 4 + i2) * L + l], acc1_v[l]);
+                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v13[(i1 * 4 + i2) * L + l], acc1_v[l]);
             acc2_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v16[(i1 * 4 + i2) * L + l], acc2_v[l]);
+                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v13[(i1 * 4 + i2) * L + l], acc2_v[l]);
             acc3_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v16[(i1 * 4 + i2) * L + l], acc3_v[l]);
+                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v13[(i1 * 4 + i2) * L + l], acc3_v[l]);
           }
         }
       }
@@ -4725,7 +4644,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       for (int64_t i1 = 0; i1 < 4; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 20], v16[(i0 * 4 + i1) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 20], v13[(i0 * 4 + i1) * L + l], acc0_v[l]);
         }
       }
     }
@@ -4737,10 +4656,10 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = v12[i0 * L + l] * ln_gain[i0];
+        v1[i0 * L + l] = v10[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1003 = reduce_sum f64[] -> v7
+    // %1003 = reduce_sum f64[] -> v5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4753,14 +4672,9 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc_v[l];
+      v5[l] = acc_v[l];
     }
-    // %1004 = mul f64[] -> v12
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[l] = v7[l] * 0.04761905f;
-    }
-    // %1007 = contract f64[] -> v7
+    // %1007 = contract f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4773,14 +4687,9 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc0_v[l];
+      v10[l] = acc0_v[l];
     }
-    // %1008 = mul f64[] -> v27
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[l] = v7[l] * 0.04761905f;
-    }
-    // %517 = reduce_sum f64[] -> v7
+    // %517 = reduce_sum f64[] -> v26
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4793,14 +4702,9 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc_v[l];
+      v26[l] = acc_v[l];
     }
-    // %518 = mul f64[] -> v8
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[l] = v7[l] * 0.04761905f;
-    }
-    // %522 = reduce_sum f64[] -> v7
+    // %522 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4808,24 +4712,25 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 126) * L + l] - v8[l]);
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 126) * L + l] - (v26[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc_v[l];
+      v6[l] = acc_v[l];
     }
-    // %526 = reciprocal f64[] -> v8
+    // %526 = reciprocal f64[] -> v26
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[l] = T(1) / std::sqrt((v7[l] * 0.04761905f) + 1e-05f);
+      v26[l] = T(1) / std::sqrt((v6[l] * 0.04761905f) + 1e-05f);
     }
     // %1012 = mul f64[21] -> d.x@2
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 + 126) * L + l] +=
-            ((v1[i0 * L + l] - v12[l]) - (v0[i0 * L + l] * v27[l])) * v8[l];
+            ((v1[i0 * L + l] - (v5[l] * 0.04761905f)) - (v0[i0 * L + l] * (v10[l] * 0.04761905f))) *
+            v26[l];
       }
     }
     // %1013 = contract f64[21] -> d.dx@2
@@ -4842,13 +4747,13 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v10[(i1 * 4 + i2) * L + l], acc0_v[l]);
+                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v8[(i1 * 4 + i2) * L + l], acc0_v[l]);
             acc1_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v10[(i1 * 4 + i2) * L + l], acc1_v[l]);
+                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v8[(i1 * 4 + i2) * L + l], acc1_v[l]);
             acc2_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v10[(i1 * 4 + i2) * L + l], acc2_v[l]);
+                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v8[(i1 * 4 + i2) * L + l], acc2_v[l]);
             acc3_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v10[(i1 * 4 + i2) * L + l], acc3_v[l]);
+                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v8[(i1 * 4 + i2) * L + l], acc3_v[l]);
           }
         }
       }
@@ -4868,7 +4773,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       for (int64_t i1 = 0; i1 < 4; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 20], v10[(i0 * 4 + i1) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 20], v8[(i0 * 4 + i1) * L + l], acc0_v[l]);
         }
       }
     }
@@ -4917,34 +4822,31 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 704);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1408);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5504);
-  T* __restrict u4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9600);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9664);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13760);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17856);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17984);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19008);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23104);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27200);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27904);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28928);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29952);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34048);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38144);
-  T* __restrict u17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42240);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42304);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58688);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62784);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 63808);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64832);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68928);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73024);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77120);
-  T* __restrict u26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 81216);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 81280);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 85376);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86400);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 87104);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 108608);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9600);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13696);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13824);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14848);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18944);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23040);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23744);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24768);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25792);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29888);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33984);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38080);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 54464);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58560);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59584);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 60608);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64704);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68800);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72896);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76992);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78016);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 82112);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 83136);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 83840);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 105344);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -5035,18 +4937,7 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
       v3[i0 * L + l] = vm::tanh(v2[i0 * L + l]);
     }
   }
-  // %683 = mul f64[] -> u4
-  u4[0] = T(h) * 0.16666667f;
-  // %1349 = contract f64[32,4] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 4 + i1) * L + l] = v3[(i0 * 4 + i1) * L + l] * u4[0];
-      }
-    }
-  }
-  // %439 = contract f64[32,4] -> v5
+  // %439 = contract f64[32,4] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5066,13 +4957,13 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %440 = softmax f64[32,4] -> v6
+  // %440 = softmax f64[32,4] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5082,7 +4973,7 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v5[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v5[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+            (v2[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 4 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -5093,18 +4984,18 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[i1 * L + l] = vm::exp(v5[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v5[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v5[i1 * L + l] = vm::exp(v2[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 4 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+        v4[(i0 * 4 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %441 = contract f64[32] -> v5
+  // %441 = contract f64[32] -> v2
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5124,29 +5015,29 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %442 = sigmoid f64[32] -> v8
+  // %442 = sigmoid f64[32] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = sigmoid(v5[i0 * L + l]);
+      v6[i0 * L + l] = sigmoid(v2[i0 * L + l]);
     }
   }
-  // %443 = contract f64[32,4] -> v5
+  // %443 = contract f64[32,4] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 4 + i1) * L + l] = v6[(i0 * 4 + i1) * L + l] * v8[i0 * L + l];
+        v2[(i0 * 4 + i1) * L + l] = v4[(i0 * 4 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
-  // %460 = contract f64[32,4] -> v9
+  // %460 = contract f64[32,4] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5166,13 +5057,13 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %461 = softmax f64[32,4] -> v10
+  // %461 = softmax f64[32,4] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5182,7 +5073,7 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v9[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v9[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+            (v7[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v7[(i0 * 4 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -5193,18 +5084,18 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[i1 * L + l] = vm::exp(v9[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v9[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v5[i1 * L + l] = vm::exp(v7[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v7[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 4 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+        v8[(i0 * 4 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %453 = layernorm f64[21] -> v9
+  // %453 = layernorm f64[21] -> v7
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5224,8 +5115,8 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e194 = u_stages[(i0 + 42) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e194 * e194);
+        const T e189 = u_stages[(i0 + 42) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e189 * e189);
       }
     }
   }
@@ -5237,17 +5128,17 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = (u_stages[(i0 + 42) * L + l] - mean_v[l]) * rstd_v[l];
+      v7[i0 * L + l] = (u_stages[(i0 + 42) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %455 = add f64[21] -> v11
+  // %455 = add f64[21] -> v9
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v9[i0 * L + l]);
+      v9[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v7[i0 * L + l]);
     }
   }
-  // %462 = contract f64[32] -> v12
+  // %462 = contract f64[32] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5259,37 +5150,37 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v11[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v9[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %463 = sigmoid f64[32] -> v13
+  // %463 = sigmoid f64[32] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = sigmoid(v12[i0 * L + l]);
+      v11[i0 * L + l] = sigmoid(v10[i0 * L + l]);
     }
   }
-  // %464 = contract f64[32,4] -> v14
+  // %464 = contract f64[32,4] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 4 + i1) * L + l] = v10[(i0 * 4 + i1) * L + l] * v13[i0 * L + l];
+        v12[(i0 * 4 + i1) * L + l] = v8[(i0 * 4 + i1) * L + l] * v11[i0 * L + l];
       }
     }
   }
-  // %457 = contract f64[32,4] -> v15
+  // %457 = contract f64[32,4] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5301,51 +5192,40 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 84 + i1], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], v11[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 84 + i1], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], v9[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 4) * L + l] = acc0_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %458 = tanh f64[32,4] -> v16
+  // %458 = tanh f64[32,4] -> v14
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = vm::tanh(v15[i0 * L + l]);
+      v14[i0 * L + l] = vm::tanh(v13[i0 * L + l]);
     }
   }
-  // %689 = mul f64[] -> u17
-  u17[0] = T(h) * 0.33333334f;
-  // %1351 = contract f64[32,4] -> v15
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 4 + i1) * L + l] = v16[(i0 * 4 + i1) * L + l] * u17[0];
-      }
-    }
-  }
-  // %1352 = contract f64[32,4,4] -> v18
+  // %1352 = contract f64[32,4,4] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v18[(i0 * 16 + i1 * 4 + i2) * L + l] =
-              v14[(i0 * 4 + i2) * L + l] * v15[(i0 * 4 + i1) * L + l];
+          v15[(i0 * 16 + i1 * 4 + i2) * L + l] =
+              v12[(i0 * 4 + i2) * L + l] * (v14[(i0 * 4 + i1) * L + l] * (T(h) * 0.33333334f));
         }
       }
     }
   }
-  // %481 = contract f64[32,4] -> v15
+  // %481 = contract f64[32,4] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5365,13 +5245,13 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 4) * L + l] = acc0_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %482 = softmax f64[32,4] -> v19
+  // %482 = softmax f64[32,4] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5381,7 +5261,7 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v15[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v15[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+            (v13[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v13[(i0 * 4 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -5392,18 +5272,18 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[i1 * L + l] = vm::exp(v15[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v15[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v5[i1 * L + l] = vm::exp(v13[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v13[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 4 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+        v16[(i0 * 4 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %474 = layernorm f64[21] -> v12
+  // %474 = layernorm f64[21] -> v10
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5423,8 +5303,8 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e333 = u_stages[(i0 + 126) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e333 * e333);
+        const T e326 = u_stages[(i0 + 126) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e326 * e326);
       }
     }
   }
@@ -5436,17 +5316,17 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = (u_stages[(i0 + 126) * L + l] - mean_v[l]) * rstd_v[l];
+      v10[i0 * L + l] = (u_stages[(i0 + 126) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %476 = add f64[21] -> v15
+  // %476 = add f64[21] -> v13
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = ln_bias[i0] + (v12[i0 * L + l] * ln_gain[i0]);
+      v13[i0 * L + l] = ln_bias[i0] + (v10[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %483 = contract f64[32] -> v20
+  // %483 = contract f64[32] -> v17
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5458,46 +5338,37 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v15[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v13[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v13[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v13[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 4) * L + l] = acc0_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %484 = sigmoid f64[32] -> v21
+  // %484 = sigmoid f64[32] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = sigmoid(v20[i0 * L + l]);
+      v18[i0 * L + l] = sigmoid(v17[i0 * L + l]);
     }
   }
-  // %485 = contract f64[32,4] -> v22
+  // %485 = contract f64[32,4] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 4 + i1) * L + l] = v19[(i0 * 4 + i1) * L + l] * v21[i0 * L + l];
+        v19[(i0 * 4 + i1) * L + l] = v16[(i0 * 4 + i1) * L + l] * v18[i0 * L + l];
       }
     }
   }
-  // %1355 = contract f64[32,4] -> v23
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 4 + i1) * L + l] = v22[(i0 * 4 + i1) * L + l] * u4[0];
-      }
-    }
-  }
-  // %478 = contract f64[32,4] -> v24
+  // %478 = contract f64[32,4] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5509,25 +5380,25 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 84 + i1], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], v15[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 84 + i1], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], v13[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], v13[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], v13[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %479 = tanh f64[32,4] -> v25
+  // %479 = tanh f64[32,4] -> v21
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = vm::tanh(v24[i0 * L + l]);
+      v21[i0 * L + l] = vm::tanh(v20[i0 * L + l]);
     }
   }
   // %1519 = add f64[32,4,4] -> W
@@ -5538,24 +5409,22 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 16 + i1 * 4 + i2) * L + l] =
               z0_W[(i0 * 16 + i1 * 4 + i2) * L + l] +
-              ((((v2[(i0 * 4 + i1) * L + l] * v5[(i0 * 4 + i2) * L + l]) +
-                 v18[(i0 * 16 + i1 * 4 + i2) * L + l]) +
-                v18[(i0 * 16 + i1 * 4 + i2) * L + l]) +
-               (v23[(i0 * 4 + i2) * L + l] * v25[(i0 * 4 + i1) * L + l]));
+              (((((v3[(i0 * 4 + i1) * L + l] * (T(h) * 0.16666667f)) * v2[(i0 * 4 + i2) * L + l]) +
+                 v15[(i0 * 16 + i1 * 4 + i2) * L + l]) +
+                v15[(i0 * 16 + i1 * 4 + i2) * L + l]) +
+               ((v19[(i0 * 4 + i2) * L + l] * (T(h) * 0.16666667f)) * v21[(i0 * 4 + i1) * L + l]));
         }
       }
     }
   }
-  // %1260 = mul f64[] -> u26
-  u26[0] = T(h) * -0.0f;
   // %1262 = add f64[32,4,4] -> a.W
   for (int64_t i0 = 0; i0 < 512; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      a1[i0 * L + l] = a0[i0 * L + l] + u26[0];
+      a1[i0 * L + l] = a0[i0 * L + l] + (T(h) * -0.0f);
     }
   }
-  // %1263 = contract f64[32,4] -> v2
+  // %1263 = contract f64[32,4] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5567,24 +5436,24 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v16[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v14[(i0 * 4 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v16[(i0 * 4 + i1) * L + l], acc1_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v14[(i0 * 4 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v16[(i0 * 4 + i1) * L + l], acc2_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v14[(i0 * 4 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v16[(i0 * 4 + i1) * L + l], acc3_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v14[(i0 * 4 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1264 = contract f64[32] -> v20
+  // %1264 = contract f64[32] -> v17
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5596,31 +5465,232 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v2[(i0 * 16 + i1) * L + l], v10[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v20[(i0 * 16 + i1) * L + l], v8[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v2[(i0 * 16 + i1 + 4) * L + l], v10[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v20[(i0 * 16 + i1 + 4) * L + l], v8[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v2[(i0 * 16 + i1 + 8) * L + l], v10[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v20[(i0 * 16 + i1 + 8) * L + l], v8[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v2[(i0 * 16 + i1 + 12) * L + l], v10[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v20[(i0 * 16 + i1 + 12) * L + l], v8[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 4) * L + l] = acc0_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1265 = mul f64[32] -> v23
+  // %1265 = mul f64[32] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = ((1.0f - v13[i0 * L + l]) * v13[i0 * L + l]) * v20[i0 * L + l];
+      v15[i0 * L + l] = ((1.0f - v11[i0 * L + l]) * v11[i0 * L + l]) * v17[i0 * L + l];
     }
   }
-  // %1266 = contract f64[21] -> v20
+  // %1266 = contract f64[21] -> v17
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v15[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v15[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v15[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v15[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[(i0 * 4) * L + l] = acc0_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v15[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v17[20 * L + l] = acc0_v[l];
+  }
+  // %1267 = contract f64[32,4] -> v22
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(a1[(i0 * 16 + i1) * L + l], v12[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(a1[(i0 * 16 + i1 + 4) * L + l], v12[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(a1[(i0 * 16 + i1 + 8) * L + l], v12[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a1[(i0 * 16 + i1 + 12) * L + l], v12[(i0 * 4 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[(i0 * 4) * L + l] = acc0_v[l];
+      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1268 = mul f64[32,4] -> v12
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = v22[i0 * L + l] * (1.0f - square(v14[i0 * L + l]));
+    }
+  }
+  // %1366 = contract f64[21] -> v14
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      for (int64_t i2 = 0; i2 < 4; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21], v12[(i1 * 4 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 1], v12[(i1 * 4 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 2], v12[(i1 * 4 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 3], v12[(i1 * 4 + i2) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 84 + i1 * 21 + 20], v12[(i0 * 4 + i1) * L + l], acc0_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v14[20 * L + l] = acc0_v[l];
+  }
+  // %1520 = mul f64[21] -> v22
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[i0 * L + l] = (v17[i0 * L + l] + v14[i0 * L + l]) * 0.33333334f;
+    }
+  }
+  // %1521 = contract f64[21] -> v17
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = v22[i0 * L + l] * v7[i0 * L + l];
+    }
+  }
+  // %1105 = contract f64[32,4] -> v7
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(a0[(i0 * 16 + i1 * 4) * L + l], v3[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a0[(i0 * 16 + i1 * 4 + 1) * L + l], v3[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a0[(i0 * 16 + i1 * 4 + 2) * L + l], v3[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a0[(i0 * 16 + i1 * 4 + 3) * L + l], v3[(i0 * 4 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1106 = contract f64[32] -> v14
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v4[(i0 * 16 + i1) * L + l], v7[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v4[(i0 * 16 + i1 + 4) * L + l], v7[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v4[(i0 * 16 + i1 + 8) * L + l], v7[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v4[(i0 * 16 + i1 + 12) * L + l], v7[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1107 = mul f64[32] -> v23
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[i0 * L + l] = v14[i0 * L + l] * (v6[i0 * L + l] * (1.0f - v6[i0 * L + l]));
+    }
+  }
+  // %1108 = contract f64[21] -> v14
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5640,10 +5710,10 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -5658,9 +5728,9 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v20[20 * L + l] = acc0_v[l];
+    v14[20 * L + l] = acc0_v[l];
   }
-  // %1267 = contract f64[32,4] -> v24
+  // %1101 = contract f64[32,4] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5672,11 +5742,10 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a1[(i0 * 16 + i1) * L + l], v14[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(a1[(i0 * 16 + i1 + 4) * L + l], v14[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(a1[(i0 * 16 + i1 + 8) * L + l], v14[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(a1[(i0 * 16 + i1 + 12) * L + l], v14[(i0 * 4 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 16 + i1) * L + l], v2[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(a0[(i0 * 16 + i1 + 4) * L + l], v2[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(a0[(i0 * 16 + i1 + 8) * L + l], v2[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(a0[(i0 * 16 + i1 + 12) * L + l], v2[(i0 * 4 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5687,14 +5756,103 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
       v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1268 = mul f64[32,4] -> v14
+  // %1102 = mul f64[32,4] -> v2
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = v24[i0 * L + l] * (1.0f - square(v16[i0 * L + l]));
+      v2[i0 * L + l] = v24[i0 * L + l] * (1.0f - square(v3[i0 * L + l]));
     }
   }
-  // %1366 = contract f64[21] -> v16
+  // %1380 = contract f64[21] -> v3
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      for (int64_t i2 = 0; i2 < 4; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21], v2[(i1 * 4 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 1], v2[(i1 * 4 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 2], v2[(i1 * 4 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 3], v2[(i1 * 4 + i2) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 84 + i1 * 21 + 20], v2[(i0 * 4 + i1) * L + l], acc0_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v3[20 * L + l] = acc0_v[l];
+  }
+  // %1382 = add f64[21] -> v24
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[i0 * L + l] = v14[i0 * L + l] + v3[i0 * L + l];
+    }
+  }
+  // %1281 = contract f64[32,4] -> v3
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(a1[(i0 * 16 + i1) * L + l], v19[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(a1[(i0 * 16 + i1 + 4) * L + l], v19[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(a1[(i0 * 16 + i1 + 8) * L + l], v19[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a1[(i0 * 16 + i1 + 12) * L + l], v19[(i0 * 4 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1282 = mul f64[32,4] -> v14
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = v3[i0 * L + l] * (1.0f - square(v21[i0 * L + l]));
+    }
+  }
+  // %1397 = contract f64[21] -> v3
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5720,10 +5878,10 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -5740,23 +5898,9 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v16[20 * L + l] = acc0_v[l];
+    v3[20 * L + l] = acc0_v[l];
   }
-  // %1520 = mul f64[21] -> v24
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = (v20[i0 * L + l] + v16[i0 * L + l]) * 0.33333334f;
-    }
-  }
-  // %1521 = contract f64[21] -> v20
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = v24[i0 * L + l] * v9[i0 * L + l];
-    }
-  }
-  // %1105 = contract f64[32,4] -> v9
+  // %1277 = contract f64[32,4] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5768,24 +5912,24 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 16 + i1 * 4) * L + l], v3[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v21[(i0 * 4 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a0[(i0 * 16 + i1 * 4 + 1) * L + l], v3[(i0 * 4 + i1) * L + l], acc1_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v21[(i0 * 4 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 16 + i1 * 4 + 2) * L + l], v3[(i0 * 4 + i1) * L + l], acc2_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v21[(i0 * 4 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(a0[(i0 * 16 + i1 * 4 + 3) * L + l], v3[(i0 * 4 + i1) * L + l], acc3_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v21[(i0 * 4 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1106 = contract f64[32] -> v16
+  // %1278 = contract f64[32] -> v21
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5797,31 +5941,31 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 16 + i1) * L + l], v9[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 16 + i1) * L + l], v19[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v6[(i0 * 16 + i1 + 4) * L + l], v9[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 16 + i1 + 4) * L + l], v19[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v6[(i0 * 16 + i1 + 8) * L + l], v9[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 16 + i1 + 8) * L + l], v19[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v6[(i0 * 16 + i1 + 12) * L + l], v9[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 16 + i1 + 12) * L + l], v19[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1107 = mul f64[32] -> v18
+  // %1279 = mul f64[32] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = v16[i0 * L + l] * (v8[i0 * L + l] * (1.0f - v8[i0 * L + l]));
+      v25[i0 * L + l] = v21[i0 * L + l] * (v18[i0 * L + l] * (1.0f - v18[i0 * L + l]));
     }
   }
-  // %1108 = contract f64[21] -> v16
+  // %1280 = contract f64[21] -> v21
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5833,18 +5977,18 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v18[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v18[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v18[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v18[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v25[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v25[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v25[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v25[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -5854,293 +5998,18 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v18[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v25[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v16[20 * L + l] = acc0_v[l];
+    v21[20 * L + l] = acc0_v[l];
   }
-  // %1101 = contract f64[32,4] -> v27
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 16 + i1) * L + l], v5[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(a0[(i0 * 16 + i1 + 4) * L + l], v5[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(a0[(i0 * 16 + i1 + 8) * L + l], v5[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(a0[(i0 * 16 + i1 + 12) * L + l], v5[(i0 * 4 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 4) * L + l] = acc0_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1102 = mul f64[32,4] -> v5
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v27[i0 * L + l] * (1.0f - square(v3[i0 * L + l]));
-    }
-  }
-  // %1380 = contract f64[21] -> v3
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21], v5[(i1 * 4 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 1], v5[(i1 * 4 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 2], v5[(i1 * 4 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 3], v5[(i1 * 4 + i2) * L + l], acc3_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 84 + i1 * 21 + 20], v5[(i0 * 4 + i1) * L + l], acc0_v[l]);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v3[20 * L + l] = acc0_v[l];
-  }
-  // %1382 = add f64[21] -> v27
+  // %1399 = add f64[21] -> v26
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = v16[i0 * L + l] + v3[i0 * L + l];
-    }
-  }
-  // %1281 = contract f64[32,4] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a1[(i0 * 16 + i1) * L + l], v22[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(a1[(i0 * 16 + i1 + 4) * L + l], v22[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(a1[(i0 * 16 + i1 + 8) * L + l], v22[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(a1[(i0 * 16 + i1 + 12) * L + l], v22[(i0 * 4 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1282 = mul f64[32,4] -> v16
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v3[i0 * L + l] * (1.0f - square(v25[i0 * L + l]));
-    }
-  }
-  // %1397 = contract f64[21] -> v3
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21], v16[(i1 * 4 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 1], v16[(i1 * 4 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 2], v16[(i1 * 4 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 3], v16[(i1 * 4 + i2) * L + l], acc3_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 84 + i1 * 21 + 20], v16[(i0 * 4 + i1) * L + l], acc0_v[l]);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v3[20 * L + l] = acc0_v[l];
-  }
-  // %1277 = contract f64[32,4] -> v22
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v25[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v25[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v25[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v25[(i0 * 4 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1278 = contract f64[32] -> v25
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 16 + i1) * L + l], v22[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 4) * L + l], v22[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 8) * L + l], v22[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 12) * L + l], v22[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1279 = mul f64[32] -> v28
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = v25[i0 * L + l] * (v21[i0 * L + l] * (1.0f - v21[i0 * L + l]));
-    }
-  }
-  // %1280 = contract f64[21] -> v25
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v28[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v28[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v28[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v28[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v28[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v25[20 * L + l] = acc0_v[l];
-  }
-  // %1399 = add f64[21] -> v29
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = v3[i0 * L + l] + v25[i0 * L + l];
+      v26[i0 * L + l] = v3[i0 * L + l] + v21[i0 * L + l];
     }
   }
   // %1530 = mul f64[21] -> adj.ln.gain
@@ -6150,9 +6019,9 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         sum[l] =
-            T(h) * ((((-v20[i0 * L + l]) - ((v0[i0 * L + l] * v27[i0 * L + l]) * 0.16666667f)) -
-                     v20[i0 * L + l]) -
-                    ((v12[i0 * L + l] * v29[i0 * L + l]) * 0.16666667f));
+            T(h) * ((((-v17[i0 * L + l]) - ((v0[i0 * L + l] * v24[i0 * L + l]) * 0.16666667f)) -
+                     v17[i0 * L + l]) -
+                    ((v10[i0 * L + l] * v26[i0 * L + l]) * 0.16666667f));
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
@@ -6164,40 +6033,19 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         sum[l] =
-            T(h) * ((((-(v27[i0 * L + l] * 0.16666667f)) - v24[i0 * L + l]) - v24[i0 * L + l]) -
-                    (v29[i0 * L + l] * 0.16666667f));
+            T(h) * ((((-(v24[i0 * L + l] * 0.16666667f)) - v22[i0 * L + l]) - v22[i0 * L + l]) -
+                    (v26[i0 * L + l] * 0.16666667f));
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1419 = contract f64[21] -> v0
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v1[i0 * L + l] * u4[0];
-    }
-  }
-  // %1423 = contract f64[21] -> v1
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v11[i0 * L + l] * u17[0];
-    }
-  }
-  // %1425 = contract f64[32,21] -> v30
+  // %1425 = contract f64[32,21] -> v27
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 21 + i1) * L + l] = v1[i1 * L + l] * v23[i0 * L + l];
+        v27[(i0 * 21 + i1) * L + l] = (v9[i1 * L + l] * (T(h) * 0.33333334f)) * v15[i0 * L + l];
       }
-    }
-  }
-  // %1428 = contract f64[21] -> v11
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v15[i0 * L + l] * u4[0];
     }
   }
   // %1431 = sub f64[32,21] -> adj.Wb
@@ -6207,9 +6055,10 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v0[i1 * L + l] * v18[i0 * L + l])) - v30[(i0 * 21 + i1) * L + l]) -
-                    v30[(i0 * 21 + i1) * L + l]) -
-                   (v11[i1 * L + l] * v28[i0 * L + l]);
+          sum[l] = (((-((v1[i1 * L + l] * (T(h) * 0.16666667f)) * v23[i0 * L + l])) -
+                     v27[(i0 * 21 + i1) * L + l]) -
+                    v27[(i0 * 21 + i1) * L + l]) -
+                   ((v13[i1 * L + l] * (T(h) * 0.16666667f)) * v25[i0 * L + l]);
         }
         dtheta_Wb[i0 * 21 + i1] += lane_sum<L>(sum);
       }
@@ -6220,11 +6069,11 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 4 + i1) * L + l] = v9[(i0 * 4 + i1) * L + l] * v8[i0 * L + l];
+        v3[(i0 * 4 + i1) * L + l] = v7[(i0 * 4 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
-  // %1433 = contract f64[32] -> v8
+  // %1433 = contract f64[32] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6236,38 +6085,31 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 16 + i1) * L + l], v3[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v4[(i0 * 16 + i1) * L + l], v3[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v6[(i0 * 16 + i1 + 4) * L + l], v3[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v4[(i0 * 16 + i1 + 4) * L + l], v3[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v6[(i0 * 16 + i1 + 8) * L + l], v3[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v4[(i0 * 16 + i1 + 8) * L + l], v3[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v6[(i0 * 16 + i1 + 12) * L + l], v3[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v4[(i0 * 16 + i1 + 12) * L + l], v3[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1539 = contract f64[32,4] -> v9
+  // %1539 = contract f64[32,4] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 4 + i1) * L + l] =
-            (v3[(i0 * 4 + i1) * L + l] - v8[i0 * L + l]) * v6[(i0 * 4 + i1) * L + l];
+        v7[(i0 * 4 + i1) * L + l] =
+            (v3[(i0 * 4 + i1) * L + l] - v6[i0 * L + l]) * v4[(i0 * 4 + i1) * L + l];
       }
-    }
-  }
-  // %1480 = contract f64[21] -> v29
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = u_stages[(i0 + 21) * L + l] * u4[0];
     }
   }
   // %1304 = contract f64[32,4] -> v3
@@ -6275,11 +6117,11 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 4 + i1) * L + l] = v2[(i0 * 4 + i1) * L + l] * v13[i0 * L + l];
+        v3[(i0 * 4 + i1) * L + l] = v20[(i0 * 4 + i1) * L + l] * v11[i0 * L + l];
       }
     }
   }
-  // %1448 = contract f64[32] -> v8
+  // %1448 = contract f64[32] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6291,61 +6133,55 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 16 + i1) * L + l], v10[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v3[(i0 * 16 + i1) * L + l], v8[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 4) * L + l], v10[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v3[(i0 * 16 + i1 + 4) * L + l], v8[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 8) * L + l], v10[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v3[(i0 * 16 + i1 + 8) * L + l], v8[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 12) * L + l], v10[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v3[(i0 * 16 + i1 + 12) * L + l], v8[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1543 = contract f64[32,4] -> v2
+  // %1543 = contract f64[32,4] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 4 + i1) * L + l] =
-            (v3[(i0 * 4 + i1) * L + l] - v8[i0 * L + l]) * v10[(i0 * 4 + i1) * L + l];
+        v4[(i0 * 4 + i1) * L + l] =
+            (v3[(i0 * 4 + i1) * L + l] - v6[i0 * L + l]) * v8[(i0 * 4 + i1) * L + l];
       }
     }
   }
-  // %1483 = contract f64[21] -> v8
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = u_stages[(i0 + 63) * L + l] * u17[0];
-    }
-  }
-  // %1544 = contract f64[32,4,21] -> v31
+  // %1544 = contract f64[32,4,21] -> v28
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v31[(i0 * 84 + i1 * 21 + i2) * L + l] = v2[(i0 * 4 + i1) * L + l] * v8[i2 * L + l];
+          v28[(i0 * 84 + i1 * 21 + i2) * L + l] =
+              v4[(i0 * 4 + i1) * L + l] * (u_stages[(i2 + 63) * L + l] * (T(h) * 0.33333334f));
         }
       }
     }
   }
-  // %1314 = contract f64[32,4] -> v2
+  // %1314 = contract f64[32,4] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 4 + i1) * L + l] = v22[(i0 * 4 + i1) * L + l] * v21[i0 * L + l];
+        v3[(i0 * 4 + i1) * L + l] = v19[(i0 * 4 + i1) * L + l] * v18[i0 * L + l];
       }
     }
   }
-  // %1466 = contract f64[32] -> v8
+  // %1466 = contract f64[32] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6357,38 +6193,31 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 16 + i1) * L + l], v2[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 16 + i1) * L + l], v3[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 4) * L + l], v2[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 16 + i1 + 4) * L + l], v3[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 8) * L + l], v2[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 16 + i1 + 8) * L + l], v3[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 12) * L + l], v2[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 16 + i1 + 12) * L + l], v3[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1548 = contract f64[32,4] -> v3
+  // %1548 = contract f64[32,4] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 4 + i1) * L + l] =
-            v19[(i0 * 4 + i1) * L + l] * (v2[(i0 * 4 + i1) * L + l] - v8[i0 * L + l]);
+        v4[(i0 * 4 + i1) * L + l] =
+            v16[(i0 * 4 + i1) * L + l] * (v3[(i0 * 4 + i1) * L + l] - v6[i0 * L + l]);
       }
-    }
-  }
-  // %1487 = contract f64[21] -> v8
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = u_stages[(i0 + 147) * L + l] * u4[0];
     }
   }
   // %1550 = sub f64[32,4,21] -> adj.Wk
@@ -6399,23 +6228,26 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v9[(i0 * 4 + i1) * L + l] * v29[i2 * L + l])) -
-                       v31[(i0 * 84 + i1 * 21 + i2) * L + l]) -
-                      v31[(i0 * 84 + i1 * 21 + i2) * L + l]) -
-                     (v3[(i0 * 4 + i1) * L + l] * v8[i2 * L + l]);
+            sum[l] =
+                (((-(v7[(i0 * 4 + i1) * L + l] *
+                     (u_stages[(i2 + 21) * L + l] * (T(h) * 0.16666667f)))) -
+                  v28[(i0 * 84 + i1 * 21 + i2) * L + l]) -
+                 v28[(i0 * 84 + i1 * 21 + i2) * L + l]) -
+                (v4[(i0 * 4 + i1) * L + l] * (u_stages[(i2 + 147) * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 84 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1514 = contract f64[32,4,21] -> v31
+  // %1514 = contract f64[32,4,21] -> v28
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v31[(i0 * 84 + i1 * 21 + i2) * L + l] = v14[(i0 * 4 + i1) * L + l] * v1[i2 * L + l];
+          v28[(i0 * 84 + i1 * 21 + i2) * L + l] =
+              v12[(i0 * 4 + i1) * L + l] * (v9[i2 * L + l] * (T(h) * 0.33333334f));
         }
       }
     }
@@ -6428,10 +6260,10 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v5[(i0 * 4 + i1) * L + l] * v0[i2 * L + l])) -
-                       v31[(i0 * 84 + i1 * 21 + i2) * L + l]) -
-                      v31[(i0 * 84 + i1 * 21 + i2) * L + l]) -
-                     (v16[(i0 * 4 + i1) * L + l] * v11[i2 * L + l]);
+            sum[l] = (((-(v2[(i0 * 4 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                       v28[(i0 * 84 + i1 * 21 + i2) * L + l]) -
+                      v28[(i0 * 84 + i1 * 21 + i2) * L + l]) -
+                     (v14[(i0 * 4 + i1) * L + l] * (v13[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 84 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
@@ -6440,33 +6272,33 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
   }
   // %1332 = broadcast f64[32,4,21] -> adj.Wq
   for (int64_t i0 = 0; i0 < 2688; ++i0) {
-    dtheta_Wq[i0] += u26[0] * 8.0f;
+    dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1333 = broadcast f64[128] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
-    dtheta_ff_norm_gain[i0] += u26[0] * 8.0f;
-    dtheta_ff_norm_bias[i0] += u26[0] * 8.0f;
-    dtheta_ff_down_bias[i0] += u26[0] * 8.0f;
+    dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
+    dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
+    dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1334 = broadcast f64[512,128] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 65536; ++i0) {
-    dtheta_ff_up_weight[i0] += u26[0] * 8.0f;
+    dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1335 = broadcast f64[512] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 512; ++i0) {
-    dtheta_ff_up_bias[i0] += u26[0] * 8.0f;
+    dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1336 = broadcast f64[128,512] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 65536; ++i0) {
-    dtheta_ff_down_weight[i0] += u26[0] * 8.0f;
+    dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1337 = broadcast f64[10,128] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 1280; ++i0) {
-    dtheta_out_weight[i0] += u26[0] * 8.0f;
+    dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1338 = broadcast f64[10] -> adj.out.bias
   for (int64_t i0 = 0; i0 < 10; ++i0) {
-    dtheta_out_bias[i0] += u26[0] * 8.0f;
+    dtheta_out_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
 }
 
@@ -7124,14 +6956,7 @@ extern "C" void fwp_hebb_xkey_cde_output_vjp(const void* /*ctx*/, double /*t*/, 
   for (int64_t l = 0; l < L; ++l) {
     v2[l] = acc_v[l];
   }
-  // %325 = mul f64[] -> v10
-  // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
-  // x'-keys
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v10[l] = v2[l] * 0.0078125f;
-  }
-  // %358 = contract f64[] -> v2
+  // %358 = contract f64[] -> v10
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -7144,14 +6969,9 @@ extern "C" void fwp_hebb_xkey_cde_output_vjp(const void* /*ctx*/, double /*t*/, 
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v2[l] = acc0_v[l];
+    v10[l] = acc0_v[l];
   }
-  // %388 = mul f64[] -> v11
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v11[l] = v2[l] * 0.0078125f;
-  }
-  // %308 = reduce_sum f64[] -> v2
+  // %308 = reduce_sum f64[] -> v11
   // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
   // x'-keys
   PLASTIC_SIMD
@@ -7166,16 +6986,9 @@ extern "C" void fwp_hebb_xkey_cde_output_vjp(const void* /*ctx*/, double /*t*/, 
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v2[l] = acc_v[l];
+    v11[l] = acc_v[l];
   }
-  // %310 = mul f64[] -> v12
-  // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
-  // x'-keys
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v12[l] = v2[l] * 0.0078125f;
-  }
-  // %314 = reduce_sum f64[] -> v2
+  // %314 = reduce_sum f64[] -> v12
   // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
   // x'-keys
   PLASTIC_SIMD
@@ -7185,26 +6998,28 @@ extern "C" void fwp_hebb_xkey_cde_output_vjp(const void* /*ctx*/, double /*t*/, 
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v3[i0 * L + l] - v12[l]);
+      acc_v[l] = acc_v[l] + square(v3[i0 * L + l] - (v11[l] * 0.0078125f));
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v2[l] = acc_v[l];
+    v12[l] = acc_v[l];
   }
-  // %318 = reciprocal f64[] -> v12
+  // %318 = reciprocal f64[] -> v11
   // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
   // x'-keys
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v12[l] = T(1) / std::sqrt((v2[l] * 0.0078125f) + 1e-05f);
+    v11[l] = T(1) / std::sqrt((v12[l] * 0.0078125f) + 1e-05f);
   }
   // %394 = reshape f64[32,4] -> v13
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] =
-          v0[i0 * L + l] + (((v9[i0 * L + l] - v10[l]) - (v11[l] * v4[i0 * L + l])) * v12[l]);
+          v0[i0 * L + l] +
+          (((v9[i0 * L + l] - (v2[l] * 0.0078125f)) - ((v10[l] * 0.0078125f) * v4[i0 * L + l])) *
+           v11[l]);
     }
   }
   // %395 = contract f64[32,4,4] -> d.W
@@ -7853,9 +7668,9 @@ const plastic_model kModel = {
             .field = 14720,
             .field_vjp = 28480,
             .adjoint_field = 53248,
-            .step = 39872,
-            .step_vjp = 99264,
-            .adjoint_step = 194624,
+            .step = 39744,
+            .step_vjp = 71552,
+            .adjoint_step = 191360,
             .output = 45184,
             .output_vjp = 98624,
             .loss = 128,

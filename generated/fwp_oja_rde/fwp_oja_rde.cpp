@@ -1498,12 +1498,7 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     for (int64_t l = 0; l < L; ++l) {
       v2[l] = acc_v[l];
     }
-    // %233 = mul f64[] -> v3
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[l] = v2[l] * 0.06666667f;
-    }
-    // %236 = contract f64[] -> v2
+    // %236 = contract f64[] -> v3
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -1516,14 +1511,9 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[l] = acc0_v[l];
+      v3[l] = acc0_v[l];
     }
-    // %237 = mul f64[] -> v4
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[l] = v2[l] * 0.06666667f;
-    }
-    // %112 = reduce_sum f64[] -> v2
+    // %112 = reduce_sum f64[] -> v4
     // fwp_oja_rde.ode:59: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1537,15 +1527,9 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[l] = acc_v[l];
+      v4[l] = acc_v[l];
     }
-    // %114 = mul f64[] -> v5
-    // fwp_oja_rde.ode:59: let u    = ln(dx(t))
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[l] = v2[l] * 0.06666667f;
-    }
-    // %118 = reduce_sum f64[] -> v2
+    // %118 = reduce_sum f64[] -> v5
     // fwp_oja_rde.ode:59: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1554,24 +1538,26 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - v5[l]);
+        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - (v4[l] * 0.06666667f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[l] = acc_v[l];
+      v5[l] = acc_v[l];
     }
-    // %123 = reciprocal f64[] -> v5
+    // %123 = reciprocal f64[] -> v4
     // fwp_oja_rde.ode:59: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[l] = T(1) / std::sqrt((v2[l] * 0.06666667f) + 1e-05f);
+      v4[l] = T(1) / std::sqrt((v5[l] * 0.06666667f) + 1e-05f);
     }
     // %241 = mul f64[15] -> d.dx
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] += ((v1[i0 * L + l] - v3[l]) - (v0[i0 * L + l] * v4[l])) * v5[l];
+        u_bar[i0 * L + l] +=
+            ((v1[i0 * L + l] - (v2[l] * 0.06666667f)) - (v0[i0 * L + l] * (v3[l] * 0.06666667f))) *
+            v4[l];
       }
     }
   }
@@ -3133,12 +3119,7 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     for (int64_t l = 0; l < L; ++l) {
       v1_2[l] = acc_v_2[l];
     }
-    // %233 = mul f64[] -> v2
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2_2[l] = v1_2[l] * 0.06666667f;
-    }
-    // %236 = contract f64[] -> v1
+    // %236 = contract f64[] -> v2
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v_2[l] = 0.0f;
@@ -3151,14 +3132,9 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1_2[l] = acc0_v_2[l];
+      v2_2[l] = acc0_v_2[l];
     }
-    // %237 = mul f64[] -> v4
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4_2[l] = v1_2[l] * 0.06666667f;
-    }
-    // %112 = reduce_sum f64[] -> v1
+    // %112 = reduce_sum f64[] -> v4
     // fwp_oja_rde.ode:59: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3172,15 +3148,9 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1_2[l] = acc_v_2[l];
+      v4_2[l] = acc_v_2[l];
     }
-    // %114 = mul f64[] -> v5
-    // fwp_oja_rde.ode:59: let u    = ln(dx(t))
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5_2[l] = v1_2[l] * 0.06666667f;
-    }
-    // %118 = reduce_sum f64[] -> v1
+    // %118 = reduce_sum f64[] -> v5
     // fwp_oja_rde.ode:59: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3189,25 +3159,26 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v_2[l] = acc_v_2[l] + square(x[i0 * L + l] - v5_2[l]);
+        acc_v_2[l] = acc_v_2[l] + square(x[i0 * L + l] - (v4_2[l] * 0.06666667f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1_2[l] = acc_v_2[l];
+      v5_2[l] = acc_v_2[l];
     }
-    // %123 = reciprocal f64[] -> v5
+    // %123 = reciprocal f64[] -> v4
     // fwp_oja_rde.ode:59: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5_2[l] = T(1) / std::sqrt((v1_2[l] * 0.06666667f) + 1e-05f);
+      v4_2[l] = T(1) / std::sqrt((v5_2[l] * 0.06666667f) + 1e-05f);
     }
     // %241 = mul f64[15] -> d.dx
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] +=
-            ((v3_2[i0 * L + l] - v2_2[l]) - (v0_2[i0 * L + l] * v4_2[l])) * v5_2[l];
+        u_bar[i0 * L + l] += ((v3_2[i0 * L + l] - (v1_2[l] * 0.06666667f)) -
+                              (v0_2[i0 * L + l] * (v2_2[l] * 0.06666667f))) *
+                             v4_2[l];
       }
     }
   }
@@ -3235,10 +3206,9 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11264);
   T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16384);
   T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21504);
-  T* __restrict u7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72704);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72768);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77888);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 129088);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72704);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77824);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 129024);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3709,8 +3679,6 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       }
     }
   }
-  // %602 = mul f64[] -> u7
-  u7[0] = T(h) * 0.5f;
   // %892 = contract f64[16,10] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
@@ -3725,16 +3693,16 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l] +
-                                   (v6[(i0 * 100 + i1 * 4 + i2 * 10) * L + l] * u7[0]),
+                                   (v6[(i0 * 100 + i1 * 4 + i2 * 10) * L + l] * (T(h) * 0.5f)),
                                v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l] +
-                                   (v6[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l] * u7[0]),
+                                   (v6[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l] * (T(h) * 0.5f)),
                                v3[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l] +
-                                   (v6[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l] * u7[0]),
+                                   (v6[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l] * (T(h) * 0.5f)),
                                v3[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l] +
-                                   (v6[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l] * u7[0]),
+                                   (v6[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l] * (T(h) * 0.5f)),
                                v3[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
@@ -3755,7 +3723,7 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l] +
-                                   (v6[(i0 * 100 + i1 + i2 * 10) * L + l] * u7[0]),
+                                   (v6[(i0 * 100 + i1 + i2 * 10) * L + l] * (T(h) * 0.5f)),
                                v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
@@ -3765,11 +3733,11 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       }
     }
   }
-  // %893 = sub f64[16,10] -> v8
+  // %893 = sub f64[16,10] -> v7
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v4[i0 * L + l] - v5[i0 * L + l];
+      v7[i0 * L + l] = v4[i0 * L + l] - v5[i0 * L + l];
     }
   }
   // %894 = softmax f64[16,10] -> v5
@@ -3782,7 +3750,7 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v8[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v8[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+            (v7[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v7[(i0 * 10 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3793,8 +3761,8 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v8[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v8[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        v0[i1 * L + l] = vm::exp(v7[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v7[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
@@ -3804,13 +3772,13 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       }
     }
   }
-  // %896 = div f64[16,10,10] -> v9
+  // %896 = div f64[16,10,10] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v9[(i0 * 100 + i1 * 10 + i2) * L + l] =
+          v8[(i0 * 100 + i1 * 10 + i2) * L + l] =
               (v2[(i0 * 10 + i1) * L + l] * v5[(i0 * 10 + i2) * L + l]) / 4.0f;
         }
       }
@@ -3829,16 +3797,16 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma((v9[(i0 * 100 + i1 * 4 + i2 * 10) * L + l] * u7[0]) +
+          acc0_v[l] = std::fma((v8[(i0 * 100 + i1 * 4 + i2 * 10) * L + l] * (T(h) * 0.5f)) +
                                    z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
                                v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma((v9[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l] * u7[0]) +
+          acc1_v[l] = std::fma((v8[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l] * (T(h) * 0.5f)) +
                                    z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
                                v3[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma((v9[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l] * u7[0]) +
+          acc2_v[l] = std::fma((v8[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l] * (T(h) * 0.5f)) +
                                    z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
                                v3[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma((v9[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l] * u7[0]) +
+          acc3_v[l] = std::fma((v8[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l] * (T(h) * 0.5f)) +
                                    z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
                                v3[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
@@ -3859,7 +3827,7 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma((v9[(i0 * 100 + i1 + i2 * 10) * L + l] * u7[0]) +
+          acc0_v[l] = std::fma((v8[(i0 * 100 + i1 + i2 * 10) * L + l] * (T(h) * 0.5f)) +
                                    z0_W[(i0 * 100 + i1 + i2 * 10) * L + l],
                                v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
@@ -3909,13 +3877,13 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       }
     }
   }
-  // %903 = div f64[16,10,10] -> v10
+  // %903 = div f64[16,10,10] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v10[(i0 * 100 + i1 * 10 + i2) * L + l] =
+          v9[(i0 * 100 + i1 * 10 + i2) * L + l] =
               (v4[(i0 * 10 + i2) * L + l] * v2[(i0 * 10 + i1) * L + l]) / 4.0f;
         }
       }
@@ -3941,8 +3909,8 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e475 = u_stages[(i0 + 45) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e475 * e475);
+        const T e483 = u_stages[(i0 + 45) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e483 * e483);
       }
     }
   }
@@ -4150,16 +4118,7 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       }
     }
   }
-  // %884 = contract f64[16,10] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1) * L + l] = v3[(i0 * 10 + i1) * L + l] * T(h);
-      }
-    }
-  }
-  // %904 = contract f64[16,10] -> v3
+  // %904 = contract f64[16,10] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4172,22 +4131,22 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v10[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v10[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v10[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v10[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v9[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v9[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v3[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v9[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v3[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v9[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v3[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v7[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l] * T(h);
+        v7[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l] * T(h);
+        v7[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l] * T(h);
+        v7[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l] * T(h);
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -4198,24 +4157,24 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v10[(i0 * 100 + i1 + i2 * 10) * L + l], v8[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v9[(i0 * 100 + i1 + i2 * 10) * L + l], v3[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v7[(i0 * 10 + i1) * L + l] = acc0_v[l] * T(h);
       }
     }
   }
-  // %906 = sub f64[16,10] -> v8
+  // %906 = sub f64[16,10] -> v3
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v4[i0 * L + l] - (v5[i0 * L + l] + v3[i0 * L + l]);
+      v3[i0 * L + l] = v4[i0 * L + l] - (v5[i0 * L + l] + v7[i0 * L + l]);
     }
   }
-  // %907 = softmax f64[16,10] -> v3
+  // %907 = softmax f64[16,10] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4225,7 +4184,7 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v8[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v8[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+            (v3[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v3[(i0 * 10 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -4236,14 +4195,14 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v8[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v8[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        v0[i1 * L + l] = vm::exp(v3[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v3[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+        v4[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
       }
     }
   }
@@ -4256,9 +4215,9 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
           z1_W[(i0 * 100 + i1 * 10 + i2) * L + l] =
               z0_W[(i0 * 100 + i1 * 10 + i2) * L + l] +
               (T(h) * ((((v6[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.16666667f) +
-                         (v9[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.33333334f)) +
-                        (v10[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.33333334f)) +
-                       (((v2[(i0 * 10 + i1) * L + l] * v3[(i0 * 10 + i2) * L + l]) / 4.0f) *
+                         (v8[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.33333334f)) +
+                        (v9[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.33333334f)) +
+                       (((v2[(i0 * 10 + i1) * L + l] * v4[(i0 * 10 + i2) * L + l]) / 4.0f) *
                         0.16666667f)));
         }
       }
@@ -4296,36 +4255,33 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 512);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1024);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6144);
-  T* __restrict u4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11264);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11328);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62528);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 113728);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 114240);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 119360);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 119872);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 120384);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 125504);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 130624);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 135744);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 136256);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 136768);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 137280);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 142400);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 147520);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 152640);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 157760);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 208960);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 214080);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 219200);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 219520);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 270720);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 275840);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 327040);
-  T* __restrict u29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 378240);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 378304);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 429504);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 480704);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 485824);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11264);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62464);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62976);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68096);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68608);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69120);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74240);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79360);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84480);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84992);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 85504);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86016);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 91136);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 96256);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 101376);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 106496);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 157696);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 162816);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 167936);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 168256);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 219456);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 224576);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 275776);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 326976);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 378176);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 383296);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 434496);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -4431,25 +4387,16 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v3[i0 * L + l] = vm::tanh(v2[i0 * L + l]);
     }
   }
-  // %1076 = mul f64[] -> u4
-  u4[0] = T(h) * 0.16666667f;
-  // %1077 = contract f64[16,10,10] -> v5
+  // %1265 = div f64[16,10,10] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v5[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] * u4[0];
+          v4[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              (z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] * (T(h) * 0.16666667f)) / 4.0f;
         }
       }
-    }
-  }
-  // %1265 = div f64[16,10,10] -> v6
-  for (int64_t i0 = 0; i0 < 1600; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v5[i0 * L + l] / 4.0f;
     }
   }
   // %647 = contract f64[16] -> v2
@@ -4478,11 +4425,11 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %648 = sigmoid f64[16] -> v7
+  // %648 = sigmoid f64[16] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = sigmoid(v2[i0 * L + l]);
+      v5[i0 * L + l] = sigmoid(v2[i0 * L + l]);
     }
   }
   // %649 = contract f64[16,10] -> v2
@@ -4490,11 +4437,11 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = v3[(i0 * 10 + i1) * L + l] * v7[i0 * L + l];
+        v2[(i0 * 10 + i1) * L + l] = v3[(i0 * 10 + i1) * L + l] * v5[i0 * L + l];
       }
     }
   }
-  // %1266 = contract f64[16,10] -> v8
+  // %1266 = contract f64[16,10] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4507,22 +4454,22 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+          acc0_v[l] = std::fma(v4[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
                                v2[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v6[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+          acc1_v[l] = std::fma(v4[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
                                v2[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v6[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+          acc2_v[l] = std::fma(v4[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
                                v2[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v6[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+          acc3_v[l] = std::fma(v4[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
                                v2[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -4533,13 +4480,13 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 + i2 * 10) * L + l], v2[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v4[(i0 * 100 + i1 + i2 * 10) * L + l], v2[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v6[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
@@ -4587,7 +4534,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %609 = layernorm f64[15] -> v9
+  // %609 = layernorm f64[15] -> v7
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4607,8 +4554,8 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e172 = u_stages[(i0 + 15) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e172 * e172);
+        const T e170 = u_stages[(i0 + 15) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e170 * e170);
       }
     }
   }
@@ -4620,17 +4567,17 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
+      v7[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %611 = add f64[15] -> v10
+  // %611 = add f64[15] -> v8
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = ln_bias[i0] + (v9[i0 * L + l] * ln_gain[i0]);
+      v8[i0 * L + l] = ln_bias[i0] + (v7[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %613 = contract f64[16,10] -> v11
+  // %613 = contract f64[16,10] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4643,18 +4590,18 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v10[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v10[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v10[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v10[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v8[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v8[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v8[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v8[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v9[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v9[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v9[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -4665,16 +4612,16 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v10[i2 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v8[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v9[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %614 = contract f64[16,10] -> v12
+  // %614 = contract f64[16,10] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4687,18 +4634,18 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v10[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v10[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v10[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v10[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v8[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v8[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v8[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v8[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v10[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v10[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v10[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v10[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -4709,23 +4656,23 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v10[i2 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v8[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v10[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %615 = tanh f64[16,10] -> v13
+  // %615 = tanh f64[16,10] -> v11
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
+      v11[i0 * L + l] = vm::tanh(v10[i0 * L + l]);
     }
   }
-  // %619 = contract f64[16] -> v12
+  // %619 = contract f64[16] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4737,37 +4684,37 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v8[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %620 = sigmoid f64[16] -> v14
+  // %620 = sigmoid f64[16] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = sigmoid(v12[i0 * L + l]);
+      v12[i0 * L + l] = sigmoid(v10[i0 * L + l]);
     }
   }
-  // %621 = contract f64[16,10] -> v12
+  // %621 = contract f64[16,10] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = v13[(i0 * 10 + i1) * L + l] * v14[i0 * L + l];
+        v10[(i0 * 10 + i1) * L + l] = v11[(i0 * 10 + i1) * L + l] * v12[i0 * L + l];
       }
     }
   }
-  // %586 = layernorm f64[15] -> v15
+  // %586 = layernorm f64[15] -> v13
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4787,8 +4734,8 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e294 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e294 * e294);
+        const T e292 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e292 * e292);
       }
     }
   }
@@ -4800,17 +4747,17 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v13[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %588 = add f64[15] -> v16
+  // %588 = add f64[15] -> v14
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = ln_bias[i0] + (v15[i0 * L + l] * ln_gain[i0]);
+      v14[i0 * L + l] = ln_bias[i0] + (v13[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %590 = contract f64[16,10] -> v17
+  // %590 = contract f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4823,18 +4770,18 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v16[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v16[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v16[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v16[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v14[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v14[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v14[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v14[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v17[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v17[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v17[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v15[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v15[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v15[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v15[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -4845,16 +4792,16 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v16[i2 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v14[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v15[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %591 = contract f64[16,10] -> v18
+  // %591 = contract f64[16,10] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4867,18 +4814,18 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v16[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v16[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v16[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v16[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v14[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v14[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v14[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v14[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v18[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v18[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v18[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v16[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v16[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v16[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v16[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -4889,23 +4836,23 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v16[i2 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v14[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v16[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %592 = tanh f64[16,10] -> v19
+  // %592 = tanh f64[16,10] -> v17
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = vm::tanh(v18[i0 * L + l]);
+      v17[i0 * L + l] = vm::tanh(v16[i0 * L + l]);
     }
   }
-  // %593 = contract f64[16,10] -> v18
+  // %593 = contract f64[16,10] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4919,21 +4866,21 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v19[(i0 * 10 + i2) * L + l], acc0_v[l]);
+                               v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v19[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v19[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v17[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v19[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v17[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v18[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v18[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v18[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v16[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v16[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v16[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v16[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -4944,24 +4891,24 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v19[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v17[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v16[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %594 = sub f64[16,10] -> v20
+  // %594 = sub f64[16,10] -> v18
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = v17[i0 * L + l] - v18[i0 * L + l];
+      v18[i0 * L + l] = v15[i0 * L + l] - v16[i0 * L + l];
     }
   }
-  // %595 = softmax f64[16,10] -> v17
+  // %595 = softmax f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4971,7 +4918,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v20[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v20[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+            (v18[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v18[(i0 * 10 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -4982,18 +4929,18 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[i1 * L + l] = vm::exp(v20[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v20[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        v16[i1 * L + l] = vm::exp(v18[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v18[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 10 + i1) * L + l] = v18[i1 * L + l] / rowsum_v[l];
+        v15[(i0 * 10 + i1) * L + l] = v16[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %596 = contract f64[16] -> v18
+  // %596 = contract f64[16] -> v16
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5005,52 +4952,51 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v16[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v16[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v16[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v16[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v14[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v14[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v14[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v14[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %597 = sigmoid f64[16] -> v20
+  // %597 = sigmoid f64[16] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = sigmoid(v18[i0 * L + l]);
+      v18[i0 * L + l] = sigmoid(v16[i0 * L + l]);
     }
   }
-  // %598 = contract f64[16,10] -> v18
+  // %598 = contract f64[16,10] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 10 + i1) * L + l] = v19[(i0 * 10 + i1) * L + l] * v20[i0 * L + l];
+        v16[(i0 * 10 + i1) * L + l] = v17[(i0 * 10 + i1) * L + l] * v18[i0 * L + l];
       }
     }
   }
-  // %602 = mul f64[] -> u4
-  u4[0] = T(h) * 0.5f;
-  // %876 = add f64[16,10,10] -> v21
+  // %876 = add f64[16,10,10] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v21[(i0 * 100 + i1 * 10 + i2) * L + l] =
+          v19[(i0 * 100 + i1 * 10 + i2) * L + l] =
               z0_W[(i0 * 100 + i1 * 10 + i2) * L + l] +
-              (((v17[(i0 * 10 + i2) * L + l] * v18[(i0 * 10 + i1) * L + l]) / 4.0f) * u4[0]);
+              (((v15[(i0 * 10 + i2) * L + l] * v16[(i0 * 10 + i1) * L + l]) / 4.0f) *
+               (T(h) * 0.5f));
         }
       }
     }
   }
-  // %892 = contract f64[16,10] -> v22
+  // %892 = contract f64[16,10] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5063,22 +5009,22 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v21[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v21[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v21[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v21[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v11[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v11[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v22[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v22[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v22[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v20[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -5089,24 +5035,24 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v21[(i0 * 100 + i1 + i2 * 10) * L + l], v13[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 + i2 * 10) * L + l], v11[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v20[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %893 = sub f64[16,10] -> v23
+  // %893 = sub f64[16,10] -> v21
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = v11[i0 * L + l] - v22[i0 * L + l];
+      v21[i0 * L + l] = v9[i0 * L + l] - v20[i0 * L + l];
     }
   }
-  // %894 = softmax f64[16,10] -> v22
+  // %894 = softmax f64[16,10] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5116,7 +5062,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v23[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v23[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+            (v21[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v21[(i0 * 10 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -5127,31 +5073,133 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[i1 * L + l] = vm::exp(v23[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v23[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        v22[i1 * L + l] = vm::exp(v21[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v21[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1) * L + l] = v24[i1 * L + l] / rowsum_v[l];
+        v20[(i0 * 10 + i1) * L + l] = v22[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %898 = add f64[16,10,10] -> v25
+  // %898 = add f64[16,10,10] -> v23
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v23[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              (((v10[(i0 * 10 + i1) * L + l] * v20[(i0 * 10 + i2) * L + l]) / 4.0f) *
+               (T(h) * 0.5f)) +
+              z0_W[(i0 * 100 + i1 * 10 + i2) * L + l];
+        }
+      }
+    }
+  }
+  // %899 = contract f64[16,10] -> v21
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v23[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v23[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v23[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v11[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v23[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v11[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v21[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v21[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v21[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v21[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v23[(i0 * 100 + i1 + i2 * 10) * L + l], v11[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v21[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %900 = sub f64[16,10] -> v24
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[i0 * L + l] = v9[i0 * L + l] - v21[i0 * L + l];
+    }
+  }
+  // %901 = softmax f64[16,10] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v24[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v24[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v22[i1 * L + l] = vm::exp(v24[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v24[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 10 + i1) * L + l] = v22[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %1268 = add f64[16,10,10] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           v25[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (((v12[(i0 * 10 + i1) * L + l] * v22[(i0 * 10 + i2) * L + l]) / 4.0f) * u4[0]) +
+              (T(h) * ((v9[(i0 * 10 + i2) * L + l] * v10[(i0 * 10 + i1) * L + l]) / 4.0f)) +
               z0_W[(i0 * 100 + i1 * 10 + i2) * L + l];
         }
       }
     }
   }
-  // %899 = contract f64[16,10] -> v23
+  // %1269 = contract f64[16,10] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5165,21 +5213,21 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(v25[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc0_v[l]);
+                               v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(v25[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v3[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(v25[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v3[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(v25[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v3[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v23[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v23[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v23[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v21[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v21[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v21[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v21[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -5190,24 +5238,24 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 + i2 * 10) * L + l], v13[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 + i2 * 10) * L + l], v3[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v21[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %900 = sub f64[16,10] -> v26
+  // %1270 = sub f64[16,10] -> v24
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = v11[i0 * L + l] - v23[i0 * L + l];
+      v24[i0 * L + l] = v2[i0 * L + l] - v21[i0 * L + l];
     }
   }
-  // %901 = softmax f64[16,10] -> v11
+  // %1271 = softmax f64[16,10] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5217,7 +5265,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v26[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v26[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+            (v24[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v24[(i0 * 10 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -5228,31 +5276,83 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[i1 * L + l] = vm::exp(v26[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v26[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        v22[i1 * L + l] = vm::exp(v24[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v24[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1) * L + l] = v24[i1 * L + l] / rowsum_v[l];
+        v2[(i0 * 10 + i1) * L + l] = v22[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %1268 = add f64[16,10,10] -> v27
+  // %1272 = contract f64[16] -> v21
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v6[(i0 * 40 + i1) * L + l], v2[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v6[(i0 * 40 + i1 + 10) * L + l], v2[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v6[(i0 * 40 + i1 + 20) * L + l], v2[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v6[(i0 * 40 + i1 + 30) * L + l], v2[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1275 = mul f64[16,10] -> v24
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v24[(i0 * 10 + i1) * L + l] =
+            (v6[(i0 * 10 + i1) * L + l] - v21[i0 * L + l]) * v2[(i0 * 10 + i1) * L + l];
+      }
+    }
+  }
+  // %1276 = contract f64[16,10,10] -> v26
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v26[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              v3[(i0 * 10 + i1) * L + l] * v24[(i0 * 10 + i2) * L + l];
+        }
+      }
+    }
+  }
+  // %1280 = div f64[16,10,10] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           v27[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (T(h) * ((v11[(i0 * 10 + i2) * L + l] * v12[(i0 * 10 + i1) * L + l]) / 4.0f)) +
-              z0_W[(i0 * 100 + i1 * 10 + i2) * L + l];
+              ((z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] * (T(h) * 0.33333334f)) -
+               (T(h) * v26[(i0 * 100 + i1 * 10 + i2) * L + l])) /
+              4.0f;
         }
       }
     }
   }
-  // %1269 = contract f64[16,10] -> v23
+  // %1281 = contract f64[16,10] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5266,13 +5366,860 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(v27[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
+                               v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(v27[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(v27[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(v27[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v10[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v27[(i0 * 100 + i1 + i2 * 10) * L + l], v10[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1282 = contract f64[16] -> v21
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v6[(i0 * 40 + i1) * L + l], v9[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v6[(i0 * 40 + i1 + 10) * L + l], v9[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v6[(i0 * 40 + i1 + 20) * L + l], v9[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v6[(i0 * 40 + i1 + 30) * L + l], v9[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1285 = mul f64[16,10] -> v28
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v28[(i0 * 10 + i1) * L + l] =
+            v9[(i0 * 10 + i1) * L + l] * (v6[(i0 * 10 + i1) * L + l] - v21[i0 * L + l]);
+      }
+    }
+  }
+  // %1291 = div f64[16,10,10] -> v29
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v29[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              ((z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] * (T(h) * 0.33333334f)) -
+               ((v28[(i0 * 10 + i2) * L + l] * (T(h) * 0.5f)) * v11[(i0 * 10 + i1) * L + l])) /
+              4.0f;
+        }
+      }
+    }
+  }
+  // %1292 = contract f64[16,10] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v29[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v29[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v29[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v29[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v29[(i0 * 100 + i1 + i2 * 10) * L + l], v10[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1293 = contract f64[16] -> v10
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v6[(i0 * 40 + i1) * L + l], v20[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v6[(i0 * 40 + i1 + 10) * L + l], v20[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v6[(i0 * 40 + i1 + 20) * L + l], v20[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v6[(i0 * 40 + i1 + 30) * L + l], v20[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1296 = mul f64[16,10] -> v21
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v21[(i0 * 10 + i1) * L + l] =
+            v20[(i0 * 10 + i1) * L + l] * (v6[(i0 * 10 + i1) * L + l] - v10[i0 * L + l]);
+      }
+    }
+  }
+  // %1302 = div f64[16,10,10] -> v30
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v30[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              ((z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] * (T(h) * 0.16666667f)) -
+               ((v21[(i0 * 10 + i2) * L + l] * (T(h) * 0.5f)) * v11[(i0 * 10 + i1) * L + l])) /
+              4.0f;
+        }
+      }
+    }
+  }
+  // %1303 = contract f64[16,10] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v30[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v16[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v30[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v16[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v30[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v16[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v30[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v16[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v30[(i0 * 100 + i1 + i2 * 10) * L + l], v16[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1304 = contract f64[16] -> v10
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v15[(i0 * 40 + i1) * L + l], v6[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v15[(i0 * 40 + i1 + 10) * L + l], v6[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v15[(i0 * 40 + i1 + 20) * L + l], v6[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v15[(i0 * 40 + i1 + 30) * L + l], v6[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1307 = mul f64[16,10] -> v16
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 10 + i1) * L + l] =
+            v15[(i0 * 10 + i1) * L + l] * (v6[(i0 * 10 + i1) * L + l] - v10[i0 * L + l]);
+      }
+    }
+  }
+  // %1309 = sub f64[16,10,10] -> d.W
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          z0_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] +=
+              (((z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] -
+                 v26[(i0 * 100 + i1 * 10 + i2) * L + l]) -
+                (v11[(i0 * 10 + i1) * L + l] * v28[(i0 * 10 + i2) * L + l])) -
+               (v21[(i0 * 10 + i2) * L + l] * v11[(i0 * 10 + i1) * L + l])) -
+              (v16[(i0 * 10 + i2) * L + l] * v17[(i0 * 10 + i1) * L + l]);
+        }
+      }
+    }
+  }
+  // %1329 = contract f64[16,15] -> v26
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v16[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v16[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v16[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v16[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v26[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v26[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v26[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v26[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 12; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v16[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v26[(i0 * 15 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1330 = contract f64[16,10] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v30[(i0 * 100 + i1 * 40 + i2) * L + l], v15[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v30[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v15[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v30[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v15[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v30[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v15[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v30[(i0 * 100 + i1 * 10 + i2) * L + l], v15[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1332 = contract f64[16,10] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v16[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v16[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v16[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v16[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v10[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v10[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v10[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v16[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1334 = mul f64[16,10] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 10 + i1) * L + l] =
+            (1.0f - square(v17[(i0 * 10 + i1) * L + l])) *
+            ((v6[(i0 * 10 + i1) * L + l] * v18[i0 * L + l]) - v10[(i0 * 10 + i1) * L + l]);
+      }
+    }
+  }
+  // %1335 = contract f64[16,15] -> v30
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v15[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v15[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v15[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v15[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v30[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v30[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v30[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v30[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 12; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v15[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v30[(i0 * 15 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1337 = reduce_sum f64[15] -> v10
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v26[(i0 + i1 * 15) * L + l] + v30[(i0 + i1 * 15) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1338 = contract f64[16] -> v26
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v6[(i0 * 40 + i1) * L + l], v17[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v6[(i0 * 40 + i1 + 10) * L + l], v17[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v6[(i0 * 40 + i1 + 20) * L + l], v17[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v6[(i0 * 40 + i1 + 30) * L + l], v17[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v26[(i0 * 4) * L + l] = acc0_v[l];
+      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1339 = mul f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = v26[i0 * L + l] * ((1.0f - v18[i0 * L + l]) * v18[i0 * L + l]);
+    }
+  }
+  // %1340 = contract f64[15] -> v17
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v6[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[(i0 * 4) * L + l] = acc0_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  for (int64_t i0 = 12; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v6[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %1341 = add f64[15] -> v18
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = v10[i0 * L + l] + v17[i0 * L + l];
+    }
+  }
+  // %1311 = contract f64[16,10] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v27[(i0 * 100 + i1 * 40 + i2) * L + l], v9[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v27[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v9[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v27[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v9[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v27[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v9[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v10[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v10[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v10[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v27[(i0 * 100 + i1 * 10 + i2) * L + l], v9[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1310 = contract f64[16,10] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v29[(i0 * 100 + i1 * 40 + i2) * L + l], v20[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v29[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v20[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v29[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v20[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v29[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v20[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v9[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v9[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v29[(i0 * 100 + i1 * 10 + i2) * L + l], v20[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1312 = add f64[16,10] -> v17
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = v10[i0 * L + l] + v9[i0 * L + l];
+    }
+  }
+  // %1313 = contract f64[16] -> v9
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v11[(i0 * 40 + i1) * L + l], v17[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v11[(i0 * 40 + i1 + 10) * L + l], v17[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v11[(i0 * 40 + i1 + 20) * L + l], v17[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v11[(i0 * 40 + i1 + 30) * L + l], v17[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1314 = mul f64[16] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = (v12[i0 * L + l] * (1.0f - v12[i0 * L + l])) * v9[i0 * L + l];
+    }
+  }
+  // %1315 = contract f64[15] -> v9
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v10[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v10[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v10[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v10[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  for (int64_t i0 = 12; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v10[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %1319 = contract f64[16,10] -> v20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v23[(i0 * 100 + i1 * 40 + i2) * L + l], v28[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v23[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v28[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v23[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v28[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v23[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v28[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v23[(i0 * 100 + i1 * 10 + i2) * L + l], v28[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1321 = contract f64[16,10] -> v23
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2) * L + l], v21[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v21[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v21[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v21[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -5291,7 +6238,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v27[(i0 * 100 + i1 + i2 * 10) * L + l], v3[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 * 10 + i2) * L + l], v21[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
@@ -5301,444 +6248,74 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1270 = sub f64[16,10] -> v26
+  // %1323 = mul f64[16,10] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 10 + i1) * L + l] =
+            (1.0f - square(v11[(i0 * 10 + i1) * L + l])) *
+            (((v17[(i0 * 10 + i1) * L + l] * v12[i0 * L + l]) - v20[(i0 * 10 + i1) * L + l]) -
+             v23[(i0 * 10 + i1) * L + l]);
+      }
+    }
+  }
+  // %1324 = contract f64[16,15] -> v23
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v19[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v19[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v19[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v19[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v23[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v23[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v23[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v23[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 12; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v19[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v23[(i0 * 15 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1316 = add f64[16,10] -> v11
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = v2[i0 * L + l] - v23[i0 * L + l];
+      v11[i0 * L + l] = v21[i0 * L + l] + v28[i0 * L + l];
     }
   }
-  // %1271 = softmax f64[16,10] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v26[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v26[(i0 * 10 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[i1 * L + l] = vm::exp(v26[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v26[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = v24[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %1272 = contract f64[16] -> v23
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 40 + i1) * L + l], v2[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v8[(i0 * 40 + i1 + 10) * L + l], v2[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v8[(i0 * 40 + i1 + 20) * L + l], v2[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v8[(i0 * 40 + i1 + 30) * L + l], v2[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1275 = mul f64[16,10] -> v26
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 10 + i1) * L + l] =
-            (v8[(i0 * 10 + i1) * L + l] - v23[i0 * L + l]) * v2[(i0 * 10 + i1) * L + l];
-      }
-    }
-  }
-  // %1276 = contract f64[16,10,10] -> v28
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v28[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              v3[(i0 * 10 + i1) * L + l] * v26[(i0 * 10 + i2) * L + l];
-        }
-      }
-    }
-  }
-  // %1088 = mul f64[] -> u29
-  u29[0] = T(h) * 0.33333334f;
-  // %1089 = contract f64[16,10,10] -> v30
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v30[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] * u29[0];
-        }
-      }
-    }
-  }
-  // %1280 = div f64[16,10,10] -> v31
-  for (int64_t i0 = 0; i0 < 1600; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = (v30[i0 * L + l] - (T(h) * v28[i0 * L + l])) / 4.0f;
-    }
-  }
-  // %1281 = contract f64[16,10] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v31[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v31[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v31[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v31[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v31[(i0 * 100 + i1 + i2 * 10) * L + l], v12[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1282 = contract f64[16] -> v23
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 40 + i1) * L + l], v11[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v8[(i0 * 40 + i1 + 10) * L + l], v11[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v8[(i0 * 40 + i1 + 20) * L + l], v11[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v8[(i0 * 40 + i1 + 30) * L + l], v11[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1285 = mul f64[16,10] -> v32
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 10 + i1) * L + l] =
-            v11[(i0 * 10 + i1) * L + l] * (v8[(i0 * 10 + i1) * L + l] - v23[i0 * L + l]);
-      }
-    }
-  }
-  // %1288 = contract f64[16,10] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1) * L + l] = v32[(i0 * 10 + i1) * L + l] * u4[0];
-      }
-    }
-  }
-  // %1291 = div f64[16,10,10] -> v33
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v33[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (v30[(i0 * 100 + i1 * 10 + i2) * L + l] -
-               (v8[(i0 * 10 + i2) * L + l] * v13[(i0 * 10 + i1) * L + l])) /
-              4.0f;
-        }
-      }
-    }
-  }
-  // %1292 = contract f64[16,10] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v33[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v33[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v33[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v33[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v33[(i0 * 100 + i1 + i2 * 10) * L + l], v12[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1293 = contract f64[16] -> v12
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 40 + i1) * L + l], v22[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v8[(i0 * 40 + i1 + 10) * L + l], v22[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v8[(i0 * 40 + i1 + 20) * L + l], v22[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v8[(i0 * 40 + i1 + 30) * L + l], v22[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1296 = mul f64[16,10] -> v23
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 10 + i1) * L + l] =
-            v22[(i0 * 10 + i1) * L + l] * (v8[(i0 * 10 + i1) * L + l] - v12[i0 * L + l]);
-      }
-    }
-  }
-  // %1299 = contract f64[16,10] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1) * L + l] = v23[(i0 * 10 + i1) * L + l] * u4[0];
-      }
-    }
-  }
-  // %1302 = div f64[16,10,10] -> v30
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v30[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (v5[(i0 * 100 + i1 * 10 + i2) * L + l] -
-               (v8[(i0 * 10 + i2) * L + l] * v13[(i0 * 10 + i1) * L + l])) /
-              4.0f;
-        }
-      }
-    }
-  }
-  // %1303 = contract f64[16,10] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v30[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v30[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v30[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v30[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v30[(i0 * 100 + i1 + i2 * 10) * L + l], v18[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1304 = contract f64[16] -> v12
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 40 + i1) * L + l], v8[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v17[(i0 * 40 + i1 + 10) * L + l], v8[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v17[(i0 * 40 + i1 + 20) * L + l], v8[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v17[(i0 * 40 + i1 + 30) * L + l], v8[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1307 = mul f64[16,10] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 10 + i1) * L + l] =
-            v17[(i0 * 10 + i1) * L + l] * (v8[(i0 * 10 + i1) * L + l] - v12[i0 * L + l]);
-      }
-    }
-  }
-  // %1309 = sub f64[16,10,10] -> d.W
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          z0_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] +=
-              (((z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] -
-                 v28[(i0 * 100 + i1 * 10 + i2) * L + l]) -
-                (v13[(i0 * 10 + i1) * L + l] * v32[(i0 * 10 + i2) * L + l])) -
-               (v23[(i0 * 10 + i2) * L + l] * v13[(i0 * 10 + i1) * L + l])) -
-              (v18[(i0 * 10 + i2) * L + l] * v19[(i0 * 10 + i1) * L + l]);
-        }
-      }
-    }
-  }
-  // %1329 = contract f64[16,15] -> v5
+  // %1317 = contract f64[16,15] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -5752,21 +6329,21 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v18[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v11[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v18[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v11[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v26[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v26[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v26[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v26[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 12; i1 < 15; ++i1) {
@@ -5777,173 +6354,16 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v18[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v26[(i0 * 15 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1330 = contract f64[16,10] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v30[(i0 * 100 + i1 * 40 + i2) * L + l], v17[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v30[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v30[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v30[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v30[(i0 * 100 + i1 * 10 + i2) * L + l], v17[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1332 = contract f64[16,10] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v18[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v18[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1334 = mul f64[16,10] -> v17
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 10 + i1) * L + l] =
-            (1.0f - square(v19[(i0 * 10 + i1) * L + l])) *
-            ((v8[(i0 * 10 + i1) * L + l] * v20[i0 * L + l]) - v12[(i0 * 10 + i1) * L + l]);
-      }
-    }
-  }
-  // %1335 = contract f64[16,15] -> v28
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v17[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v17[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v28[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v28[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v28[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1337 = reduce_sum f64[15] -> v12
+  // %1326 = reduce_sum f64[15] -> v12
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5952,7 +6372,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v5[(i0 + i1 * 15) * L + l] + v28[(i0 + i1 * 15) * L + l]);
+        acc_v[l] = acc_v[l] + (v23[(i0 + i1 * 15) * L + l] + v26[(i0 + i1 * 15) * L + l]);
       }
     }
     PLASTIC_SIMD
@@ -5960,385 +6380,14 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v12[i0 * L + l] = acc_v[l];
     }
   }
-  // %1338 = contract f64[16] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 40 + i1) * L + l], v19[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v8[(i0 * 40 + i1 + 10) * L + l], v19[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v8[(i0 * 40 + i1 + 20) * L + l], v19[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v8[(i0 * 40 + i1 + 30) * L + l], v19[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1339 = mul f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v5[i0 * L + l] * ((1.0f - v20[i0 * L + l]) * v20[i0 * L + l]);
-    }
-  }
-  // %1340 = contract f64[15] -> v19
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v8[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 12; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v8[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %1341 = add f64[15] -> v20
+  // %1327 = add f64[15] -> v17
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = v12[i0 * L + l] + v19[i0 * L + l];
+      v17[i0 * L + l] = v9[i0 * L + l] + v12[i0 * L + l];
     }
   }
-  // %1311 = contract f64[16,10] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v31[(i0 * 100 + i1 * 40 + i2) * L + l], v11[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v31[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v31[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v31[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v31[(i0 * 100 + i1 * 10 + i2) * L + l], v11[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1310 = contract f64[16,10] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v33[(i0 * 100 + i1 * 40 + i2) * L + l], v22[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v33[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v22[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v33[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v22[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v33[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v22[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v33[(i0 * 100 + i1 * 10 + i2) * L + l], v22[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1312 = add f64[16,10] -> v19
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = v12[i0 * L + l] + v11[i0 * L + l];
-    }
-  }
-  // %1313 = contract f64[16] -> v11
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v19[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v19[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v19[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v19[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1314 = mul f64[16] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = (v14[i0 * L + l] * (1.0f - v14[i0 * L + l])) * v11[i0 * L + l];
-    }
-  }
-  // %1315 = contract f64[15] -> v11
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v12[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 12; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v12[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %1319 = contract f64[16,10] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2) * L + l], v32[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v32[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v32[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v32[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v22[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v22[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v22[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 * 10 + i2) * L + l], v32[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1321 = contract f64[16,10] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v21[(i0 * 100 + i1 * 40 + i2) * L + l], v23[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v21[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v23[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v21[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v23[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v21[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v23[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v21[(i0 * 100 + i1 * 10 + i2) * L + l], v23[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1323 = mul f64[16,10] -> v21
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 10 + i1) * L + l] =
-            (1.0f - square(v13[(i0 * 10 + i1) * L + l])) *
-            (((v19[(i0 * 10 + i1) * L + l] * v14[i0 * L + l]) - v22[(i0 * 10 + i1) * L + l]) -
-             v5[(i0 * 10 + i1) * L + l]);
-      }
-    }
-  }
-  // %1324 = contract f64[16,15] -> v5
+  // %1348 = contract f64[16,15] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -6352,21 +6401,21 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v21[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v24[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v21[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v24[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v21[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v24[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v21[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v24[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v23[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v23[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v23[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v23[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 12; i1 < 15; ++i1) {
@@ -6377,143 +6426,16 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v21[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v24[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v23[(i0 * 15 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1316 = add f64[16,10] -> v13
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v23[i0 * L + l] + v32[i0 * L + l];
-    }
-  }
-  // %1317 = contract f64[16,15] -> v25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v13[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v13[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v25[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v25[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v25[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v13[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1326 = reduce_sum f64[15] -> v14
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v5[(i0 + i1 * 15) * L + l] + v25[(i0 + i1 * 15) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1327 = add f64[15] -> v19
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = v11[i0 * L + l] + v14[i0 * L + l];
-    }
-  }
-  // %1348 = contract f64[16,15] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v26[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v26[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v26[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v26[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v26[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1344 = contract f64[16,10] -> v11
+  // %1344 = contract f64[16,10] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6526,22 +6448,22 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 * 40 + i2) * L + l], v2[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v4[(i0 * 100 + i1 * 40 + i2) * L + l], v2[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v6[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+          acc1_v[l] = std::fma(v4[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
                                v2[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v6[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+          acc2_v[l] = std::fma(v4[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
                                v2[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v6[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+          acc3_v[l] = std::fma(v4[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
                                v2[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v9[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v9[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v9[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -6552,13 +6474,13 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 * 10 + i2) * L + l], v2[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v4[(i0 * 100 + i1 * 10 + i2) * L + l], v2[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v9[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
@@ -6575,14 +6497,14 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v27[(i0 * 100 + i1 * 40 + i2) * L + l], v26[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2) * L + l], v24[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v27[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v26[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v27[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v26[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v27[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v26[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc1_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v24[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v24[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v24[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -6601,7 +6523,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v27[(i0 * 100 + i1 * 10 + i2) * L + l], v26[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 * 10 + i2) * L + l], v24[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
@@ -6611,18 +6533,18 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1352 = mul f64[16,10] -> v22
+  // %1352 = mul f64[16,10] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1) * L + l] =
-            ((v11[(i0 * 10 + i1) * L + l] * v7[i0 * L + l]) - v2[(i0 * 10 + i1) * L + l]) *
+        v20[(i0 * 10 + i1) * L + l] =
+            ((v9[(i0 * 10 + i1) * L + l] * v5[i0 * L + l]) - v2[(i0 * 10 + i1) * L + l]) *
             (1.0f - square(v3[(i0 * 10 + i1) * L + l]));
       }
     }
   }
-  // %1353 = contract f64[16,15] -> v6
+  // %1353 = contract f64[16,15] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -6636,21 +6558,21 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v22[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v20[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v22[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v20[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v22[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v20[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v22[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v20[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v4[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v4[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v4[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v4[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 12; i1 < 15; ++i1) {
@@ -6661,16 +6583,16 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v22[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v20[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v4[(i0 * 15 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1355 = reduce_sum f64[15] -> v14
+  // %1355 = reduce_sum f64[15] -> v12
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6679,12 +6601,12 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v5[(i0 + i1 * 15) * L + l] + v6[(i0 + i1 * 15) * L + l]);
+        acc_v[l] = acc_v[l] + (v23[(i0 + i1 * 15) * L + l] + v4[(i0 + i1 * 15) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = acc_v[l];
+      v12[i0 * L + l] = acc_v[l];
     }
   }
   // %1345 = contract f64[16] -> v2
@@ -6699,13 +6621,13 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 40 + i1) * L + l], v3[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v9[(i0 * 40 + i1) * L + l], v3[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v11[(i0 * 40 + i1 + 10) * L + l], v3[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v9[(i0 * 40 + i1 + 10) * L + l], v3[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v11[(i0 * 40 + i1 + 20) * L + l], v3[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v9[(i0 * 40 + i1 + 20) * L + l], v3[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v11[(i0 * 40 + i1 + 30) * L + l], v3[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v9[(i0 * 40 + i1 + 30) * L + l], v3[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6720,10 +6642,10 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v2[i0 * L + l] * ((1.0f - v7[i0 * L + l]) * v7[i0 * L + l]);
+      v3[i0 * L + l] = v2[i0 * L + l] * ((1.0f - v5[i0 * L + l]) * v5[i0 * L + l]);
     }
   }
-  // %1347 = contract f64[15] -> v7
+  // %1347 = contract f64[15] -> v5
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6743,10 +6665,10 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   for (int64_t i0 = 12; i0 < 15; ++i0) {
@@ -6762,14 +6684,14 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = acc0_v[l];
+      v5[i0 * L + l] = acc0_v[l];
     }
   }
   // %1356 = add f64[15] -> v2
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v14[i0 * L + l] + v7[i0 * L + l];
+      v2[i0 * L + l] = v12[i0 * L + l] + v5[i0 * L + l];
     }
   }
   // %1358 = add f64[15] -> d.ln.gain
@@ -6778,7 +6700,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((v15[i0 * L + l] * v20[i0 * L + l]) + (v19[i0 * L + l] * v9[i0 * L + l])) +
+        sum[l] = ((v13[i0 * L + l] * v18[i0 * L + l]) + (v17[i0 * L + l] * v7[i0 * L + l])) +
                  (v2[i0 * L + l] * v0[i0 * L + l]);
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
@@ -6790,7 +6712,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v2[i0 * L + l] + (v19[i0 * L + l] + v20[i0 * L + l]);
+        sum[l] = v2[i0 * L + l] + (v17[i0 * L + l] + v18[i0 * L + l]);
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
@@ -6802,7 +6724,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v16[i1 * L + l] * v8[i0 * L + l]) + (v10[i1 * L + l] * v12[i0 * L + l])) +
+          sum[l] = ((v14[i1 * L + l] * v6[i0 * L + l]) + (v8[i1 * L + l] * v10[i0 * L + l])) +
                    (v3[i0 * L + l] * v1[i1 * L + l]);
         }
         theta_bar_Wb[i0 * 15 + i1] += lane_sum<L>(sum);
@@ -6817,9 +6739,9 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((v10[i2 * L + l] * v13[(i0 * 10 + i1) * L + l]) +
-                      (v16[i2 * L + l] * v18[(i0 * 10 + i1) * L + l])) +
-                     (v1[i2 * L + l] * v26[(i0 * 10 + i1) * L + l]);
+            sum[l] = ((v8[i2 * L + l] * v11[(i0 * 10 + i1) * L + l]) +
+                      (v14[i2 * L + l] * v16[(i0 * 10 + i1) * L + l])) +
+                     (v1[i2 * L + l] * v24[(i0 * 10 + i1) * L + l]);
           }
           theta_bar_Wk[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
         }
@@ -6834,9 +6756,9 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((v10[i2 * L + l] * v21[(i0 * 10 + i1) * L + l]) +
-                      (v16[i2 * L + l] * v17[(i0 * 10 + i1) * L + l])) +
-                     (v22[(i0 * 10 + i1) * L + l] * v1[i2 * L + l]);
+            sum[l] = ((v8[i2 * L + l] * v19[(i0 * 10 + i1) * L + l]) +
+                      (v14[i2 * L + l] * v15[(i0 * 10 + i1) * L + l])) +
+                     (v20[(i0 * 10 + i1) * L + l] * v1[i2 * L + l]);
           }
           theta_bar_Wv[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
         }
@@ -6848,10 +6770,10 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v20[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v18[i0 * L + l];
       }
     }
-    // %1377 = reduce_sum f64[] -> v24
+    // %1377 = reduce_sum f64[] -> v22
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6864,14 +6786,9 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[l] = acc_v[l];
+      v22[l] = acc_v[l];
     }
-    // %1378 = mul f64[] -> v10
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[l] = v24[l] * 0.06666667f;
-    }
-    // %1381 = contract f64[] -> v24
+    // %1381 = contract f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6879,19 +6796,14 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v1[i0 * L + l], v15[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v1[i0 * L + l], v13[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[l] = acc0_v[l];
+      v8[l] = acc0_v[l];
     }
-    // %1382 = mul f64[] -> v16
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[l] = v24[l] * 0.06666667f;
-    }
-    // %760 = reduce_sum f64[] -> v24
+    // %760 = reduce_sum f64[] -> v14
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6904,14 +6816,9 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[l] = acc_v[l];
+      v14[l] = acc_v[l];
     }
-    // %761 = mul f64[] -> v7
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[l] = v24[l] * 0.06666667f;
-    }
-    // %765 = reduce_sum f64[] -> v24
+    // %765 = reduce_sum f64[] -> v5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6919,27 +6826,28 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - v7[l]);
+        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - (v14[l] * 0.06666667f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[l] = acc_v[l];
+      v5[l] = acc_v[l];
     }
-    // %769 = reciprocal f64[] -> v7
+    // %769 = reciprocal f64[] -> v14
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = T(1) / std::sqrt((v24[l] * 0.06666667f) + 1e-05f);
+      v14[l] = T(1) / std::sqrt((v5[l] * 0.06666667f) + 1e-05f);
     }
     // %1386 = mul f64[15] -> d.dx@0
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[i0 * L + l] +=
-            ((v1[i0 * L + l] - v10[l]) - (v15[i0 * L + l] * v16[l])) * v7[l];
+        u_stages_bar[i0 * L + l] += ((v1[i0 * L + l] - (v22[l] * 0.06666667f)) -
+                                     (v13[i0 * L + l] * (v8[l] * 0.06666667f))) *
+                                    v14[l];
       }
     }
-    // %792 = reduce_sum f64[] -> v24
+    // %792 = reduce_sum f64[] -> v22
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6952,14 +6860,9 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[l] = acc_v[l];
+      v22[l] = acc_v[l];
     }
-    // %793 = mul f64[] -> v1
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[l] = v24[l] * 0.06666667f;
-    }
-    // %797 = reduce_sum f64[] -> v24
+    // %797 = reduce_sum f64[] -> v1
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6967,26 +6870,26 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 15) * L + l] - v1[l]);
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 15) * L + l] - (v22[l] * 0.06666667f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[l] = acc_v[l];
+      v1[l] = acc_v[l];
     }
-    // %801 = reciprocal f64[] -> v1
+    // %801 = reciprocal f64[] -> v22
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[l] = T(1) / std::sqrt((v24[l] * 0.06666667f) + 1e-05f);
+      v22[l] = T(1) / std::sqrt((v1[l] * 0.06666667f) + 1e-05f);
     }
-    // %1387 = mul f64[15] -> v10
+    // %1387 = mul f64[15] -> v1
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[i0 * L + l] = v19[i0 * L + l] * ln_gain[i0];
+        v1[i0 * L + l] = v17[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1388 = reduce_sum f64[] -> v24
+    // %1388 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6994,19 +6897,14 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v10[i0 * L + l];
+        acc_v[l] = acc_v[l] + v1[i0 * L + l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[l] = acc_v[l];
+      v8[l] = acc_v[l];
     }
-    // %1389 = mul f64[] -> v15
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[l] = v24[l] * 0.06666667f;
-    }
-    // %1392 = contract f64[] -> v24
+    // %1392 = contract f64[] -> v13
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -7014,27 +6912,22 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[i0 * L + l], v10[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v7[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[l] = acc0_v[l];
-    }
-    // %1393 = mul f64[] -> v16
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[l] = v24[l] * 0.06666667f;
+      v13[l] = acc0_v[l];
     }
     // %1397 = mul f64[15] -> d.dx@1
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 15) * L + l] +=
-            v1[l] * ((v10[i0 * L + l] - v15[l]) - (v16[l] * v9[i0 * L + l]));
+        u_stages_bar[(i0 + 15) * L + l] += v22[l] * ((v1[i0 * L + l] - (v8[l] * 0.06666667f)) -
+                                                     ((v13[l] * 0.06666667f) * v7[i0 * L + l]));
       }
     }
-    // %839 = reduce_sum f64[] -> v24
+    // %839 = reduce_sum f64[] -> v22
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -7047,14 +6940,9 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[l] = acc_v[l];
+      v22[l] = acc_v[l];
     }
-    // %840 = mul f64[] -> v1
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[l] = v24[l] * 0.06666667f;
-    }
-    // %844 = reduce_sum f64[] -> v24
+    // %844 = reduce_sum f64[] -> v1
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -7062,26 +6950,26 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 45) * L + l] - v1[l]);
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 45) * L + l] - (v22[l] * 0.06666667f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[l] = acc_v[l];
+      v1[l] = acc_v[l];
     }
-    // %848 = reciprocal f64[] -> v1
+    // %848 = reciprocal f64[] -> v22
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[l] = T(1) / std::sqrt((v24[l] * 0.06666667f) + 1e-05f);
+      v22[l] = T(1) / std::sqrt((v1[l] * 0.06666667f) + 1e-05f);
     }
-    // %1398 = mul f64[15] -> v9
+    // %1398 = mul f64[15] -> v1
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[i0 * L + l] = v2[i0 * L + l] * ln_gain[i0];
+        v1[i0 * L + l] = v2[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1399 = reduce_sum f64[] -> v24
+    // %1399 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -7089,19 +6977,14 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v9[i0 * L + l];
+        acc_v[l] = acc_v[l] + v1[i0 * L + l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[l] = acc_v[l];
+      v7[l] = acc_v[l];
     }
-    // %1400 = mul f64[] -> v10
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[l] = v24[l] * 0.06666667f;
-    }
-    // %1403 = contract f64[] -> v24
+    // %1403 = contract f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -7109,24 +6992,19 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[i0 * L + l], v0[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v1[i0 * L + l], v0[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[l] = acc0_v[l];
-    }
-    // %1404 = mul f64[] -> v15
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[l] = v24[l] * 0.06666667f;
+      v8[l] = acc0_v[l];
     }
     // %1408 = mul f64[15] -> d.dx@2
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 45) * L + l] +=
-            v1[l] * ((v9[i0 * L + l] - v10[l]) - (v15[l] * v0[i0 * L + l]));
+        u_stages_bar[(i0 + 45) * L + l] += v22[l] * ((v1[i0 * L + l] - (v7[l] * 0.06666667f)) -
+                                                     ((v8[l] * 0.06666667f) * v0[i0 * L + l]));
       }
     }
   }
@@ -7179,28 +7057,25 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78848);
   T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 83968);
   T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84480);
-  T* __restrict u13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89600);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89664);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 140864);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 145984);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 151104);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 151424);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 202624);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 253824);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 258944);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 310144);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 315264);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 320384);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 320896);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 326016);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 377216);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 382336);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 387456);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 438656);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 489856);
-  T* __restrict u32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 494976);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 495040);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 500160);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89600);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 140800);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 145920);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 151040);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 151360);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 202560);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 253760);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 258880);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 310080);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 315200);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 320320);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 320832);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 325952);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 377152);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 382272);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 387392);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 438592);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 489792);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 497472);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -7676,21 +7551,20 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %602 = mul f64[] -> u13
-  u13[0] = T(h) * 0.5f;
-  // %876 = add f64[16,10,10] -> v14
+  // %876 = add f64[16,10,10] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v14[(i0 * 100 + i1 * 10 + i2) * L + l] = z0_W[(i0 * 100 + i1 * 10 + i2) * L + l] +
-                                                   (v6[(i0 * 100 + i1 * 10 + i2) * L + l] * u13[0]);
+          v13[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              z0_W[(i0 * 100 + i1 * 10 + i2) * L + l] +
+              (v6[(i0 * 100 + i1 * 10 + i2) * L + l] * (T(h) * 0.5f));
         }
       }
     }
   }
-  // %892 = contract f64[16,10] -> v15
+  // %892 = contract f64[16,10] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7703,13 +7577,126 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v14[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+          acc0_v[l] = std::fma(v13[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
                                v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v14[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+          acc1_v[l] = std::fma(v13[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
                                v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v14[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+          acc2_v[l] = std::fma(v13[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
                                v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v14[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+          acc3_v[l] = std::fma(v13[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v14[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v14[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v14[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v13[(i0 * 100 + i1 + i2 * 10) * L + l], v10[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %893 = sub f64[16,10] -> v15
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = v12[i0 * L + l] - v14[i0 * L + l];
+    }
+  }
+  // %894 = softmax f64[16,10] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v15[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v15[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[i1 * L + l] = vm::exp(v15[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v15[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 10 + i1) * L + l] = v16[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %896 = div f64[16,10,10] -> v17
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v17[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              (v9[(i0 * 10 + i1) * L + l] * v14[(i0 * 10 + i2) * L + l]) / 4.0f;
+        }
+      }
+    }
+  }
+  // %898 = add f64[16,10,10] -> v18
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v18[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              (v17[(i0 * 100 + i1 * 10 + i2) * L + l] * (T(h) * 0.5f)) +
+              z0_W[(i0 * 100 + i1 * 10 + i2) * L + l];
+        }
+      }
+    }
+  }
+  // %899 = contract f64[16,10] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v18[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v18[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v18[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v18[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
                                v10[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
@@ -7729,7 +7716,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v14[(i0 * 100 + i1 + i2 * 10) * L + l], v10[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v18[(i0 * 100 + i1 + i2 * 10) * L + l], v10[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
@@ -7739,124 +7726,11 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %893 = sub f64[16,10] -> v16
+  // %900 = sub f64[16,10] -> v19
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v12[i0 * L + l] - v15[i0 * L + l];
-    }
-  }
-  // %894 = softmax f64[16,10] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v16[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v16[(i0 * 10 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[i1 * L + l] = vm::exp(v16[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v16[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1) * L + l] = v17[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %896 = div f64[16,10,10] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v18[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (v9[(i0 * 10 + i1) * L + l] * v15[(i0 * 10 + i2) * L + l]) / 4.0f;
-        }
-      }
-    }
-  }
-  // %898 = add f64[16,10,10] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v19[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (v18[(i0 * 100 + i1 * 10 + i2) * L + l] * u13[0]) +
-              z0_W[(i0 * 100 + i1 * 10 + i2) * L + l];
-        }
-      }
-    }
-  }
-  // %899 = contract f64[16,10] -> v16
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v16[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v16[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v16[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 + i2 * 10) * L + l], v10[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %900 = sub f64[16,10] -> v20
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = v12[i0 * L + l] - v16[i0 * L + l];
+      v19[i0 * L + l] = v12[i0 * L + l] - v15[i0 * L + l];
     }
   }
   // %901 = softmax f64[16,10] -> v12
@@ -7869,7 +7743,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v20[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v20[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+            (v19[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v19[(i0 * 10 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -7880,30 +7754,30 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[i1 * L + l] = vm::exp(v20[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v20[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        v16[i1 * L + l] = vm::exp(v19[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v19[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = v17[i1 * L + l] / rowsum_v[l];
+        v12[(i0 * 10 + i1) * L + l] = v16[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %903 = div f64[16,10,10] -> v21
+  // %903 = div f64[16,10,10] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v21[(i0 * 100 + i1 * 10 + i2) * L + l] =
+          v20[(i0 * 100 + i1 * 10 + i2) * L + l] =
               (v12[(i0 * 10 + i2) * L + l] * v9[(i0 * 10 + i1) * L + l]) / 4.0f;
         }
       }
     }
   }
-  // %637 = layernorm f64[15] -> v16
+  // %637 = layernorm f64[15] -> v15
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -7936,17 +7810,17 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = (u_stages[(i0 + 45) * L + l] - mean_v[l]) * rstd_v[l];
+      v15[i0 * L + l] = (u_stages[(i0 + 45) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %639 = add f64[15] -> v20
+  // %639 = add f64[15] -> v19
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = (v16[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
+      v19[i0 * L + l] = (v15[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
     }
   }
-  // %642 = contract f64[16,10] -> v22
+  // %642 = contract f64[16,10] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7959,18 +7833,18 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v20[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v20[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v20[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v20[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v19[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v19[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v19[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v19[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v22[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v22[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v22[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v21[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v21[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v21[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v21[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -7981,23 +7855,23 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v20[i2 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v19[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v21[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %643 = tanh f64[16,10] -> v23
+  // %643 = tanh f64[16,10] -> v22
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = vm::tanh(v22[i0 * L + l]);
+      v22[i0 * L + l] = vm::tanh(v21[i0 * L + l]);
     }
   }
-  // %647 = contract f64[16] -> v22
+  // %647 = contract f64[16] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8009,37 +7883,37 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v20[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v20[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v20[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v20[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v19[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v19[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v19[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v19[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %648 = sigmoid f64[16] -> v24
+  // %648 = sigmoid f64[16] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = sigmoid(v22[i0 * L + l]);
+      v23[i0 * L + l] = sigmoid(v21[i0 * L + l]);
     }
   }
-  // %649 = contract f64[16,10] -> v22
+  // %649 = contract f64[16,10] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1) * L + l] = v23[(i0 * 10 + i1) * L + l] * v24[i0 * L + l];
+        v21[(i0 * 10 + i1) * L + l] = v22[(i0 * 10 + i1) * L + l] * v23[i0 * L + l];
       }
     }
   }
-  // %641 = contract f64[16,10] -> v25
+  // %641 = contract f64[16,10] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8052,18 +7926,18 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v20[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v20[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v20[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v20[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v19[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v19[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v19[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v19[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v25[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v25[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v25[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v24[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v24[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v24[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v24[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -8074,23 +7948,23 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v20[i2 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v19[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v24[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1268 = add f64[16,10,10] -> v26
+  // %1268 = add f64[16,10,10] -> v25
   for (int64_t i0 = 0; i0 < 1600; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = (T(h) * v21[i0 * L + l]) + z0_W[i0 * L + l];
+      v25[i0 * L + l] = (T(h) * v20[i0 * L + l]) + z0_W[i0 * L + l];
     }
   }
-  // %1269 = contract f64[16,10] -> v27
+  // %1269 = contract f64[16,10] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8103,22 +7977,22 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v26[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v23[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v26[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v23[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v26[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v23[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v26[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v23[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v22[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v25[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v22[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v25[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v22[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v25[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v22[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v27[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v27[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v27[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v26[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v26[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v26[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v26[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -8129,24 +8003,24 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v26[(i0 * 100 + i1 + i2 * 10) * L + l], v23[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 + i2 * 10) * L + l], v22[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v26[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1270 = sub f64[16,10] -> v28
+  // %1270 = sub f64[16,10] -> v27
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = v25[i0 * L + l] - v27[i0 * L + l];
+      v27[i0 * L + l] = v24[i0 * L + l] - v26[i0 * L + l];
     }
   }
-  // %1271 = softmax f64[16,10] -> v25
+  // %1271 = softmax f64[16,10] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8156,7 +8030,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v28[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v28[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+            (v27[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v27[(i0 * 10 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -8167,14 +8041,14 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[i1 * L + l] = vm::exp(v28[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v28[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        v16[i1 * L + l] = vm::exp(v27[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v27[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 10 + i1) * L + l] = v17[i1 * L + l] / rowsum_v[l];
+        v24[(i0 * 10 + i1) * L + l] = v16[i1 * L + l] / rowsum_v[l];
       }
     }
   }
@@ -8187,20 +8061,11 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
           z1_W[(i0 * 100 + i1 * 10 + i2) * L + l] =
               z0_W[(i0 * 100 + i1 * 10 + i2) * L + l] +
               (T(h) * ((((v6[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.16666667f) +
-                         (v18[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.33333334f)) +
-                        (v21[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.33333334f)) +
-                       (((v22[(i0 * 10 + i1) * L + l] * v25[(i0 * 10 + i2) * L + l]) / 4.0f) *
+                         (v17[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.33333334f)) +
+                        (v20[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.33333334f)) +
+                       (((v21[(i0 * 10 + i1) * L + l] * v24[(i0 * 10 + i2) * L + l]) / 4.0f) *
                         0.16666667f)));
         }
-      }
-    }
-  }
-  // %1966 = contract f64[16,10] -> v27
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 10 + i1) * L + l] = v4[(i0 * 10 + i1) * L + l] * u13[0];
       }
     }
   }
@@ -8211,7 +8076,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v6[i0 * L + l] = a0[i0 * L + l] / 4.0f;
     }
   }
-  // %1528 = contract f64[16,10] -> v28
+  // %1528 = contract f64[16,10] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8236,10 +8101,10 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v28[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v28[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v28[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v26[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v26[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v26[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v26[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -8256,7 +8121,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v26[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
@@ -8272,13 +8137,13 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v2[(i0 * 40 + i1) * L + l], v28[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v2[(i0 * 40 + i1) * L + l], v26[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v2[(i0 * 40 + i1 + 10) * L + l], v28[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v2[(i0 * 40 + i1 + 10) * L + l], v26[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v2[(i0 * 40 + i1 + 20) * L + l], v28[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v2[(i0 * 40 + i1 + 20) * L + l], v26[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v2[(i0 * 40 + i1 + 30) * L + l], v28[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v2[(i0 * 40 + i1 + 30) * L + l], v26[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8289,24 +8154,24 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2173 = mul f64[16,10] -> v18
+  // %2173 = mul f64[16,10] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 10 + i1) * L + l] =
-            v2[(i0 * 10 + i1) * L + l] * (v28[(i0 * 10 + i1) * L + l] - v3[i0 * L + l]);
+        v27[(i0 * 10 + i1) * L + l] =
+            v2[(i0 * 10 + i1) * L + l] * (v26[(i0 * 10 + i1) * L + l] - v3[i0 * L + l]);
       }
     }
   }
-  // %2177 = div f64[16,10,10] -> v21
+  // %2177 = div f64[16,10,10] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v21[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              ((v27[(i0 * 10 + i1) * L + l] * v18[(i0 * 10 + i2) * L + l]) +
+          v17[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              (((v4[(i0 * 10 + i1) * L + l] * (T(h) * 0.5f)) * v27[(i0 * 10 + i2) * L + l]) +
                a0[(i0 * 100 + i1 * 10 + i2) * L + l]) /
               4.0f;
         }
@@ -8326,13 +8191,13 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v21[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+          acc0_v[l] = std::fma(v17[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
                                v9[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v21[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+          acc1_v[l] = std::fma(v17[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
                                v9[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v21[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+          acc2_v[l] = std::fma(v17[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
                                v9[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v21[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+          acc3_v[l] = std::fma(v17[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
                                v9[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
@@ -8352,7 +8217,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v21[(i0 * 100 + i1 + i2 * 10) * L + l], v9[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v17[(i0 * 100 + i1 + i2 * 10) * L + l], v9[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
@@ -8362,7 +8227,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2179 = contract f64[16] -> v27
+  // %2179 = contract f64[16] -> v26
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8374,51 +8239,42 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v15[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v15[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v15[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v15[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 4) * L + l] = acc0_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v26[(i0 * 4) * L + l] = acc0_v[l];
+      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2182 = mul f64[16,10] -> v28
+  // %2182 = mul f64[16,10] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 10 + i1) * L + l] =
-            (v3[(i0 * 10 + i1) * L + l] - v27[i0 * L + l]) * v15[(i0 * 10 + i1) * L + l];
+        v20[(i0 * 10 + i1) * L + l] =
+            (v3[(i0 * 10 + i1) * L + l] - v26[i0 * L + l]) * v14[(i0 * 10 + i1) * L + l];
       }
     }
   }
-  // %2183 = contract f64[16,10] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] = v28[(i0 * 10 + i1) * L + l] * u13[0];
-      }
-    }
-  }
-  // %2186 = div f64[16,10,10] -> v29
+  // %2186 = div f64[16,10,10] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v29[(i0 * 100 + i1 * 10 + i2) * L + l] =
+          v28[(i0 * 100 + i1 * 10 + i2) * L + l] =
               (a0[(i0 * 100 + i1 * 10 + i2) * L + l] +
-               (v10[(i0 * 10 + i1) * L + l] * v3[(i0 * 10 + i2) * L + l])) /
+               (v10[(i0 * 10 + i1) * L + l] * (v20[(i0 * 10 + i2) * L + l] * (T(h) * 0.5f)))) /
               4.0f;
         }
       }
@@ -8437,13 +8293,13 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v29[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+          acc0_v[l] = std::fma(v28[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
                                v9[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v29[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+          acc1_v[l] = std::fma(v28[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
                                v9[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v29[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+          acc2_v[l] = std::fma(v28[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
                                v9[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v29[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+          acc3_v[l] = std::fma(v28[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
                                v9[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
@@ -8463,7 +8319,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v29[(i0 * 100 + i1 + i2 * 10) * L + l], v9[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v28[(i0 * 100 + i1 + i2 * 10) * L + l], v9[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
@@ -8502,51 +8358,31 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2191 = mul f64[16,10] -> v27
+  // %2191 = mul f64[16,10] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 10 + i1) * L + l] =
+        v26[(i0 * 10 + i1) * L + l] =
             v12[(i0 * 10 + i1) * L + l] * (v3[(i0 * 10 + i1) * L + l] - v9[i0 * L + l]);
       }
     }
   }
-  // %1088 = mul f64[] -> u13
-  u13[0] = T(h) * 0.33333334f;
-  // %2192 = contract f64[16,10] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] = v27[(i0 * 10 + i1) * L + l] * u13[0];
-      }
-    }
-  }
-  // %2194 = contract f64[16,10] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1) * L + l] = v27[(i0 * 10 + i1) * L + l] * T(h);
-      }
-    }
-  }
-  // %2197 = div f64[16,10,10] -> v30
+  // %2197 = div f64[16,10,10] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v30[(i0 * 100 + i1 * 10 + i2) * L + l] =
+          v29[(i0 * 100 + i1 * 10 + i2) * L + l] =
               (a0[(i0 * 100 + i1 * 10 + i2) * L + l] +
-               (v9[(i0 * 10 + i2) * L + l] * v10[(i0 * 10 + i1) * L + l])) /
+               ((v26[(i0 * 10 + i2) * L + l] * T(h)) * v10[(i0 * 10 + i1) * L + l])) /
               4.0f;
         }
       }
     }
   }
-  // %2198 = contract f64[16,10] -> v9
+  // %2198 = contract f64[16,10] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8559,22 +8395,22 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v30[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v22[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v30[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v22[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v30[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v22[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v30[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v22[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v29[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v21[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v29[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v21[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v29[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v21[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v29[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v21[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -8585,17 +8421,17 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v30[(i0 * 100 + i1 + i2 * 10) * L + l], v22[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v29[(i0 * 100 + i1 + i2 * 10) * L + l], v21[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %2199 = contract f64[16] -> v22
+  // %2199 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8607,59 +8443,30 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[(i0 * 40 + i1) * L + l], v25[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v24[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v9[(i0 * 40 + i1 + 10) * L + l], v25[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v24[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v9[(i0 * 40 + i1 + 20) * L + l], v25[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v24[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v9[(i0 * 40 + i1 + 30) * L + l], v25[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v24[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2202 = mul f64[16,10] -> v31
+  // %2202 = mul f64[16,10] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 10 + i1) * L + l] =
-            (v9[(i0 * 10 + i1) * L + l] - v22[i0 * L + l]) * v25[(i0 * 10 + i1) * L + l];
-      }
-    }
-  }
-  // %1076 = mul f64[] -> u32
-  u32[0] = T(h) * 0.16666667f;
-  // %2203 = contract f64[16,10] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1) * L + l] = v31[(i0 * 10 + i1) * L + l] * u32[0];
-      }
-    }
-  }
-  // %2206 = contract f64[16,10] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1) * L + l] = v28[(i0 * 10 + i1) * L + l] * u13[0];
-      }
-    }
-  }
-  // %2028 = contract f64[16,10] -> v33
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 10 + i1) * L + l] = v4[(i0 * 10 + i1) * L + l] * u32[0];
+        v21[(i0 * 10 + i1) * L + l] =
+            (v3[(i0 * 10 + i1) * L + l] - v9[i0 * L + l]) * v24[(i0 * 10 + i1) * L + l];
       }
     }
   }
@@ -8670,16 +8477,20 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           a1[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              ((((v10[(i0 * 10 + i1) * L + l] * v3[(i0 * 10 + i2) * L + l]) +
-                 (v9[(i0 * 10 + i2) * L + l] * v23[(i0 * 10 + i1) * L + l])) +
-                (v10[(i0 * 10 + i1) * L + l] * v22[(i0 * 10 + i2) * L + l])) +
-               (v33[(i0 * 10 + i1) * L + l] * v18[(i0 * 10 + i2) * L + l])) +
+              ((((v10[(i0 * 10 + i1) * L + l] *
+                  (v26[(i0 * 10 + i2) * L + l] * (T(h) * 0.33333334f))) +
+                 ((v21[(i0 * 10 + i2) * L + l] * (T(h) * 0.16666667f)) *
+                  v22[(i0 * 10 + i1) * L + l])) +
+                (v10[(i0 * 10 + i1) * L + l] *
+                 (v20[(i0 * 10 + i2) * L + l] * (T(h) * 0.33333334f)))) +
+               ((v4[(i0 * 10 + i1) * L + l] * (T(h) * 0.16666667f)) *
+                v27[(i0 * 10 + i2) * L + l])) +
               a0[(i0 * 100 + i1 * 10 + i2) * L + l];
         }
       }
     }
   }
-  // %2215 = contract f64[16,15] -> v34
+  // %2215 = contract f64[16,15] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -8693,21 +8504,21 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v18[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v27[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v27[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v27[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v18[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v27[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v34[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v34[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v34[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v30[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v30[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v30[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v30[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 12; i1 < 15; ++i1) {
@@ -8718,12 +8529,12 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v18[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v27[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v30[(i0 * 15 + i1) * L + l] = acc0_v[l];
       }
     }
   }
@@ -8789,14 +8600,14 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v18[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v27[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v27[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v27[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v27[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -8815,7 +8626,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v18[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v27[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
@@ -8893,7 +8704,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v34[(i0 + i1 * 15) * L + l] + v6[(i0 + i1 * 15) * L + l]);
+        acc_v[l] = acc_v[l] + (v30[(i0 + i1 * 15) * L + l] + v6[(i0 + i1 * 15) * L + l]);
       }
     }
     PLASTIC_SIMD
@@ -8901,7 +8712,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v2[i0 * L + l] = acc_v[l];
     }
   }
-  // %1546 = contract f64[16] -> v22
+  // %1546 = contract f64[16] -> v30
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8924,17 +8735,17 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 4) * L + l] = acc0_v[l];
+      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %1547 = mul f64[16] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v22[i0 * L + l] * ((1.0f - v5[i0 * L + l]) * v5[i0 * L + l]);
+      v3[i0 * L + l] = v30[i0 * L + l] * ((1.0f - v5[i0 * L + l]) * v5[i0 * L + l]);
     }
   }
   // %1548 = contract f64[15] -> v4
@@ -8999,14 +8810,14 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v21[(i0 * 100 + i1 * 40 + i2) * L + l], v15[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v17[(i0 * 100 + i1 * 40 + i2) * L + l], v14[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v21[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v21[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v21[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc1_v[l] = std::fma(v17[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v14[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v17[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v14[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v17[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v14[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -9025,7 +8836,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v21[(i0 * 100 + i1 * 10 + i2) * L + l], v15[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v17[(i0 * 100 + i1 * 10 + i2) * L + l], v14[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
@@ -9064,18 +8875,18 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %703 = mul f64[16] -> v15
+  // %703 = mul f64[16] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v11[i0 * L + l] * (1.0f - v11[i0 * L + l]);
+      v14[i0 * L + l] = v11[i0 * L + l] * (1.0f - v11[i0 * L + l]);
     }
   }
-  // %2224 = mul f64[16] -> v22
+  // %2224 = mul f64[16] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v4[i0 * L + l] * v15[i0 * L + l];
+      v30[i0 * L + l] = v4[i0 * L + l] * v14[i0 * L + l];
     }
   }
   // %2225 = contract f64[15] -> v4
@@ -9090,10 +8901,10 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v22[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v22[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v22[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v22[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v30[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v30[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v30[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v30[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -9112,7 +8923,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v22[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v30[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -9120,7 +8931,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v4[i0 * L + l] = acc0_v[l];
     }
   }
-  // %2227 = contract f64[16,10] -> v33
+  // %2227 = contract f64[16,10] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -9133,22 +8944,22 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v14[(i0 * 100 + i1 * 40 + i2) * L + l], v28[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v13[(i0 * 100 + i1 * 40 + i2) * L + l], v20[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v14[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v28[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v14[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v28[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v14[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v28[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc1_v[l] = std::fma(v13[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v20[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v13[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v20[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v13[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v20[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v33[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v33[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v33[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -9159,35 +8970,35 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v14[(i0 * 100 + i1 * 10 + i2) * L + l], v28[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v13[(i0 * 100 + i1 * 10 + i2) * L + l], v20[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v6[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %718 = sub f64[16,10] -> v34
+  // %718 = sub f64[16,10] -> v13
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = 1.0f - square(v10[i0 * L + l]);
+      v13[i0 * L + l] = 1.0f - square(v10[i0 * L + l]);
     }
   }
-  // %2229 = mul f64[16,10] -> v6
+  // %2229 = mul f64[16,10] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1) * L + l] =
-            ((v2[(i0 * 10 + i1) * L + l] * v11[i0 * L + l]) - v33[(i0 * 10 + i1) * L + l]) *
-            v34[(i0 * 10 + i1) * L + l];
+        v17[(i0 * 10 + i1) * L + l] =
+            ((v2[(i0 * 10 + i1) * L + l] * v11[i0 * L + l]) - v6[(i0 * 10 + i1) * L + l]) *
+            v13[(i0 * 10 + i1) * L + l];
       }
     }
   }
-  // %2230 = contract f64[16,15] -> v14
+  // %2230 = contract f64[16,15] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -9201,21 +9012,21 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v6[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v6[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v6[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v17[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v6[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v17[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 12; i1 < 15; ++i1) {
@@ -9226,16 +9037,16 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v6[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v6[(i0 * 15 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %2231 = contract f64[16,15] -> v21
+  // %2231 = contract f64[16,15] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -9249,21 +9060,21 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v28[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v20[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v28[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v20[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v28[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v20[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v28[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v20[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v21[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v21[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v21[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v31[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v31[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v31[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v31[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 12; i1 < 15; ++i1) {
@@ -9274,12 +9085,12 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v28[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v20[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v31[(i0 * 15 + i1) * L + l] = acc0_v[l];
       }
     }
   }
@@ -9292,7 +9103,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v14[(i0 + i1 * 15) * L + l] + v21[(i0 + i1 * 15) * L + l]);
+        acc_v[l] = acc_v[l] + (v6[(i0 + i1 * 15) * L + l] + v31[(i0 + i1 * 15) * L + l]);
       }
     }
     PLASTIC_SIMD
@@ -9300,14 +9111,14 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v2[i0 * L + l] = acc_v[l];
     }
   }
-  // %2235 = mul f64[15] -> v33
+  // %2235 = mul f64[15] -> v31
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = (v4[i0 * L + l] + v2[i0 * L + l]) * 0.33333334f;
+      v31[i0 * L + l] = (v4[i0 * L + l] + v2[i0 * L + l]) * 0.33333334f;
     }
   }
-  // %2247 = contract f64[16,15] -> v14
+  // %2247 = contract f64[16,15] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -9321,21 +9132,21 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v27[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v26[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v27[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v26[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v27[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v26[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v27[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v26[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 12; i1 < 15; ++i1) {
@@ -9346,12 +9157,12 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v27[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v26[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v6[(i0 * 15 + i1) * L + l] = acc0_v[l];
       }
     }
   }
@@ -9368,13 +9179,13 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v29[(i0 * 100 + i1 * 40 + i2) * L + l], v12[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v28[(i0 * 100 + i1 * 40 + i2) * L + l], v12[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v29[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+          acc1_v[l] = std::fma(v28[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
                                v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v29[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+          acc2_v[l] = std::fma(v28[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
                                v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v29[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+          acc3_v[l] = std::fma(v28[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
                                v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
@@ -9394,7 +9205,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v29[(i0 * 100 + i1 * 10 + i2) * L + l], v12[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v28[(i0 * 100 + i1 * 10 + i2) * L + l], v12[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
@@ -9417,14 +9228,14 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2) * L + l], v27[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v18[(i0 * 100 + i1 * 40 + i2) * L + l], v26[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v27[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v27[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v27[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc1_v[l] = std::fma(v18[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v26[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v18[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v26[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v18[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v26[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -9443,7 +9254,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 * 10 + i2) * L + l], v27[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v18[(i0 * 100 + i1 * 10 + i2) * L + l], v26[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
@@ -9460,11 +9271,11 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t l = 0; l < L; ++l) {
         v12[(i0 * 10 + i1) * L + l] =
             ((v2[(i0 * 10 + i1) * L + l] * v11[i0 * L + l]) - v4[(i0 * 10 + i1) * L + l]) *
-            v34[(i0 * 10 + i1) * L + l];
+            v13[(i0 * 10 + i1) * L + l];
       }
     }
   }
-  // %2246 = contract f64[16,15] -> v34
+  // %2246 = contract f64[16,15] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -9489,10 +9300,10 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v34[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v34[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v34[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v13[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v13[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v13[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v13[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 12; i1 < 15; ++i1) {
@@ -9508,7 +9319,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v13[(i0 * 15 + i1) * L + l] = acc0_v[l];
       }
     }
   }
@@ -9521,7 +9332,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v14[(i0 + i1 * 15) * L + l] + v34[(i0 + i1 * 15) * L + l]);
+        acc_v[l] = acc_v[l] + (v6[(i0 + i1 * 15) * L + l] + v13[(i0 + i1 * 15) * L + l]);
       }
     }
     PLASTIC_SIMD
@@ -9562,7 +9373,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v15[i0 * L + l] * v4[i0 * L + l];
+      v2[i0 * L + l] = v14[i0 * L + l] * v4[i0 * L + l];
     }
   }
   // %2241 = contract f64[15] -> v4
@@ -9627,14 +9438,14 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v30[(i0 * 100 + i1 * 40 + i2) * L + l], v25[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v29[(i0 * 100 + i1 * 40 + i2) * L + l], v24[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v30[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v25[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v30[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v25[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v30[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v25[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc1_v[l] = std::fma(v29[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v24[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v29[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v24[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v29[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v24[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -9653,7 +9464,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v30[(i0 * 100 + i1 * 10 + i2) * L + l], v25[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v29[(i0 * 100 + i1 * 10 + i2) * L + l], v24[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
@@ -9675,13 +9486,13 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v23[(i0 * 40 + i1) * L + l], v4[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v22[(i0 * 40 + i1) * L + l], v4[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v23[(i0 * 40 + i1 + 10) * L + l], v4[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v22[(i0 * 40 + i1 + 10) * L + l], v4[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v23[(i0 * 40 + i1 + 20) * L + l], v4[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v22[(i0 * 40 + i1 + 20) * L + l], v4[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v23[(i0 * 40 + i1 + 30) * L + l], v4[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v22[(i0 * 40 + i1 + 30) * L + l], v4[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -9692,11 +9503,11 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2256 = mul f64[16] -> v15
+  // %2256 = mul f64[16] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v11[i0 * L + l] * ((1.0f - v24[i0 * L + l]) * v24[i0 * L + l]);
+      v14[i0 * L + l] = v11[i0 * L + l] * ((1.0f - v23[i0 * L + l]) * v23[i0 * L + l]);
     }
   }
   // %2257 = contract f64[15] -> v11
@@ -9711,10 +9522,10 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v15[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v14[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v14[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v14[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v14[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -9733,7 +9544,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v15[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v14[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -9741,7 +9552,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v11[i0 * L + l] = acc0_v[l];
     }
   }
-  // %2263 = contract f64[16,15] -> v34
+  // %2263 = contract f64[16,15] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -9755,21 +9566,21 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v31[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v21[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v31[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v21[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v31[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v21[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v31[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v21[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v34[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v34[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v34[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 12; i1 < 15; ++i1) {
@@ -9780,16 +9591,16 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v31[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v21[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v6[(i0 * 15 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %2259 = contract f64[16,10] -> v25
+  // %2259 = contract f64[16,10] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -9802,22 +9613,22 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v26[(i0 * 100 + i1 * 40 + i2) * L + l], v31[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2) * L + l], v21[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v26[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v31[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v26[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v31[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v26[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v31[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc1_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v21[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v21[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v21[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v25[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v25[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v25[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v24[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v24[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v24[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v24[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -9828,28 +9639,28 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v26[(i0 * 100 + i1 * 10 + i2) * L + l], v31[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 * 10 + i2) * L + l], v21[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v24[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %2261 = mul f64[16,10] -> v14
+  // %2261 = mul f64[16,10] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1) * L + l] =
-            ((v4[(i0 * 10 + i1) * L + l] * v24[i0 * L + l]) - v25[(i0 * 10 + i1) * L + l]) *
-            (1.0f - square(v23[(i0 * 10 + i1) * L + l]));
+        v13[(i0 * 10 + i1) * L + l] =
+            ((v4[(i0 * 10 + i1) * L + l] * v23[i0 * L + l]) - v24[(i0 * 10 + i1) * L + l]) *
+            (1.0f - square(v22[(i0 * 10 + i1) * L + l]));
       }
     }
   }
-  // %2262 = contract f64[16,15] -> v19
+  // %2262 = contract f64[16,15] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -9863,21 +9674,21 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v14[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v13[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v14[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v14[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v14[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v13[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v19[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v19[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v19[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v18[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v18[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v18[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v18[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 12; i1 < 15; ++i1) {
@@ -9888,16 +9699,16 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v14[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v13[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v18[(i0 * 15 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %2265 = reduce_sum f64[15] -> v24
+  // %2265 = reduce_sum f64[15] -> v23
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9906,19 +9717,19 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v34[(i0 + i1 * 15) * L + l] + v19[(i0 + i1 * 15) * L + l]);
+        acc_v[l] = acc_v[l] + (v6[(i0 + i1 * 15) * L + l] + v18[(i0 + i1 * 15) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = acc_v[l];
+      v23[i0 * L + l] = acc_v[l];
     }
   }
   // %2267 = mul f64[15] -> v4
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = (v11[i0 * L + l] + v24[i0 * L + l]) * 0.16666667f;
+      v4[i0 * L + l] = (v11[i0 * L + l] + v23[i0 * L + l]) * 0.16666667f;
     }
   }
   // %2270 = mul f64[15] -> adj.ln.gain
@@ -9928,9 +9739,9 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         sum[l] = ((((-((v0[i0 * L + l] * v5[i0 * L + l]) * 0.16666667f)) -
-                    (v33[i0 * L + l] * v7[i0 * L + l])) -
+                    (v31[i0 * L + l] * v7[i0 * L + l])) -
                    (v7[i0 * L + l] * v10[i0 * L + l])) -
-                  (v4[i0 * L + l] * v16[i0 * L + l])) *
+                  (v4[i0 * L + l] * v15[i0 * L + l])) *
                  T(h);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
@@ -9942,32 +9753,11 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v5[i0 * L + l] * 0.16666667f)) - v33[i0 * L + l]) - v10[i0 * L + l]) -
+        sum[l] = ((((-(v5[i0 * L + l] * 0.16666667f)) - v31[i0 * L + l]) - v10[i0 * L + l]) -
                   v4[i0 * L + l]) *
                  T(h);
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %2355 = contract f64[15] -> v0
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v8[i0 * L + l] * u13[0];
-    }
-  }
-  // %2090 = contract f64[15] -> v7
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v1[i0 * L + l] * u32[0];
-    }
-  }
-  // %2097 = contract f64[15] -> v1
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v20[i0 * L + l] * u32[0];
     }
   }
   // %2368 = sub f64[16,15] -> adj.Wb
@@ -9977,9 +9767,10 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v22[i0 * L + l] * v0[i1 * L + l])) - (v7[i1 * L + l] * v3[i0 * L + l])) -
-                    (v0[i1 * L + l] * v2[i0 * L + l])) -
-                   (v1[i1 * L + l] * v15[i0 * L + l]);
+          sum[l] = (((-(v30[i0 * L + l] * (v8[i1 * L + l] * (T(h) * 0.33333334f)))) -
+                     ((v1[i1 * L + l] * (T(h) * 0.16666667f)) * v3[i0 * L + l])) -
+                    ((v8[i1 * L + l] * (T(h) * 0.33333334f)) * v2[i0 * L + l])) -
+                   ((v19[i1 * L + l] * (T(h) * 0.16666667f)) * v14[i0 * L + l]);
         }
         dtheta_Wb[i0 * 15 + i1] += lane_sum<L>(sum);
       }
@@ -9993,10 +9784,10 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v18[(i0 * 10 + i1) * L + l] * v7[i2 * L + l])) -
-                       (v28[(i0 * 10 + i1) * L + l] * v0[i2 * L + l])) -
-                      (v27[(i0 * 10 + i1) * L + l] * v0[i2 * L + l])) -
-                     (v31[(i0 * 10 + i1) * L + l] * v1[i2 * L + l]);
+            sum[l] = (((-(v27[(i0 * 10 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                       (v20[(i0 * 10 + i1) * L + l] * (v8[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                      (v26[(i0 * 10 + i1) * L + l] * (v8[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                     (v21[(i0 * 10 + i1) * L + l] * (v19[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
         }
@@ -10011,47 +9802,45 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v6[(i0 * 10 + i1) * L + l] * v0[i2 * L + l])) -
-                       (v9[(i0 * 10 + i1) * L + l] * v7[i2 * L + l])) -
-                      (v12[(i0 * 10 + i1) * L + l] * v0[i2 * L + l])) -
-                     (v14[(i0 * 10 + i1) * L + l] * v1[i2 * L + l]);
+            sum[l] = (((-(v17[(i0 * 10 + i1) * L + l] * (v8[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                       (v9[(i0 * 10 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                      (v12[(i0 * 10 + i1) * L + l] * (v8[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                     (v13[(i0 * 10 + i1) * L + l] * (v19[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1946 = mul f64[] -> u13
-  u13[0] = T(h) * -0.0f;
   // %1947 = broadcast f64[16,10,15] -> adj.Wq
   for (int64_t i0 = 0; i0 < 2400; ++i0) {
-    dtheta_Wq[i0] += u13[0] * 8.0f;
+    dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1948 = broadcast f64[160] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 160; ++i0) {
-    dtheta_ff_norm_gain[i0] += u13[0] * 8.0f;
-    dtheta_ff_norm_bias[i0] += u13[0] * 8.0f;
-    dtheta_ff_down_bias[i0] += u13[0] * 8.0f;
+    dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
+    dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
+    dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1949 = broadcast f64[128,160] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 20480; ++i0) {
-    dtheta_ff_up_weight[i0] += u13[0] * 8.0f;
+    dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1950 = broadcast f64[128] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
-    dtheta_ff_up_bias[i0] += u13[0] * 8.0f;
+    dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1951 = broadcast f64[160,128] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 20480; ++i0) {
-    dtheta_ff_down_weight[i0] += u13[0] * 8.0f;
+    dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1952 = broadcast f64[3,160] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 480; ++i0) {
-    dtheta_out_weight[i0] += u13[0] * 8.0f;
+    dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1953 = broadcast f64[3] -> adj.out.bias
   for (int64_t i0 = 0; i0 < 3; ++i0) {
-    dtheta_out_bias[i0] += u13[0] * 8.0f;
+    dtheta_out_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
 }
 
@@ -10460,7 +10249,6 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
   T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39296);
   T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44416);
   T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49536);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49600);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -10691,13 +10479,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
   for (int64_t l = 0; l < L; ++l) {
     v4[l] = acc_v[l];
   }
-  // %386 = mul f64[] -> v6
-  // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v6[l] = v4[l] * 0.00625f;
-  }
-  // %390 = reduce_sum f64[] -> v4
+  // %390 = reduce_sum f64[] -> v6
   // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -10706,18 +10488,18 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v5[i0 * L + l] - v6[l]);
+      acc_v[l] = acc_v[l] + square(v5[i0 * L + l] - (v4[l] * 0.00625f));
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc_v[l];
+    v6[l] = acc_v[l];
   }
-  // %394 = reciprocal f64[] -> v6
+  // %394 = reciprocal f64[] -> v4
   // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v6[l] = T(1) / std::sqrt((v4[l] * 0.00625f) + 1e-05f);
+    v4[l] = T(1) / std::sqrt((v6[l] * 0.00625f) + 1e-05f);
   }
   // %53 = layernorm f64[160] -> v7
   // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
@@ -10740,8 +10522,8 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e170 = v5[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e170 * e170);
+        const T e169 = v5[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e169 * e169);
       }
     }
   }
@@ -10869,7 +10651,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       v13[i0 * L + l] = v12[i0 * L + l] * ff_norm_gain[i0];
     }
   }
-  // %400 = reduce_sum f64[] -> v4
+  // %400 = reduce_sum f64[] -> v6
   // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -10883,15 +10665,9 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc_v[l];
+    v6[l] = acc_v[l];
   }
-  // %401 = mul f64[] -> v9
-  // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v9[l] = v4[l] * 0.00625f;
-  }
-  // %458 = contract f64[] -> v4
+  // %458 = contract f64[] -> v9
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -10904,19 +10680,14 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc0_v[l];
+    v9[l] = acc0_v[l];
   }
-  // %514 = mul f64[] -> v14
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v14[l] = v4[l] * 0.00625f;
-  }
-  // %520 = reshape f64[16,10] -> v15
+  // %520 = reshape f64[16,10] -> v14
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] =
-          v2[i0 * L + l] + (v6[l] * ((v13[i0 * L + l] - v9[l]) - (v7[i0 * L + l] * v14[l])));
+      v14[i0 * L + l] = v2[i0 * L + l] + (v4[l] * ((v13[i0 * L + l] - (v6[l] * 0.00625f)) -
+                                                   (v7[i0 * L + l] * (v9[l] * 0.00625f))));
     }
   }
   // %521 = contract f64[16,10,10] -> d.W
@@ -10926,7 +10697,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] +=
-              v3[(i0 * 10 + i2) * L + l] * v15[(i0 * 10 + i1) * L + l];
+              v3[(i0 * 10 + i2) * L + l] * v14[(i0 * 10 + i1) * L + l];
         }
       }
     }
@@ -10945,13 +10716,13 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc0_v[l]);
+                               v14[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v14[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v14[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v14[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -10970,7 +10741,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W[(i0 * 100 + i1 + i2 * 10) * L + l], v15[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(W[(i0 * 100 + i1 + i2 * 10) * L + l], v14[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
@@ -11009,12 +10780,12 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %526 = mul f64[16,10] -> v15
+  // %526 = mul f64[16,10] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1) * L + l] =
+        v14[(i0 * 10 + i1) * L + l] =
             (v13[(i0 * 10 + i1) * L + l] - v9[i0 * L + l]) * v3[(i0 * 10 + i1) * L + l];
       }
     }
@@ -11033,13 +10804,13 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 150 + i2 * 15], v15[(i1 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wq[i0 * 4 + i1 * 150 + i2 * 15], v14[(i1 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 150 + i2 * 15 + 1], v15[(i1 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wq[i0 * 4 + i1 * 150 + i2 * 15 + 1], v14[(i1 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 150 + i2 * 15 + 2], v15[(i1 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wq[i0 * 4 + i1 * 150 + i2 * 15 + 2], v14[(i1 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wq[i0 * 4 + i1 * 150 + i2 * 15 + 3], v15[(i1 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wq[i0 * 4 + i1 * 150 + i2 * 15 + 3], v14[(i1 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
     }
@@ -11060,7 +10831,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wq[i0 + i1 * 150 + i2 * 15], v15[(i1 * 10 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wq[i0 + i1 * 150 + i2 * 15], v14[(i1 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
     }
@@ -11088,7 +10859,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = v15[(i0 * 10 + i1) * L + l] * v1[i2 * L + l];
+            sum[l] = v14[(i0 * 10 + i1) * L + l] * v1[i2 * L + l];
           }
           theta_bar_Wq[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
         }
@@ -11273,12 +11044,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %532 = mul f64[] -> v14
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[l] = v6[l] * 0.06666667f;
-    }
-    // %535 = contract f64[] -> v6
+    // %535 = contract f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -11291,14 +11057,9 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc0_v[l];
+      v4[l] = acc0_v[l];
     }
-    // %536 = mul f64[] -> v4
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[l] = v6[l] * 0.06666667f;
-    }
-    // %421 = reduce_sum f64[] -> v6
+    // %421 = reduce_sum f64[] -> v9
     // fwp_oja_rde.ode:66: let q = softmax(Wq @ ln(dx(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -11312,15 +11073,9 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v9[l] = acc_v[l];
     }
-    // %422 = mul f64[] -> v9
-    // fwp_oja_rde.ode:66: let q = softmax(Wq @ ln(dx(T)))
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[l] = v6[l] * 0.06666667f;
-    }
-    // %426 = reduce_sum f64[] -> v6
+    // %426 = reduce_sum f64[] -> v10
     // fwp_oja_rde.ode:66: let q = softmax(Wq @ ln(dx(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -11329,24 +11084,26 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - v9[l]);
+        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - (v9[l] * 0.06666667f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v10[l] = acc_v[l];
     }
     // %430 = reciprocal f64[] -> v9
     // fwp_oja_rde.ode:66: let q = softmax(Wq @ ln(dx(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[l] = T(1) / std::sqrt((v6[l] * 0.06666667f) + 1e-05f);
+      v9[l] = T(1) / std::sqrt((v10[l] * 0.06666667f) + 1e-05f);
     }
     // %540 = mul f64[15] -> d.dx@T
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] += ((v1[i0 * L + l] - v14[l]) - (v0[i0 * L + l] * v4[l])) * v9[l];
+        u_bar[i0 * L + l] +=
+            ((v1[i0 * L + l] - (v6[l] * 0.06666667f)) - (v0[i0 * L + l] * (v4[l] * 0.06666667f))) *
+            v9[l];
       }
     }
   }
@@ -11686,11 +11443,11 @@ const plastic_model kModel = {
             .field = 21504,
             .field_vjp = 90624,
             .adjoint_field = 181248,
-            .step = 180288,
-            .step_vjp = 537024,
-            .adjoint_step = 507840,
+            .step = 180224,
+            .step_vjp = 485696,
+            .adjoint_step = 505152,
             .output = 16384,
-            .output_vjp = 54720,
+            .output_vjp = 54656,
             .loss = 128,
             .loss_vjp = 256,
         },

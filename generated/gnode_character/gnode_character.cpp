@@ -2219,9 +2219,8 @@ extern "C" void gnode_character_step_vjp(const void* /*ctx*/, double /*t*/, doub
   T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28928);
   T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32128);
   T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35328);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38528);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41856);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45184);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38656);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41984);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -2306,28 +2305,21 @@ extern "C" void gnode_character_step_vjp(const void* /*ctx*/, double /*t*/, doub
       v3[i0 * L + l] = sigmoid(bz[i0] + v1[i0 * L + l]);
     }
   }
-  // %177 = mul f64[100] -> v1
+  // %178 = mul f64[100] -> v1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = T(h) * z1_bar_h[i0 * L + l];
+      v1[i0 * L + l] = v3[i0 * L + l] * (T(h) * z1_bar_h[i0 * L + l]);
     }
   }
-  // %178 = mul f64[100] -> v4
+  // %165 = relu f64[100] -> v4
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = v3[i0 * L + l] * v1[i0 * L + l];
+      v4[i0 * L + l] = relu(v2[i0 * L + l]);
     }
   }
-  // %165 = relu f64[100] -> v5
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = relu(v2[i0 * L + l]);
-    }
-  }
-  // %166 = contract f64[100] -> v6
+  // %166 = contract f64[100] -> v5
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2339,35 +2331,35 @@ extern "C" void gnode_character_step_vjp(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v4[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %167 = add f64[100] -> v7
+  // %167 = add f64[100] -> v6
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = F_layer1_bias[i0] + v6[i0 * L + l];
+      v6[i0 * L + l] = F_layer1_bias[i0] + v5[i0 * L + l];
     }
   }
-  // %168 = relu f64[100] -> v6
+  // %168 = relu f64[100] -> v5
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = relu(v7[i0 * L + l]);
+      v5[i0 * L + l] = relu(v6[i0 * L + l]);
     }
   }
-  // %169 = contract f64[100] -> v8
+  // %169 = contract f64[100] -> v7
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2379,83 +2371,10 @@ extern "C" void gnode_character_step_vjp(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v6[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %171 = tanh f64[100] -> v9
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = vm::tanh(F_layer2_bias[i0] + v8[i0 * L + l]);
-    }
-  }
-  // %189 = mul f64[100] -> v8
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v4[i0 * L + l] * (1.0f - square(v9[i0 * L + l]));
-    }
-  }
-  // %191 = contract f64[100] -> v10
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 100; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v8[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %193 = mul f64[100] -> v11
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v10[i0 * L + l] * step(v7[i0 * L + l]);
-    }
-  }
-  // %195 = contract f64[100] -> v7
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 100; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v11[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v5[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -2466,14 +2385,87 @@ extern "C" void gnode_character_step_vjp(const void* /*ctx*/, double /*t*/, doub
       v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %197 = mul f64[100] -> v10
+  // %171 = tanh f64[100] -> v8
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = step(v2[i0 * L + l]) * v7[i0 * L + l];
+      v8[i0 * L + l] = vm::tanh(F_layer2_bias[i0] + v7[i0 * L + l]);
     }
   }
-  // %199 = contract f64[104] -> v12
+  // %189 = mul f64[100] -> v7
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = v1[i0 * L + l] * (1.0f - square(v8[i0 * L + l]));
+    }
+  }
+  // %191 = contract f64[100] -> v9
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v7[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %193 = mul f64[100] -> v10
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = v9[i0 * L + l] * step(v6[i0 * L + l]);
+    }
+  }
+  // %195 = contract f64[100] -> v6
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v10[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v10[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v10[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v10[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %197 = mul f64[100] -> v9
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = step(v2[i0 * L + l]) * v6[i0 * L + l];
+    }
+  }
+  // %199 = contract f64[104] -> v11
   for (int64_t i0 = 0; i0 < 26; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2485,29 +2477,29 @@ extern "C" void gnode_character_step_vjp(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 104], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 104 + 1], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 104 + 2], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 104 + 3], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 104], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 104 + 1], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 104 + 2], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 104 + 3], v9[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %182 = mul f64[100] -> v2
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = ((v9[i0 * L + l] - z0_h[i0 * L + l]) * v1[i0 * L + l]) *
+      v2[i0 * L + l] = ((v8[i0 * L + l] - z0_h[i0 * L + l]) * (T(h) * z1_bar_h[i0 * L + l])) *
                        (v3[i0 * L + l] * (1.0f - v3[i0 * L + l]));
     }
   }
-  // %184 = contract f64[104] -> v13
+  // %184 = contract f64[104] -> v12
   for (int64_t i0 = 0; i0 < 26; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2527,24 +2519,24 @@ extern "C" void gnode_character_step_vjp(const void* /*ctx*/, double /*t*/, doub
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %200 = add f64[104] -> v14
+  // %200 = add f64[104] -> v13
   for (int64_t i0 = 0; i0 < 104; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = v12[i0 * L + l] + v13[i0 * L + l];
+      v13[i0 * L + l] = v11[i0 * L + l] + v12[i0 * L + l];
     }
   }
   // %203 = add f64[100] -> d.h
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z0_bar_h[i0 * L + l] += v14[i0 * L + l] + (z1_bar_h[i0 * L + l] - v4[i0 * L + l]);
+      z0_bar_h[i0 * L + l] += v13[i0 * L + l] + (z1_bar_h[i0 * L + l] - v1[i0 * L + l]);
     }
   }
   // %198 = contract f64[100,104] -> d.F.layer0.weight
@@ -2554,7 +2546,7 @@ extern "C" void gnode_character_step_vjp(const void* /*ctx*/, double /*t*/, doub
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = v10[i0 * L + l] * v0[i1 * L + l];
+          sum[l] = v9[i0 * L + l] * v0[i1 * L + l];
         }
         theta_bar_F_layer0_weight[i0 * 104 + i1] += lane_sum<L>(sum);
       }
@@ -2567,7 +2559,7 @@ extern "C" void gnode_character_step_vjp(const void* /*ctx*/, double /*t*/, doub
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = v5[i1 * L + l] * v11[i0 * L + l];
+          sum[l] = v4[i1 * L + l] * v10[i0 * L + l];
         }
         theta_bar_F_layer1_weight[i0 * 100 + i1] += lane_sum<L>(sum);
       }
@@ -2580,7 +2572,7 @@ extern "C" void gnode_character_step_vjp(const void* /*ctx*/, double /*t*/, doub
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = v8[i0 * L + l] * v6[i1 * L + l];
+          sum[l] = v7[i0 * L + l] * v5[i1 * L + l];
         }
         theta_bar_F_layer2_weight[i0 * 100 + i1] += lane_sum<L>(sum);
       }
@@ -2605,7 +2597,7 @@ extern "C" void gnode_character_step_vjp(const void* /*ctx*/, double /*t*/, doub
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v10[i0 * L + l];
+        sum[l] = v9[i0 * L + l];
       }
       theta_bar_F_layer0_bias[i0] += lane_sum<L>(sum);
     }
@@ -2616,7 +2608,7 @@ extern "C" void gnode_character_step_vjp(const void* /*ctx*/, double /*t*/, doub
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v11[i0 * L + l];
+        sum[l] = v10[i0 * L + l];
       }
       theta_bar_F_layer1_bias[i0] += lane_sum<L>(sum);
     }
@@ -2627,7 +2619,7 @@ extern "C" void gnode_character_step_vjp(const void* /*ctx*/, double /*t*/, doub
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v8[i0 * L + l];
+        sum[l] = v7[i0 * L + l];
       }
       theta_bar_F_layer2_bias[i0] += lane_sum<L>(sum);
     }
@@ -2648,7 +2640,7 @@ extern "C" void gnode_character_step_vjp(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[i0 * L + l] += v14[(i0 + 100) * L + l];
+        u_stages_bar[i0 * L + l] += v13[(i0 + 100) * L + l];
       }
     }
   }
@@ -2702,7 +2694,6 @@ extern "C" void gnode_character_adjoint_step(const void* /*ctx*/, double /*t*/, 
   T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32128);
   T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35328);
   T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38656);
-  T* __restrict u13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41984);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -3033,13 +3024,6 @@ extern "C" void gnode_character_adjoint_step(const void* /*ctx*/, double /*t*/, 
           a0[i0 * L + l] - (T(h) * ((v11[i0 * L + l] + v12[i0 * L + l]) - v7[i0 * L + l]));
     }
   }
-  // %315 = contract f64[100] -> v4
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = v6[i0 * L + l] * T(h);
-    }
-  }
   // %317 = neg f64[100,104] -> adj.F.layer0.weight
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     for (int64_t i1 = 0; i1 < 104; ++i1) {
@@ -3047,7 +3031,7 @@ extern "C" void gnode_character_adjoint_step(const void* /*ctx*/, double /*t*/, 
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v4[i0 * L + l] * v0[i1 * L + l]);
+          sum[l] = -((v6[i0 * L + l] * T(h)) * v0[i1 * L + l]);
         }
         dtheta_F_layer0_weight[i0 * 104 + i1] += lane_sum<L>(sum);
       }
@@ -3059,16 +3043,9 @@ extern "C" void gnode_character_adjoint_step(const void* /*ctx*/, double /*t*/, 
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -v4[i0 * L + l];
+        sum[l] = -(v6[i0 * L + l] * T(h));
       }
       dtheta_F_layer0_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %323 = contract f64[100] -> v4
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = v1[i0 * L + l] * T(h);
     }
   }
   // %326 = neg f64[100,100] -> adj.F.layer1.weight
@@ -3078,7 +3055,7 @@ extern "C" void gnode_character_adjoint_step(const void* /*ctx*/, double /*t*/, 
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v4[i1 * L + l] * v10[i0 * L + l]);
+          sum[l] = -((v1[i1 * L + l] * T(h)) * v10[i0 * L + l]);
         }
         dtheta_F_layer1_weight[i0 * 100 + i1] += lane_sum<L>(sum);
       }
@@ -3095,13 +3072,6 @@ extern "C" void gnode_character_adjoint_step(const void* /*ctx*/, double /*t*/, 
       dtheta_F_layer1_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %331 = contract f64[100] -> v1
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v9[i0 * L + l] * T(h);
-    }
-  }
   // %346 = neg f64[100,100] -> adj.F.layer2.weight
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     for (int64_t i1 = 0; i1 < 100; ++i1) {
@@ -3109,7 +3079,7 @@ extern "C" void gnode_character_adjoint_step(const void* /*ctx*/, double /*t*/, 
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v3[i1 * L + l] * v1[i0 * L + l]);
+          sum[l] = -(v3[i1 * L + l] * (v9[i0 * L + l] * T(h)));
         }
         dtheta_F_layer2_weight[i0 * 100 + i1] += lane_sum<L>(sum);
       }
@@ -3121,16 +3091,9 @@ extern "C" void gnode_character_adjoint_step(const void* /*ctx*/, double /*t*/, 
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -v1[i0 * L + l];
+        sum[l] = -(v9[i0 * L + l] * T(h));
       }
       dtheta_F_layer2_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %340 = contract f64[100] -> v1
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v2[i0 * L + l] * T(h);
     }
   }
   // %343 = neg f64[100,104] -> adj.Wz
@@ -3140,7 +3103,7 @@ extern "C" void gnode_character_adjoint_step(const void* /*ctx*/, double /*t*/, 
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v0[i1 * L + l] * v1[i0 * L + l]);
+          sum[l] = -(v0[i1 * L + l] * (v2[i0 * L + l] * T(h)));
         }
         dtheta_Wz[i0 * 104 + i1] += lane_sum<L>(sum);
       }
@@ -3152,28 +3115,26 @@ extern "C" void gnode_character_adjoint_step(const void* /*ctx*/, double /*t*/, 
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -v1[i0 * L + l];
+        sum[l] = -(v2[i0 * L + l] * T(h));
       }
       dtheta_bz[i0] += lane_sum<L>(sum);
     }
   }
-  // %296 = mul f64[] -> u13
-  u13[0] = T(h) * -0.0f;
   // %297 = broadcast f64[100,4] -> adj.h0.weight
   for (int64_t i0 = 0; i0 < 400; ++i0) {
-    dtheta_h0_weight[i0] += u13[0] * 8.0f;
+    dtheta_h0_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %298 = broadcast f64[100] -> adj.h0.bias
   for (int64_t i0 = 0; i0 < 100; ++i0) {
-    dtheta_h0_bias[i0] += u13[0] * 8.0f;
+    dtheta_h0_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %299 = broadcast f64[20,100] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 2000; ++i0) {
-    dtheta_out_weight[i0] += u13[0] * 8.0f;
+    dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %300 = broadcast f64[20] -> adj.out.bias
   for (int64_t i0 = 0; i0 < 20; ++i0) {
-    dtheta_out_bias[i0] += u13[0] * 8.0f;
+    dtheta_out_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
 }
 
@@ -3624,8 +3585,8 @@ const plastic_model kModel = {
             .field_vjp = 45312,
             .adjoint_field = 61440,
             .step = 9728,
-            .step_vjp = 48512,
-            .adjoint_step = 42048,
+            .step_vjp = 45312,
+            .adjoint_step = 41984,
             .output = 640,
             .output_vjp = 0,
             .loss = 128,

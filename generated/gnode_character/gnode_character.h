@@ -115,12 +115,12 @@ enum { gnode_character_step_lanes = 8, gnode_character_step_scratch_bytes = 9728
  *   z0_bar: varying[100] = 800 floats
  *   theta_bar: uniform[43720] = 43720 floats
  *   u_stages_bar: varying[4] = 32 floats, may be NULL
- *   scratch: scratch arena, 48512 bytes, 64-byte aligned
+ *   scratch: scratch arena, 45312 bytes, 64-byte aligned
  */
 void gnode_character_step_vjp(const void* ctx, double t, double h, const void* z0,
                               const void* theta, const void* u_stages, const void* z1_bar,
                               void* z0_bar, void* theta_bar, void* u_stages_bar, void* scratch);
-enum { gnode_character_step_vjp_lanes = 8, gnode_character_step_vjp_scratch_bytes = 48512 };
+enum { gnode_character_step_vjp_lanes = 8, gnode_character_step_vjp_scratch_bytes = 45312 };
 
 /* gnode_character_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -135,13 +135,13 @@ enum { gnode_character_step_vjp_lanes = 8, gnode_character_step_vjp_scratch_byte
  *   dtheta: uniform[43720] = 43720 floats
  *   err: varying[200] = 1600 floats, may be NULL
  *   dtheta_err: uniform[43720] = 43720 floats, may be NULL
- *   scratch: scratch arena, 42048 bytes, 64-byte aligned
+ *   scratch: scratch arena, 41984 bytes, 64-byte aligned
  */
 void gnode_character_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                   const void* a0, const void* theta, const void* u_stages, void* z1,
                                   void* a1, void* dtheta, void* err, void* dtheta_err,
                                   void* scratch);
-enum { gnode_character_adjoint_step_lanes = 8, gnode_character_adjoint_step_scratch_bytes = 42048 };
+enum { gnode_character_adjoint_step_lanes = 8, gnode_character_adjoint_step_scratch_bytes = 41984 };
 
 /* gnode_character_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

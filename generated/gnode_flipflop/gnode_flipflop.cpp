@@ -3229,7 +3229,6 @@ extern "C" void gnode_flipflop_adjoint_step(const void* /*ctx*/, double /*t*/, d
   T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32128);
   T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35328);
   T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38656);
-  T* __restrict u13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41984);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -3659,13 +3658,6 @@ extern "C" void gnode_flipflop_adjoint_step(const void* /*ctx*/, double /*t*/, d
           a0[i0 * L + l] - (T(h) * ((v11[i0 * L + l] + v12[i0 * L + l]) - v8[i0 * L + l]));
     }
   }
-  // %319 = contract f64[100] -> v2
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v6[i0 * L + l] * T(h);
-    }
-  }
   // %321 = neg f64[100,103] -> adj.F.layer0.weight
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     for (int64_t i1 = 0; i1 < 103; ++i1) {
@@ -3673,7 +3665,7 @@ extern "C" void gnode_flipflop_adjoint_step(const void* /*ctx*/, double /*t*/, d
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v2[i0 * L + l] * v0[i1 * L + l]);
+          sum[l] = -((v6[i0 * L + l] * T(h)) * v0[i1 * L + l]);
         }
         dtheta_F_layer0_weight[i0 * 103 + i1] += lane_sum<L>(sum);
       }
@@ -3685,16 +3677,9 @@ extern "C" void gnode_flipflop_adjoint_step(const void* /*ctx*/, double /*t*/, d
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -v2[i0 * L + l];
+        sum[l] = -(v6[i0 * L + l] * T(h));
       }
       dtheta_F_layer0_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %325 = contract f64[100] -> v2
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v7[i0 * L + l] * T(h);
     }
   }
   // %327 = neg f64[100,100] -> adj.F.layer1.weight
@@ -3704,7 +3689,7 @@ extern "C" void gnode_flipflop_adjoint_step(const void* /*ctx*/, double /*t*/, d
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v2[i0 * L + l] * v1[i1 * L + l]);
+          sum[l] = -((v7[i0 * L + l] * T(h)) * v1[i1 * L + l]);
         }
         dtheta_F_layer1_weight[i0 * 100 + i1] += lane_sum<L>(sum);
       }
@@ -3716,16 +3701,9 @@ extern "C" void gnode_flipflop_adjoint_step(const void* /*ctx*/, double /*t*/, d
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -v2[i0 * L + l];
+        sum[l] = -(v7[i0 * L + l] * T(h));
       }
       dtheta_F_layer1_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %332 = contract f64[100] -> v1
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v9[i0 * L + l] * T(h);
     }
   }
   // %334 = neg f64[100,100] -> adj.F.layer2.weight
@@ -3735,7 +3713,7 @@ extern "C" void gnode_flipflop_adjoint_step(const void* /*ctx*/, double /*t*/, d
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v1[i0 * L + l] * v3[i1 * L + l]);
+          sum[l] = -((v9[i0 * L + l] * T(h)) * v3[i1 * L + l]);
         }
         dtheta_F_layer2_weight[i0 * 100 + i1] += lane_sum<L>(sum);
       }
@@ -3747,16 +3725,9 @@ extern "C" void gnode_flipflop_adjoint_step(const void* /*ctx*/, double /*t*/, d
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -v1[i0 * L + l];
+        sum[l] = -(v9[i0 * L + l] * T(h));
       }
       dtheta_F_layer2_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %337 = contract f64[100] -> v1
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v8[i0 * L + l] * T(h);
     }
   }
   // %339 = neg f64[100,100] -> adj.F.layer3.weight
@@ -3766,7 +3737,7 @@ extern "C" void gnode_flipflop_adjoint_step(const void* /*ctx*/, double /*t*/, d
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v1[i0 * L + l] * v5[i1 * L + l]);
+          sum[l] = -((v8[i0 * L + l] * T(h)) * v5[i1 * L + l]);
         }
         dtheta_F_layer3_weight[i0 * 100 + i1] += lane_sum<L>(sum);
       }
@@ -3778,16 +3749,9 @@ extern "C" void gnode_flipflop_adjoint_step(const void* /*ctx*/, double /*t*/, d
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -v1[i0 * L + l];
+        sum[l] = -(v8[i0 * L + l] * T(h));
       }
       dtheta_F_layer3_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %342 = contract f64[100] -> v1
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v10[i0 * L + l] * T(h);
     }
   }
   // %345 = neg f64[100,103] -> adj.Wz
@@ -3797,7 +3761,7 @@ extern "C" void gnode_flipflop_adjoint_step(const void* /*ctx*/, double /*t*/, d
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v0[i1 * L + l] * v1[i0 * L + l]);
+          sum[l] = -(v0[i1 * L + l] * (v10[i0 * L + l] * T(h)));
         }
         dtheta_Wz[i0 * 103 + i1] += lane_sum<L>(sum);
       }
@@ -3809,28 +3773,26 @@ extern "C" void gnode_flipflop_adjoint_step(const void* /*ctx*/, double /*t*/, d
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -v1[i0 * L + l];
+        sum[l] = -(v10[i0 * L + l] * T(h));
       }
       dtheta_bz[i0] += lane_sum<L>(sum);
     }
   }
-  // %302 = mul f64[] -> u13
-  u13[0] = T(h) * -0.0f;
   // %303 = broadcast f64[100,3] -> adj.h0.weight
   for (int64_t i0 = 0; i0 < 300; ++i0) {
-    dtheta_h0_weight[i0] += u13[0] * 8.0f;
+    dtheta_h0_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %304 = broadcast f64[100] -> adj.h0.bias
   for (int64_t i0 = 0; i0 < 100; ++i0) {
-    dtheta_h0_bias[i0] += u13[0] * 8.0f;
+    dtheta_h0_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %305 = broadcast f64[3,100] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 300; ++i0) {
-    dtheta_out_weight[i0] += u13[0] * 8.0f;
+    dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %306 = broadcast f64[3] -> adj.out.bias
   for (int64_t i0 = 0; i0 < 3; ++i0) {
-    dtheta_out_bias[i0] += u13[0] * 8.0f;
+    dtheta_out_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
 }
 
@@ -3989,7 +3951,7 @@ extern "C" void gnode_flipflop_loss(const void* /*ctx*/, const void* y_ptr, cons
 /// loss_vjp: runtime/abi.h's plastic_loss_vjp_fn.
 extern "C" void gnode_flipflop_loss_vjp(const void* /*ctx*/, const void* y_ptr,
                                         const void* target_ptr, const void* loss_bar_ptr,
-                                        void* y_bar_ptr, void* scratch) {
+                                        void* y_bar_ptr, void* /*scratch*/) {
   const T* __restrict y = static_cast<const T*>(y_ptr);
   const T* y_pred = y;
   const T* __restrict target = static_cast<const T*>(target_ptr);
@@ -3997,18 +3959,13 @@ extern "C" void gnode_flipflop_loss_vjp(const void* /*ctx*/, const void* y_ptr,
   const T* __restrict loss_bar = static_cast<const T*>(loss_bar_ptr);
   T* __restrict y_bar = static_cast<T*>(y_bar_ptr);
   T* y_bar_pred = y_bar;
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   // gnode_flipflop.loss.vjp: 7 nodes
-  // %164 = mul f64[] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v0[l] = loss_bar[l] * 0.6666667f;
-  }
   // %165 = contract f64[3] -> d.pred
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      y_bar_pred[i0 * L + l] += (y_pred[i0 * L + l] - target_y[i0 * L + l]) * v0[l];
+      y_bar_pred[i0 * L + l] +=
+          (y_pred[i0 * L + l] - target_y[i0 * L + l]) * (loss_bar[l] * 0.6666667f);
     }
   }
 }
@@ -4229,11 +4186,11 @@ const plastic_model kModel = {
             .adjoint_field = 67840,
             .step = 9728,
             .step_vjp = 45312,
-            .adjoint_step = 42048,
+            .adjoint_step = 41984,
             .output = 128,
             .output_vjp = 0,
             .loss = 64,
-            .loss_vjp = 64,
+            .loss_vjp = 0,
         },
     .kernels =
         {

@@ -132,13 +132,13 @@ enum { gnode_flipflop_step_vjp_lanes = 8, gnode_flipflop_step_vjp_scratch_bytes 
  *   dtheta: uniform[51803] = 51803 floats
  *   err: varying[200] = 1600 floats, may be NULL
  *   dtheta_err: uniform[51803] = 51803 floats, may be NULL
- *   scratch: scratch arena, 42048 bytes, 64-byte aligned
+ *   scratch: scratch arena, 41984 bytes, 64-byte aligned
  */
 void gnode_flipflop_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                  const void* a0, const void* theta, const void* u_stages, void* z1,
                                  void* a1, void* dtheta, void* err, void* dtheta_err,
                                  void* scratch);
-enum { gnode_flipflop_adjoint_step_lanes = 8, gnode_flipflop_adjoint_step_scratch_bytes = 42048 };
+enum { gnode_flipflop_adjoint_step_lanes = 8, gnode_flipflop_adjoint_step_scratch_bytes = 41984 };
 
 /* gnode_flipflop_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -187,11 +187,11 @@ enum { gnode_flipflop_loss_lanes = 8, gnode_flipflop_loss_scratch_bytes = 64 };
  *   target: varying[3] = 24 floats, read-only
  *   loss_bar: varying[1] = 8 floats, read-only
  *   y_bar: varying[3] = 24 floats
- *   scratch: scratch arena, 64 bytes, 64-byte aligned
+ *   scratch: scratch arena, 0 bytes, 64-byte aligned
  */
 void gnode_flipflop_loss_vjp(const void* ctx, const void* y, const void* target,
                              const void* loss_bar, void* y_bar, void* scratch);
-enum { gnode_flipflop_loss_vjp_lanes = 8, gnode_flipflop_loss_vjp_scratch_bytes = 64 };
+enum { gnode_flipflop_loss_vjp_lanes = 8, gnode_flipflop_loss_vjp_scratch_bytes = 0 };
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -2296,12 +2296,11 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 192);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 320);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3520);
-  T* __restrict u4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6720);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6784);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9984);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13184);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16384);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19584);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6720);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9920);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13120);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16320);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19520);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -2462,13 +2461,11 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
                        0.01f;
     }
   }
-  // %192 = mul f64[] -> u4
-  u4[0] = T(h) * 0.161f;
   // %762 = add f64[3] -> v1
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = (v2[i0 * L + l] * u4[0]) + z0_h[i0 * L + l];
+      v1[i0 * L + l] = (v2[i0 * L + l] * (T(h) * 0.161f)) + z0_h[i0 * L + l];
     }
   }
   // %763 = concat f64[6] -> v0
@@ -2501,7 +2498,7 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
       v3[i0 * L + l] = acc0_v[l];
     }
   }
-  // %767 = contract f64[100] -> v5
+  // %767 = contract f64[100] -> v4
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2521,20 +2518,20 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %769 = relu f64[100] -> v6
+  // %769 = relu f64[100] -> v5
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = relu(F_layer0_bias[i0] + v5[i0 * L + l]);
+      v5[i0 * L + l] = relu(F_layer0_bias[i0] + v4[i0 * L + l]);
     }
   }
-  // %770 = contract f64[100] -> v5
+  // %770 = contract f64[100] -> v4
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2546,28 +2543,28 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v5[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %772 = relu f64[100] -> v6
+  // %772 = relu f64[100] -> v5
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = relu(F_layer1_bias[i0] + v5[i0 * L + l]);
+      v5[i0 * L + l] = relu(F_layer1_bias[i0] + v4[i0 * L + l]);
     }
   }
-  // %773 = contract f64[100] -> v5
+  // %773 = contract f64[100] -> v4
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2579,25 +2576,25 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v5[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %775 = relu f64[100] -> v6
+  // %775 = relu f64[100] -> v5
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = relu(F_layer2_bias[i0] + v5[i0 * L + l]);
+      v5[i0 * L + l] = relu(F_layer2_bias[i0] + v4[i0 * L + l]);
     }
   }
   // %776 = contract f64[3] -> v0
@@ -2609,7 +2606,7 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v6[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v5[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -2617,11 +2614,11 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
       v0[i0 * L + l] = acc0_v[l];
     }
   }
-  // %780 = div f64[3] -> v5
+  // %780 = div f64[3] -> v4
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = (sigmoid(v3[i0 * L + l] + bz[i0]) *
+      v4[i0 * L + l] = (sigmoid(v3[i0 * L + l] + bz[i0]) *
                         ((F_layer3_bias[i0] + v0[i0 * L + l]) - v1[i0 * L + l])) /
                        0.01f;
     }
@@ -2631,7 +2628,7 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] =
-          (((v2[i0 * L + l] * (-0.008480655f)) + (v5[i0 * L + l] * 0.33548066f)) * T(h)) +
+          (((v2[i0 * L + l] * (-0.008480655f)) + (v4[i0 * L + l] * 0.33548066f)) * T(h)) +
           z0_h[i0 * L + l];
     }
   }
@@ -2665,7 +2662,7 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
       v3[i0 * L + l] = acc0_v[l];
     }
   }
-  // %786 = contract f64[100] -> v6
+  // %786 = contract f64[100] -> v5
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2685,20 +2682,20 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %788 = relu f64[100] -> v7
+  // %788 = relu f64[100] -> v6
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = relu(F_layer0_bias[i0] + v6[i0 * L + l]);
+      v6[i0 * L + l] = relu(F_layer0_bias[i0] + v5[i0 * L + l]);
     }
   }
-  // %789 = contract f64[100] -> v6
+  // %789 = contract f64[100] -> v5
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2710,28 +2707,28 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v6[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %791 = relu f64[100] -> v7
+  // %791 = relu f64[100] -> v6
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = relu(F_layer1_bias[i0] + v6[i0 * L + l]);
+      v6[i0 * L + l] = relu(F_layer1_bias[i0] + v5[i0 * L + l]);
     }
   }
-  // %792 = contract f64[100] -> v6
+  // %792 = contract f64[100] -> v5
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2743,25 +2740,25 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v6[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %794 = relu f64[100] -> v7
+  // %794 = relu f64[100] -> v6
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = relu(v6[i0 * L + l] + F_layer2_bias[i0]);
+      v6[i0 * L + l] = relu(v5[i0 * L + l] + F_layer2_bias[i0]);
     }
   }
   // %795 = contract f64[3] -> v0
@@ -2773,7 +2770,7 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v7[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v6[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -2781,11 +2778,11 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
       v0[i0 * L + l] = acc0_v[l];
     }
   }
-  // %802 = div f64[3] -> v6
+  // %802 = div f64[3] -> v5
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = (sigmoid(v3[i0 * L + l] + bz[i0]) *
+      v5[i0 * L + l] = (sigmoid(v3[i0 * L + l] + bz[i0]) *
                         ((F_layer3_bias[i0] + v0[i0 * L + l]) - v1[i0 * L + l])) /
                        0.01f;
     }
@@ -2794,8 +2791,8 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ((((v5[i0 * L + l] * (-6.3594484f)) + (v2[i0 * L + l] * 2.8971531f)) +
-                         (v6[i0 * L + l] * 4.3622956f)) *
+      v1[i0 * L + l] = ((((v4[i0 * L + l] * (-6.3594484f)) + (v2[i0 * L + l] * 2.8971531f)) +
+                         (v5[i0 * L + l] * 4.3622956f)) *
                         T(h)) +
                        z0_h[i0 * L + l];
     }
@@ -2839,11 +2836,11 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %812 = relu f64[100] -> v7
+  // %812 = relu f64[100] -> v6
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = relu(F_layer0_bias[i0] + v3[i0 * L + l]);
+      v6[i0 * L + l] = relu(F_layer0_bias[i0] + v3[i0 * L + l]);
     }
   }
   // %813 = contract f64[100] -> v3
@@ -2858,10 +2855,10 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v6[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -2872,11 +2869,11 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %815 = relu f64[100] -> v7
+  // %815 = relu f64[100] -> v6
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = relu(F_layer1_bias[i0] + v3[i0 * L + l]);
+      v6[i0 * L + l] = relu(F_layer1_bias[i0] + v3[i0 * L + l]);
     }
   }
   // %816 = contract f64[100] -> v3
@@ -2891,10 +2888,10 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v6[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -2905,11 +2902,11 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %818 = relu f64[100] -> v7
+  // %818 = relu f64[100] -> v6
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = relu(v3[i0 * L + l] + F_layer2_bias[i0]);
+      v6[i0 * L + l] = relu(v3[i0 * L + l] + F_layer2_bias[i0]);
     }
   }
   // %819 = contract f64[3] -> v3
@@ -2921,7 +2918,7 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v7[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v6[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -2929,7 +2926,7 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
       v3[i0 * L + l] = acc0_v[l];
     }
   }
-  // %822 = contract f64[3] -> v7
+  // %822 = contract f64[3] -> v6
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2943,7 +2940,7 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = acc0_v[l];
+      v6[i0 * L + l] = acc0_v[l];
     }
   }
   // %826 = div f64[3] -> v0
@@ -2951,7 +2948,7 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = (((v3[i0 * L + l] + F_layer3_bias[i0]) - v1[i0 * L + l]) *
-                        sigmoid(v7[i0 * L + l] + bz[i0])) /
+                        sigmoid(v6[i0 * L + l] + bz[i0])) /
                        0.01f;
     }
   }
@@ -2960,7 +2957,7 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = (T(h) * ((v0[i0 * L + l] * (-0.09249507f)) +
-                                ((v6[i0 * L + l] * 7.495539f) + ((v5[i0 * L + l] * (-11.748883f)) +
+                                ((v5[i0 * L + l] * 7.495539f) + ((v4[i0 * L + l] * (-11.748883f)) +
                                                                  (v2[i0 * L + l] * 5.325865f))))) +
                        z0_h[i0 * L + l];
     }
@@ -2978,7 +2975,7 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
       v3[(i0 + 3) * L + l] = u_stages[(i0 + 12) * L + l];
     }
   }
-  // %842 = contract f64[3] -> v7
+  // %842 = contract f64[3] -> v6
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2992,10 +2989,10 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = acc0_v[l];
+      v6[i0 * L + l] = acc0_v[l];
     }
   }
-  // %845 = contract f64[100] -> v8
+  // %845 = contract f64[100] -> v7
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3015,20 +3012,20 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %847 = relu f64[100] -> v3
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = relu(F_layer0_bias[i0] + v8[i0 * L + l]);
+      v3[i0 * L + l] = relu(F_layer0_bias[i0] + v7[i0 * L + l]);
     }
   }
-  // %848 = contract f64[100] -> v8
+  // %848 = contract f64[100] -> v7
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3048,20 +3045,20 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %850 = relu f64[100] -> v3
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = relu(F_layer1_bias[i0] + v8[i0 * L + l]);
+      v3[i0 * L + l] = relu(F_layer1_bias[i0] + v7[i0 * L + l]);
     }
   }
-  // %851 = contract f64[100] -> v8
+  // %851 = contract f64[100] -> v7
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3081,20 +3078,20 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %853 = relu f64[100] -> v3
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = relu(v8[i0 * L + l] + F_layer2_bias[i0]);
+      v3[i0 * L + l] = relu(v7[i0 * L + l] + F_layer2_bias[i0]);
     }
   }
-  // %854 = contract f64[3] -> v8
+  // %854 = contract f64[3] -> v7
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3108,15 +3105,15 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = acc0_v[l];
+      v7[i0 * L + l] = acc0_v[l];
     }
   }
   // %858 = div f64[3] -> v3
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (sigmoid(bz[i0] + v7[i0 * L + l]) *
-                        ((v8[i0 * L + l] + F_layer3_bias[i0]) - v1[i0 * L + l])) /
+      v3[i0 * L + l] = (sigmoid(bz[i0] + v6[i0 * L + l]) *
+                        ((v7[i0 * L + l] + F_layer3_bias[i0]) - v1[i0 * L + l])) /
                        0.01f;
     }
   }
@@ -3125,27 +3122,27 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = (((v3[i0 * L + l] * (-0.02826905f)) +
-                         ((((v5[i0 * L + l] * (-12.920969f)) + (v2[i0 * L + l] * 5.8614554f)) +
-                           (v6[i0 * L + l] * 8.159368f)) +
+                         ((((v4[i0 * L + l] * (-12.920969f)) + (v2[i0 * L + l] * 5.8614554f)) +
+                           (v5[i0 * L + l] * 8.159368f)) +
                           (v0[i0 * L + l] * (-0.07158497f)))) *
                         T(h)) +
                        z0_h[i0 * L + l];
     }
   }
-  // %863 = concat f64[6] -> v7
+  // %863 = concat f64[6] -> v6
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v1[i0 * L + l];
+      v6[i0 * L + l] = v1[i0 * L + l];
     }
   }
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 + 3) * L + l] = u_stages[(i0 + 15) * L + l];
+      v6[(i0 + 3) * L + l] = u_stages[(i0 + 15) * L + l];
     }
   }
-  // %867 = contract f64[100] -> v8
+  // %867 = contract f64[100] -> v7
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3157,28 +3154,28 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v6[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %869 = relu f64[100] -> v9
+  // %869 = relu f64[100] -> v8
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = relu(v8[i0 * L + l] + F_layer0_bias[i0]);
+      v8[i0 * L + l] = relu(v7[i0 * L + l] + F_layer0_bias[i0]);
     }
   }
-  // %870 = contract f64[100] -> v8
+  // %870 = contract f64[100] -> v7
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3190,28 +3187,28 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v8[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %872 = relu f64[100] -> v9
+  // %872 = relu f64[100] -> v8
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = relu(F_layer1_bias[i0] + v8[i0 * L + l]);
+      v8[i0 * L + l] = relu(F_layer1_bias[i0] + v7[i0 * L + l]);
     }
   }
-  // %873 = contract f64[100] -> v8
+  // %873 = contract f64[100] -> v7
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3223,28 +3220,28 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v8[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %875 = relu f64[100] -> v9
+  // %875 = relu f64[100] -> v8
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = relu(v8[i0 * L + l] + F_layer2_bias[i0]);
+      v8[i0 * L + l] = relu(v7[i0 * L + l] + F_layer2_bias[i0]);
     }
   }
-  // %876 = contract f64[3] -> v8
+  // %876 = contract f64[3] -> v7
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3253,7 +3250,24 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v9[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v8[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %864 = contract f64[3] -> v8
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 6; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v6[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3261,34 +3275,17 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
       v8[i0 * L + l] = acc0_v[l];
     }
   }
-  // %864 = contract f64[3] -> v9
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 6; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v7[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = acc0_v[l];
-    }
-  }
   // %892 = add f64[3] -> h
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z1_h[i0 * L + l] = (T(h) * ((((((F_layer3_bias[i0] + v8[i0 * L + l]) - v1[i0 * L + l]) *
-                                     sigmoid(v9[i0 * L + l] + bz[i0])) /
+      z1_h[i0 * L + l] = (T(h) * ((((((F_layer3_bias[i0] + v7[i0 * L + l]) - v1[i0 * L + l]) *
+                                     sigmoid(v8[i0 * L + l] + bz[i0])) /
                                     0.01f) *
                                    2.3247106f) +
                                   ((v3[i0 * L + l] * (-3.2900696f)) +
-                                   (((v6[i0 * L + l] * 0.47988966f) +
-                                     ((v2[i0 * L + l] * 0.09646077f) + (v5[i0 * L + l] * 0.01f))) +
+                                   (((v5[i0 * L + l] * 0.47988966f) +
+                                     ((v2[i0 * L + l] * 0.09646077f) + (v4[i0 * L + l] * 0.01f))) +
                                     (v0[i0 * L + l] * 1.3790085f))))) +
                          z0_h[i0 * L + l];
     }
@@ -3341,69 +3338,65 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
   T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19392);
   T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19520);
   T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19648);
-  T* __restrict u10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19776);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19840);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19968);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20160);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23360);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26560);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29760);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32960);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33088);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36288);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39488);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39616);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39744);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39936);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43136);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46336);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49536);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52736);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 55936);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59136);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59264);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59392);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59520);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59712);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62912);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 66112);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69312);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72512);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 75712);
-  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78912);
-  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79040);
-  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79168);
-  T* __restrict v42 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79296);
-  T* __restrict v43 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79488);
-  T* __restrict v44 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79616);
-  T* __restrict v45 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79744);
-  T* __restrict v46 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 82944);
-  T* __restrict v47 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86144);
-  T* __restrict v48 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89344);
-  T* __restrict v49 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 92544);
-  T* __restrict v50 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 95744);
-  T* __restrict v51 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 98944);
-  T* __restrict v52 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 99072);
-  T* __restrict v53 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 99264);
-  T* __restrict v54 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102464);
-  T* __restrict v55 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 105664);
-  T* __restrict v56 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 108864);
-  T* __restrict v57 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 112064);
-  T* __restrict v58 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 115264);
-  T* __restrict v59 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 118464);
-  T* __restrict v60 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 118656);
-  T* __restrict v61 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 121856);
-  T* __restrict v62 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 125056);
-  T* __restrict v63 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 128256);
-  T* __restrict v64 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 131456);
-  T* __restrict v65 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 131648);
-  T* __restrict v66 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 134848);
-  T* __restrict v67 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 134976);
-  T* __restrict v68 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 138176);
-  T* __restrict v69 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 141376);
-  T* __restrict v70 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 141568);
-  T* __restrict v71 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 144768);
-  T* __restrict v72 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 147968);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19776);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19904);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20096);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23296);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26496);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29696);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32896);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33024);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36224);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39424);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39552);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39680);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39872);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43072);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46272);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49472);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52672);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 55872);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59072);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59200);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59328);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59456);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59648);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62848);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 66048);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69248);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72448);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 75648);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78848);
+  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78976);
+  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79104);
+  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79232);
+  T* __restrict v42 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79424);
+  T* __restrict v43 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79552);
+  T* __restrict v44 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79680);
+  T* __restrict v45 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 82880);
+  T* __restrict v46 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86080);
+  T* __restrict v47 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89280);
+  T* __restrict v48 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 92480);
+  T* __restrict v49 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 95680);
+  T* __restrict v50 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 98880);
+  T* __restrict v51 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 99008);
+  T* __restrict v52 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 99200);
+  T* __restrict v53 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102400);
+  T* __restrict v54 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 105600);
+  T* __restrict v55 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 108800);
+  T* __restrict v56 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 112000);
+  T* __restrict v57 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 115200);
+  T* __restrict v58 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 118400);
+  T* __restrict v59 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 118592);
+  T* __restrict v60 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 121792);
+  T* __restrict v61 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 124992);
+  T* __restrict v62 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 128192);
+  T* __restrict v63 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 131392);
+  T* __restrict v64 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 134592);
+  T* __restrict v65 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 134784);
+  T* __restrict v66 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 134976);
+  T* __restrict v67 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 138176);
+  T* __restrict v68 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 138368);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -3597,29 +3590,27 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
       v7[i0 * L + l] = (v9[i0 * L + l] * v8[i0 * L + l]) / 0.01f;
     }
   }
-  // %192 = mul f64[] -> u10
-  u10[0] = T(h) * 0.161f;
-  // %762 = add f64[3] -> v11
+  // %762 = add f64[3] -> v10
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = (v7[i0 * L + l] * u10[0]) + z0_h[i0 * L + l];
+      v10[i0 * L + l] = (v7[i0 * L + l] * (T(h) * 0.161f)) + z0_h[i0 * L + l];
     }
   }
-  // %763 = concat f64[6] -> v12
+  // %763 = concat f64[6] -> v11
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v11[i0 * L + l];
+      v11[i0 * L + l] = v10[i0 * L + l];
     }
   }
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 + 3) * L + l] = u_stages[(i0 + 3) * L + l];
+      v11[(i0 + 3) * L + l] = u_stages[(i0 + 3) * L + l];
     }
   }
-  // %767 = contract f64[100] -> v13
+  // %767 = contract f64[100] -> v12
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3631,35 +3622,35 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v12[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v11[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %768 = add f64[100] -> v14
+  // %768 = add f64[100] -> v13
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = F_layer0_bias[i0] + v13[i0 * L + l];
+      v13[i0 * L + l] = F_layer0_bias[i0] + v12[i0 * L + l];
     }
   }
-  // %769 = relu f64[100] -> v13
+  // %769 = relu f64[100] -> v12
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = relu(v14[i0 * L + l]);
+      v12[i0 * L + l] = relu(v13[i0 * L + l]);
     }
   }
-  // %770 = contract f64[100] -> v15
+  // %770 = contract f64[100] -> v14
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3671,28 +3662,28 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v13[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v12[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %771 = add f64[100] -> v16
+  // %771 = add f64[100] -> v15
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = F_layer1_bias[i0] + v15[i0 * L + l];
+      v15[i0 * L + l] = F_layer1_bias[i0] + v14[i0 * L + l];
     }
   }
-  // %764 = contract f64[3] -> v15
+  // %764 = contract f64[3] -> v14
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3701,29 +3692,29 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v12[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v11[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = acc0_v[l];
+      v14[i0 * L + l] = acc0_v[l];
     }
   }
-  // %766 = sigmoid f64[3] -> v17
+  // %766 = sigmoid f64[3] -> v16
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = sigmoid(v15[i0 * L + l] + bz[i0]);
+      v16[i0 * L + l] = sigmoid(v14[i0 * L + l] + bz[i0]);
     }
   }
-  // %772 = relu f64[100] -> v15
+  // %772 = relu f64[100] -> v14
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = relu(v16[i0 * L + l]);
+      v14[i0 * L + l] = relu(v15[i0 * L + l]);
     }
   }
-  // %773 = contract f64[100] -> v18
+  // %773 = contract f64[100] -> v17
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3735,35 +3726,35 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v15[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v14[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v14[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v14[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v14[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 4) * L + l] = acc0_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %774 = add f64[100] -> v19
+  // %774 = add f64[100] -> v18
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = F_layer2_bias[i0] + v18[i0 * L + l];
+      v18[i0 * L + l] = F_layer2_bias[i0] + v17[i0 * L + l];
     }
   }
-  // %775 = relu f64[100] -> v18
+  // %775 = relu f64[100] -> v17
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = relu(v19[i0 * L + l]);
+      v17[i0 * L + l] = relu(v18[i0 * L + l]);
     }
   }
-  // %776 = contract f64[3] -> v20
+  // %776 = contract f64[3] -> v19
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3772,51 +3763,51 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v18[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v17[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = acc0_v[l];
+      v19[i0 * L + l] = acc0_v[l];
     }
   }
-  // %778 = sub f64[3] -> v21
+  // %778 = sub f64[3] -> v20
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = (F_layer3_bias[i0] + v20[i0 * L + l]) - v11[i0 * L + l];
+      v20[i0 * L + l] = (F_layer3_bias[i0] + v19[i0 * L + l]) - v10[i0 * L + l];
     }
   }
-  // %780 = div f64[3] -> v11
+  // %780 = div f64[3] -> v10
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = (v17[i0 * L + l] * v21[i0 * L + l]) / 0.01f;
+      v10[i0 * L + l] = (v16[i0 * L + l] * v20[i0 * L + l]) / 0.01f;
     }
   }
-  // %784 = add f64[3] -> v20
+  // %784 = add f64[3] -> v19
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] =
-          (((v7[i0 * L + l] * (-0.008480655f)) + (v11[i0 * L + l] * 0.33548066f)) * T(h)) +
+      v19[i0 * L + l] =
+          (((v7[i0 * L + l] * (-0.008480655f)) + (v10[i0 * L + l] * 0.33548066f)) * T(h)) +
           z0_h[i0 * L + l];
     }
   }
-  // %785 = concat f64[6] -> v22
+  // %785 = concat f64[6] -> v21
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v20[i0 * L + l];
+      v21[i0 * L + l] = v19[i0 * L + l];
     }
   }
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 + 3) * L + l] = u_stages[(i0 + 6) * L + l];
+      v21[(i0 + 3) * L + l] = u_stages[(i0 + 6) * L + l];
     }
   }
-  // %786 = contract f64[100] -> v23
+  // %786 = contract f64[100] -> v22
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3828,35 +3819,35 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v22[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v22[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v22[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v22[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v21[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v21[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v21[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v21[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 4) * L + l] = acc0_v[l];
+      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %787 = add f64[100] -> v24
+  // %787 = add f64[100] -> v23
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = F_layer0_bias[i0] + v23[i0 * L + l];
+      v23[i0 * L + l] = F_layer0_bias[i0] + v22[i0 * L + l];
     }
   }
-  // %788 = relu f64[100] -> v23
+  // %788 = relu f64[100] -> v22
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = relu(v24[i0 * L + l]);
+      v22[i0 * L + l] = relu(v23[i0 * L + l]);
     }
   }
-  // %789 = contract f64[100] -> v25
+  // %789 = contract f64[100] -> v24
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3868,35 +3859,35 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v23[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v23[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v23[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v23[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v22[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v22[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v22[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v22[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %790 = add f64[100] -> v26
+  // %790 = add f64[100] -> v25
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = F_layer1_bias[i0] + v25[i0 * L + l];
+      v25[i0 * L + l] = F_layer1_bias[i0] + v24[i0 * L + l];
     }
   }
-  // %791 = relu f64[100] -> v25
+  // %791 = relu f64[100] -> v24
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = relu(v26[i0 * L + l]);
+      v24[i0 * L + l] = relu(v25[i0 * L + l]);
     }
   }
-  // %792 = contract f64[100] -> v27
+  // %792 = contract f64[100] -> v26
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3908,28 +3899,28 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v25[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v25[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v25[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v25[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v24[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v24[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v24[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v24[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 4) * L + l] = acc0_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v26[(i0 * 4) * L + l] = acc0_v[l];
+      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %793 = add f64[100] -> v28
+  // %793 = add f64[100] -> v27
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = v27[i0 * L + l] + F_layer2_bias[i0];
+      v27[i0 * L + l] = v26[i0 * L + l] + F_layer2_bias[i0];
     }
   }
-  // %798 = contract f64[3] -> v27
+  // %798 = contract f64[3] -> v26
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3938,29 +3929,29 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v22[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v21[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = acc0_v[l];
+      v26[i0 * L + l] = acc0_v[l];
     }
   }
-  // %800 = sigmoid f64[3] -> v29
+  // %800 = sigmoid f64[3] -> v28
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = sigmoid(v27[i0 * L + l] + bz[i0]);
+      v28[i0 * L + l] = sigmoid(v26[i0 * L + l] + bz[i0]);
     }
   }
-  // %794 = relu f64[100] -> v27
+  // %794 = relu f64[100] -> v26
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = relu(v28[i0 * L + l]);
+      v26[i0 * L + l] = relu(v27[i0 * L + l]);
     }
   }
-  // %795 = contract f64[3] -> v30
+  // %795 = contract f64[3] -> v29
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3969,52 +3960,52 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v27[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v26[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = acc0_v[l];
+      v29[i0 * L + l] = acc0_v[l];
     }
   }
-  // %797 = sub f64[3] -> v31
+  // %797 = sub f64[3] -> v30
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = (F_layer3_bias[i0] + v30[i0 * L + l]) - v20[i0 * L + l];
+      v30[i0 * L + l] = (F_layer3_bias[i0] + v29[i0 * L + l]) - v19[i0 * L + l];
     }
   }
-  // %802 = div f64[3] -> v20
+  // %802 = div f64[3] -> v19
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = (v29[i0 * L + l] * v31[i0 * L + l]) / 0.01f;
+      v19[i0 * L + l] = (v28[i0 * L + l] * v30[i0 * L + l]) / 0.01f;
     }
   }
-  // %808 = add f64[3] -> v30
+  // %808 = add f64[3] -> v29
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = ((((v11[i0 * L + l] * (-6.3594484f)) + (v7[i0 * L + l] * 2.8971531f)) +
-                          (v20[i0 * L + l] * 4.3622956f)) *
+      v29[i0 * L + l] = ((((v10[i0 * L + l] * (-6.3594484f)) + (v7[i0 * L + l] * 2.8971531f)) +
+                          (v19[i0 * L + l] * 4.3622956f)) *
                          T(h)) +
                         z0_h[i0 * L + l];
     }
   }
-  // %809 = concat f64[6] -> v32
+  // %809 = concat f64[6] -> v31
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] = v30[i0 * L + l];
+      v31[i0 * L + l] = v29[i0 * L + l];
     }
   }
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 + 3) * L + l] = u_stages[(i0 + 9) * L + l];
+      v31[(i0 + 3) * L + l] = u_stages[(i0 + 9) * L + l];
     }
   }
-  // %810 = contract f64[100] -> v33
+  // %810 = contract f64[100] -> v32
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4026,35 +4017,35 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v32[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v32[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v32[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v32[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v31[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v31[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v31[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v31[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[(i0 * 4) * L + l] = acc0_v[l];
-      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v32[(i0 * 4) * L + l] = acc0_v[l];
+      v32[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v32[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %811 = add f64[100] -> v34
+  // %811 = add f64[100] -> v33
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = F_layer0_bias[i0] + v33[i0 * L + l];
+      v33[i0 * L + l] = F_layer0_bias[i0] + v32[i0 * L + l];
     }
   }
-  // %812 = relu f64[100] -> v33
+  // %812 = relu f64[100] -> v32
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = relu(v34[i0 * L + l]);
+      v32[i0 * L + l] = relu(v33[i0 * L + l]);
     }
   }
-  // %813 = contract f64[100] -> v35
+  // %813 = contract f64[100] -> v34
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4066,35 +4057,35 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v33[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v33[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v33[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v33[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v32[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v32[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v32[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v32[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 4) * L + l] = acc0_v[l];
-      v35[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v35[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 4) * L + l] = acc0_v[l];
+      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %814 = add f64[100] -> v36
+  // %814 = add f64[100] -> v35
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v36[i0 * L + l] = F_layer1_bias[i0] + v35[i0 * L + l];
+      v35[i0 * L + l] = F_layer1_bias[i0] + v34[i0 * L + l];
     }
   }
-  // %815 = relu f64[100] -> v35
+  // %815 = relu f64[100] -> v34
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v35[i0 * L + l] = relu(v36[i0 * L + l]);
+      v34[i0 * L + l] = relu(v35[i0 * L + l]);
     }
   }
-  // %816 = contract f64[100] -> v37
+  // %816 = contract f64[100] -> v36
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4106,35 +4097,35 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v35[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v35[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v35[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v35[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v34[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v34[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v34[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v34[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v37[(i0 * 4) * L + l] = acc0_v[l];
-      v37[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v37[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v37[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v36[(i0 * 4) * L + l] = acc0_v[l];
+      v36[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v36[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v36[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %817 = add f64[100] -> v38
+  // %817 = add f64[100] -> v37
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[i0 * L + l] = v37[i0 * L + l] + F_layer2_bias[i0];
+      v37[i0 * L + l] = v36[i0 * L + l] + F_layer2_bias[i0];
     }
   }
-  // %818 = relu f64[100] -> v37
+  // %818 = relu f64[100] -> v36
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v37[i0 * L + l] = relu(v38[i0 * L + l]);
+      v36[i0 * L + l] = relu(v37[i0 * L + l]);
     }
   }
-  // %819 = contract f64[3] -> v39
+  // %819 = contract f64[3] -> v38
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4143,22 +4134,22 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v37[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v36[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v39[i0 * L + l] = acc0_v[l];
+      v38[i0 * L + l] = acc0_v[l];
     }
   }
-  // %821 = sub f64[3] -> v40
+  // %821 = sub f64[3] -> v39
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v40[i0 * L + l] = (v39[i0 * L + l] + F_layer3_bias[i0]) - v30[i0 * L + l];
+      v39[i0 * L + l] = (v38[i0 * L + l] + F_layer3_bias[i0]) - v29[i0 * L + l];
     }
   }
-  // %822 = contract f64[3] -> v30
+  // %822 = contract f64[3] -> v29
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4167,53 +4158,53 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v32[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v31[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = acc0_v[l];
+      v29[i0 * L + l] = acc0_v[l];
     }
   }
-  // %824 = sigmoid f64[3] -> v39
+  // %824 = sigmoid f64[3] -> v38
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v39[i0 * L + l] = sigmoid(v30[i0 * L + l] + bz[i0]);
+      v38[i0 * L + l] = sigmoid(v29[i0 * L + l] + bz[i0]);
     }
   }
-  // %826 = div f64[3] -> v30
+  // %826 = div f64[3] -> v29
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = (v40[i0 * L + l] * v39[i0 * L + l]) / 0.01f;
+      v29[i0 * L + l] = (v39[i0 * L + l] * v38[i0 * L + l]) / 0.01f;
     }
   }
-  // %840 = add f64[3] -> v41
+  // %840 = add f64[3] -> v40
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v41[i0 * L + l] =
-          (T(h) * ((v30[i0 * L + l] * (-0.09249507f)) +
-                   ((v20[i0 * L + l] * 7.495539f) +
-                    ((v11[i0 * L + l] * (-11.748883f)) + (v7[i0 * L + l] * 5.325865f))))) +
+      v40[i0 * L + l] =
+          (T(h) * ((v29[i0 * L + l] * (-0.09249507f)) +
+                   ((v19[i0 * L + l] * 7.495539f) +
+                    ((v10[i0 * L + l] * (-11.748883f)) + (v7[i0 * L + l] * 5.325865f))))) +
           z0_h[i0 * L + l];
     }
   }
-  // %841 = concat f64[6] -> v42
+  // %841 = concat f64[6] -> v41
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v42[i0 * L + l] = v41[i0 * L + l];
+      v41[i0 * L + l] = v40[i0 * L + l];
     }
   }
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v42[(i0 + 3) * L + l] = u_stages[(i0 + 12) * L + l];
+      v41[(i0 + 3) * L + l] = u_stages[(i0 + 12) * L + l];
     }
   }
-  // %842 = contract f64[3] -> v43
+  // %842 = contract f64[3] -> v42
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4222,22 +4213,22 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v42[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v41[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v43[i0 * L + l] = acc0_v[l];
+      v42[i0 * L + l] = acc0_v[l];
     }
   }
-  // %844 = sigmoid f64[3] -> v44
+  // %844 = sigmoid f64[3] -> v43
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v44[i0 * L + l] = sigmoid(bz[i0] + v43[i0 * L + l]);
+      v43[i0 * L + l] = sigmoid(bz[i0] + v42[i0 * L + l]);
     }
   }
-  // %845 = contract f64[100] -> v45
+  // %845 = contract f64[100] -> v44
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4249,35 +4240,35 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v42[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v42[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v42[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v42[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v41[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v41[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v41[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v41[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v45[(i0 * 4) * L + l] = acc0_v[l];
-      v45[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v45[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v45[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v44[(i0 * 4) * L + l] = acc0_v[l];
+      v44[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v44[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v44[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %846 = add f64[100] -> v46
+  // %846 = add f64[100] -> v45
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v46[i0 * L + l] = F_layer0_bias[i0] + v45[i0 * L + l];
+      v45[i0 * L + l] = F_layer0_bias[i0] + v44[i0 * L + l];
     }
   }
-  // %847 = relu f64[100] -> v45
+  // %847 = relu f64[100] -> v44
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v45[i0 * L + l] = relu(v46[i0 * L + l]);
+      v44[i0 * L + l] = relu(v45[i0 * L + l]);
     }
   }
-  // %848 = contract f64[100] -> v47
+  // %848 = contract f64[100] -> v46
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4289,35 +4280,35 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v45[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v45[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v45[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v45[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v44[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v44[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v44[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v44[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v47[(i0 * 4) * L + l] = acc0_v[l];
-      v47[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v47[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v47[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v46[(i0 * 4) * L + l] = acc0_v[l];
+      v46[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v46[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v46[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %849 = add f64[100] -> v48
+  // %849 = add f64[100] -> v47
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v48[i0 * L + l] = F_layer1_bias[i0] + v47[i0 * L + l];
+      v47[i0 * L + l] = F_layer1_bias[i0] + v46[i0 * L + l];
     }
   }
-  // %850 = relu f64[100] -> v47
+  // %850 = relu f64[100] -> v46
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v47[i0 * L + l] = relu(v48[i0 * L + l]);
+      v46[i0 * L + l] = relu(v47[i0 * L + l]);
     }
   }
-  // %851 = contract f64[100] -> v49
+  // %851 = contract f64[100] -> v48
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4329,35 +4320,35 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v47[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v47[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v47[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v47[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v46[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v46[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v46[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v46[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v49[(i0 * 4) * L + l] = acc0_v[l];
-      v49[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v49[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v49[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v48[(i0 * 4) * L + l] = acc0_v[l];
+      v48[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v48[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v48[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %852 = add f64[100] -> v50
+  // %852 = add f64[100] -> v49
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v50[i0 * L + l] = v49[i0 * L + l] + F_layer2_bias[i0];
+      v49[i0 * L + l] = v48[i0 * L + l] + F_layer2_bias[i0];
     }
   }
-  // %853 = relu f64[100] -> v49
+  // %853 = relu f64[100] -> v48
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v49[i0 * L + l] = relu(v50[i0 * L + l]);
+      v48[i0 * L + l] = relu(v49[i0 * L + l]);
     }
   }
-  // %854 = contract f64[3] -> v43
+  // %854 = contract f64[3] -> v42
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4366,47 +4357,47 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v49[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v48[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v43[i0 * L + l] = acc0_v[l];
+      v42[i0 * L + l] = acc0_v[l];
     }
   }
-  // %856 = sub f64[3] -> v51
+  // %856 = sub f64[3] -> v50
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v51[i0 * L + l] = (v43[i0 * L + l] + F_layer3_bias[i0]) - v41[i0 * L + l];
+      v50[i0 * L + l] = (v42[i0 * L + l] + F_layer3_bias[i0]) - v40[i0 * L + l];
     }
   }
-  // %862 = add f64[3] -> v41
+  // %862 = add f64[3] -> v40
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v41[i0 * L + l] = (((((v44[i0 * L + l] * v51[i0 * L + l]) / 0.01f) * (-0.02826905f)) +
-                          ((((v11[i0 * L + l] * (-12.920969f)) + (v7[i0 * L + l] * 5.8614554f)) +
-                            (v20[i0 * L + l] * 8.159368f)) +
-                           (v30[i0 * L + l] * (-0.07158497f)))) *
+      v40[i0 * L + l] = (((((v43[i0 * L + l] * v50[i0 * L + l]) / 0.01f) * (-0.02826905f)) +
+                          ((((v10[i0 * L + l] * (-12.920969f)) + (v7[i0 * L + l] * 5.8614554f)) +
+                            (v19[i0 * L + l] * 8.159368f)) +
+                           (v29[i0 * L + l] * (-0.07158497f)))) *
                          T(h)) +
                         z0_h[i0 * L + l];
     }
   }
-  // %863 = concat f64[6] -> v52
+  // %863 = concat f64[6] -> v51
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v52[i0 * L + l] = v41[i0 * L + l];
+      v51[i0 * L + l] = v40[i0 * L + l];
     }
   }
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v52[(i0 + 3) * L + l] = u_stages[(i0 + 15) * L + l];
+      v51[(i0 + 3) * L + l] = u_stages[(i0 + 15) * L + l];
     }
   }
-  // %867 = contract f64[100] -> v53
+  // %867 = contract f64[100] -> v52
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4418,35 +4409,35 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v52[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v52[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v52[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v52[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v51[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v51[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v51[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v51[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v53[(i0 * 4) * L + l] = acc0_v[l];
-      v53[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v53[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v53[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v52[(i0 * 4) * L + l] = acc0_v[l];
+      v52[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v52[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v52[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %868 = add f64[100] -> v54
+  // %868 = add f64[100] -> v53
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v54[i0 * L + l] = v53[i0 * L + l] + F_layer0_bias[i0];
+      v53[i0 * L + l] = v52[i0 * L + l] + F_layer0_bias[i0];
     }
   }
-  // %869 = relu f64[100] -> v53
+  // %869 = relu f64[100] -> v52
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v53[i0 * L + l] = relu(v54[i0 * L + l]);
+      v52[i0 * L + l] = relu(v53[i0 * L + l]);
     }
   }
-  // %870 = contract f64[100] -> v55
+  // %870 = contract f64[100] -> v54
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4458,35 +4449,35 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v53[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v53[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v53[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v53[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v52[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v52[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v52[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v52[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v55[(i0 * 4) * L + l] = acc0_v[l];
-      v55[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v55[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v55[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v54[(i0 * 4) * L + l] = acc0_v[l];
+      v54[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v54[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v54[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %871 = add f64[100] -> v56
+  // %871 = add f64[100] -> v55
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v56[i0 * L + l] = F_layer1_bias[i0] + v55[i0 * L + l];
+      v55[i0 * L + l] = F_layer1_bias[i0] + v54[i0 * L + l];
     }
   }
-  // %872 = relu f64[100] -> v55
+  // %872 = relu f64[100] -> v54
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v55[i0 * L + l] = relu(v56[i0 * L + l]);
+      v54[i0 * L + l] = relu(v55[i0 * L + l]);
     }
   }
-  // %873 = contract f64[100] -> v57
+  // %873 = contract f64[100] -> v56
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4498,32 +4489,32 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v55[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v55[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v55[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v55[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v54[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v54[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v54[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v54[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v57[(i0 * 4) * L + l] = acc0_v[l];
-      v57[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v57[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v57[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v56[(i0 * 4) * L + l] = acc0_v[l];
+      v56[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v56[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v56[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %874 = add f64[100] -> v58
+  // %874 = add f64[100] -> v57
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v58[i0 * L + l] = v57[i0 * L + l] + F_layer2_bias[i0];
+      v57[i0 * L + l] = v56[i0 * L + l] + F_layer2_bias[i0];
     }
   }
-  // %875 = relu f64[100] -> v57
+  // %875 = relu f64[100] -> v56
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v57[i0 * L + l] = relu(v58[i0 * L + l]);
+      v56[i0 * L + l] = relu(v57[i0 * L + l]);
     }
   }
   // %876 = contract f64[3] -> v7
@@ -4535,7 +4526,7 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v57[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v56[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -4543,21 +4534,14 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
       v7[i0 * L + l] = acc0_v[l];
     }
   }
-  // %403 = mul f64[3] -> v11
+  // %410 = div f64[3] -> v10
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = z1_bar_h[i0 * L + l] * T(h);
+      v10[i0 * L + l] = ((z1_bar_h[i0 * L + l] * T(h)) * 2.3247106f) / 0.01f;
     }
   }
-  // %410 = div f64[3] -> v20
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = (v11[i0 * L + l] * 2.3247106f) / 0.01f;
-    }
-  }
-  // %864 = contract f64[3] -> v30
+  // %864 = contract f64[3] -> v19
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4566,31 +4550,31 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v52[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v51[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = acc0_v[l];
+      v19[i0 * L + l] = acc0_v[l];
     }
   }
-  // %866 = sigmoid f64[3] -> v43
+  // %866 = sigmoid f64[3] -> v29
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v43[i0 * L + l] = sigmoid(v30[i0 * L + l] + bz[i0]);
+      v29[i0 * L + l] = sigmoid(v19[i0 * L + l] + bz[i0]);
     }
   }
-  // %1228 = mul f64[3] -> v30
+  // %1228 = mul f64[3] -> v19
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] =
-          (((F_layer3_bias[i0] + v7[i0 * L + l]) - v41[i0 * L + l]) * v20[i0 * L + l]) *
-          (v43[i0 * L + l] * (1.0f - v43[i0 * L + l]));
+      v19[i0 * L + l] =
+          (((F_layer3_bias[i0] + v7[i0 * L + l]) - v40[i0 * L + l]) * v10[i0 * L + l]) *
+          (v29[i0 * L + l] * (1.0f - v29[i0 * L + l]));
     }
   }
-  // %1229 = contract f64[6] -> v59
+  // %1229 = contract f64[6] -> v58
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4601,18 +4585,18 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wz[i0 * 6], v30[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wz[i0 * 6 + 1], v30[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wz[i0 * 6 + 2], v30[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wz[i0 * 6 + 3], v30[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(Wz[i0 * 6], v19[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wz[i0 * 6 + 1], v19[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wz[i0 * 6 + 2], v19[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wz[i0 * 6 + 3], v19[i0 * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v59[l] = acc0_v[l];
-    v59[1 * L + l] = acc1_v[l];
-    v59[2 * L + l] = acc2_v[l];
-    v59[3 * L + l] = acc3_v[l];
+    v58[l] = acc0_v[l];
+    v58[1 * L + l] = acc1_v[l];
+    v58[2 * L + l] = acc2_v[l];
+    v58[3 * L + l] = acc3_v[l];
   }
   for (int64_t i0 = 4; i0 < 6; ++i0) {
     PLASTIC_SIMD
@@ -4622,22 +4606,22 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v30[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v19[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v59[i0 * L + l] = acc0_v[l];
+      v58[i0 * L + l] = acc0_v[l];
     }
   }
   // %1215 = mul f64[3] -> v7
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v20[i0 * L + l] * v43[i0 * L + l];
+      v7[i0 * L + l] = v10[i0 * L + l] * v29[i0 * L + l];
     }
   }
-  // %1216 = contract f64[100] -> v60
+  // %1216 = contract f64[100] -> v59
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4657,20 +4641,237 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v60[(i0 * 4) * L + l] = acc0_v[l];
-      v60[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v60[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v60[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v59[(i0 * 4) * L + l] = acc0_v[l];
+      v59[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v59[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v59[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1218 = mul f64[100] -> v61
+  // %1218 = mul f64[100] -> v60
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v61[i0 * L + l] = v60[i0 * L + l] * step(v58[i0 * L + l]);
+      v60[i0 * L + l] = v59[i0 * L + l] * step(v57[i0 * L + l]);
     }
   }
-  // %1219 = contract f64[100] -> v58
+  // %1219 = contract f64[100] -> v57
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v60[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v60[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v60[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v60[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v57[(i0 * 4) * L + l] = acc0_v[l];
+      v57[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v57[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v57[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1220 = mul f64[100] -> v59
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v59[i0 * L + l] = step(v55[i0 * L + l]) * v57[i0 * L + l];
+    }
+  }
+  // %1221 = contract f64[100] -> v55
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v59[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v59[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v59[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v59[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v55[(i0 * 4) * L + l] = acc0_v[l];
+      v55[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v55[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v55[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1223 = mul f64[100] -> v57
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v57[i0 * L + l] = step(v53[i0 * L + l]) * v55[i0 * L + l];
+    }
+  }
+  // %1224 = contract f64[6] -> v53
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 * 6], v57[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 * 6 + 1], v57[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 * 6 + 2], v57[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 * 6 + 3], v57[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v53[l] = acc0_v[l];
+    v53[1 * L + l] = acc1_v[l];
+    v53[2 * L + l] = acc2_v[l];
+    v53[3 * L + l] = acc3_v[l];
+  }
+  for (int64_t i0 = 4; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v57[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v53[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %1230 = add f64[6] -> v55
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v55[i0 * L + l] = v58[i0 * L + l] + v53[i0 * L + l];
+    }
+  }
+  // %1232 = sub f64[3] -> v10
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = v55[i0 * L + l] - v7[i0 * L + l];
+    }
+  }
+  // %1239 = div f64[3] -> v29
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v29[i0 * L + l] = (((z1_bar_h[i0 * L + l] * T(h)) * (-3.2900696f)) +
+                         ((v10[i0 * L + l] * T(h)) * (-0.02826905f))) /
+                        0.01f;
+    }
+  }
+  // %1241 = mul f64[3] -> v40
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v40[i0 * L + l] =
+          (v29[i0 * L + l] * v50[i0 * L + l]) * (v43[i0 * L + l] * (1.0f - v43[i0 * L + l]));
+    }
+  }
+  // %1242 = contract f64[6] -> v58
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wz[i0 * 6], v40[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wz[i0 * 6 + 1], v40[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wz[i0 * 6 + 2], v40[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wz[i0 * 6 + 3], v40[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v58[l] = acc0_v[l];
+    v58[1 * L + l] = acc1_v[l];
+    v58[2 * L + l] = acc2_v[l];
+    v58[3 * L + l] = acc3_v[l];
+  }
+  for (int64_t i0 = 4; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v40[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v58[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %1245 = mul f64[3] -> v42
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v42[i0 * L + l] = v43[i0 * L + l] * v29[i0 * L + l];
+    }
+  }
+  // %1246 = contract f64[100] -> v53
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v42[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v42[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v42[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v42[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v53[(i0 * 4) * L + l] = acc0_v[l];
+      v53[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v53[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v53[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1248 = mul f64[100] -> v61
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v61[i0 * L + l] = v53[i0 * L + l] * step(v49[i0 * L + l]);
+    }
+  }
+  // %1249 = contract f64[100] -> v49
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4690,20 +4891,20 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v58[(i0 * 4) * L + l] = acc0_v[l];
-      v58[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v58[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v58[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v49[(i0 * 4) * L + l] = acc0_v[l];
+      v49[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v49[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v49[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1220 = mul f64[100] -> v60
+  // %1250 = mul f64[100] -> v53
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v60[i0 * L + l] = step(v56[i0 * L + l]) * v58[i0 * L + l];
+      v53[i0 * L + l] = step(v47[i0 * L + l]) * v49[i0 * L + l];
     }
   }
-  // %1221 = contract f64[100] -> v56
+  // %1251 = contract f64[100] -> v47
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4715,28 +4916,28 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v60[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v60[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v60[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v60[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v53[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v53[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v53[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v53[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v56[(i0 * 4) * L + l] = acc0_v[l];
-      v56[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v56[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v56[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v47[(i0 * 4) * L + l] = acc0_v[l];
+      v47[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v47[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v47[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1223 = mul f64[100] -> v58
+  // %1252 = mul f64[100] -> v49
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v58[i0 * L + l] = step(v54[i0 * L + l]) * v56[i0 * L + l];
+      v49[i0 * L + l] = step(v45[i0 * L + l]) * v47[i0 * L + l];
     }
   }
-  // %1224 = contract f64[6] -> v54
+  // %1253 = contract f64[6] -> v45
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4747,18 +4948,18 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(F_layer0_weight[i0 * 6], v58[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(F_layer0_weight[i0 * 6 + 1], v58[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(F_layer0_weight[i0 * 6 + 2], v58[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(F_layer0_weight[i0 * 6 + 3], v58[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(F_layer0_weight[i0 * 6], v49[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 * 6 + 1], v49[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 * 6 + 2], v49[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 * 6 + 3], v49[i0 * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v54[l] = acc0_v[l];
-    v54[1 * L + l] = acc1_v[l];
-    v54[2 * L + l] = acc2_v[l];
-    v54[3 * L + l] = acc3_v[l];
+    v45[l] = acc0_v[l];
+    v45[1 * L + l] = acc1_v[l];
+    v45[2 * L + l] = acc2_v[l];
+    v45[3 * L + l] = acc3_v[l];
   }
   for (int64_t i0 = 4; i0 < 6; ++i0) {
     PLASTIC_SIMD
@@ -4768,52 +4969,47 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v58[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v49[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v54[i0 * L + l] = acc0_v[l];
+      v45[i0 * L + l] = acc0_v[l];
     }
   }
-  // %1230 = add f64[6] -> v56
+  // %1254 = add f64[6] -> v47
   for (int64_t i0 = 0; i0 < 6; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v56[i0 * L + l] = v59[i0 * L + l] + v54[i0 * L + l];
+      v47[i0 * L + l] = v58[i0 * L + l] + v45[i0 * L + l];
     }
   }
-  // %1232 = sub f64[3] -> v20
+  // %1256 = sub f64[3] -> v29
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = v56[i0 * L + l] - v7[i0 * L + l];
+      v29[i0 * L + l] = v47[i0 * L + l] - v42[i0 * L + l];
     }
   }
-  // %1233 = mul f64[3] -> v41
+  // %1261 = div f64[3] -> v43
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v41[i0 * L + l] = v20[i0 * L + l] * T(h);
+      v43[i0 * L + l] = ((((T(h) * v29[i0 * L + l]) * (-0.09249507f)) +
+                          ((z1_bar_h[i0 * L + l] * T(h)) * 1.3790085f)) +
+                         ((v10[i0 * L + l] * T(h)) * (-0.07158497f))) /
+                        0.01f;
     }
   }
-  // %1239 = div f64[3] -> v43
+  // %1275 = mul f64[3] -> v50
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v43[i0 * L + l] =
-          ((v11[i0 * L + l] * (-3.2900696f)) + (v41[i0 * L + l] * (-0.02826905f))) / 0.01f;
+      v50[i0 * L + l] =
+          (v39[i0 * L + l] * v43[i0 * L + l]) * ((1.0f - v38[i0 * L + l]) * v38[i0 * L + l]);
     }
   }
-  // %1241 = mul f64[3] -> v59
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v59[i0 * L + l] =
-          (v43[i0 * L + l] * v51[i0 * L + l]) * (v44[i0 * L + l] * (1.0f - v44[i0 * L + l]));
-    }
-  }
-  // %1242 = contract f64[6] -> v54
+  // %1276 = contract f64[6] -> v58
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4824,18 +5020,18 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wz[i0 * 6], v59[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wz[i0 * 6 + 1], v59[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wz[i0 * 6 + 2], v59[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wz[i0 * 6 + 3], v59[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(Wz[i0 * 6], v50[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wz[i0 * 6 + 1], v50[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wz[i0 * 6 + 2], v50[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wz[i0 * 6 + 3], v50[i0 * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v54[l] = acc0_v[l];
-    v54[1 * L + l] = acc1_v[l];
-    v54[2 * L + l] = acc2_v[l];
-    v54[3 * L + l] = acc3_v[l];
+    v58[l] = acc0_v[l];
+    v58[1 * L + l] = acc1_v[l];
+    v58[2 * L + l] = acc2_v[l];
+    v58[3 * L + l] = acc3_v[l];
   }
   for (int64_t i0 = 4; i0 < 6; ++i0) {
     PLASTIC_SIMD
@@ -4845,22 +5041,22 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v59[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v50[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v54[i0 * L + l] = acc0_v[l];
+      v58[i0 * L + l] = acc0_v[l];
     }
   }
-  // %1245 = mul f64[3] -> v51
+  // %1262 = mul f64[3] -> v39
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v51[i0 * L + l] = v44[i0 * L + l] * v43[i0 * L + l];
+      v39[i0 * L + l] = v43[i0 * L + l] * v38[i0 * L + l];
     }
   }
-  // %1246 = contract f64[100] -> v62
+  // %1263 = contract f64[100] -> v45
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4872,28 +5068,199 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v51[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v51[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v51[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v51[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v39[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v39[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v39[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v39[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v62[(i0 * 4) * L + l] = acc0_v[l];
-      v62[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v62[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v62[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v45[(i0 * 4) * L + l] = acc0_v[l];
+      v45[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v45[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v45[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1248 = mul f64[100] -> v63
+  // %1264 = mul f64[100] -> v62
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v63[i0 * L + l] = v62[i0 * L + l] * step(v50[i0 * L + l]);
+      v62[i0 * L + l] = v45[i0 * L + l] * step(v37[i0 * L + l]);
     }
   }
-  // %1249 = contract f64[100] -> v50
+  // %1265 = contract f64[100] -> v37
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v62[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v62[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v62[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v62[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v37[(i0 * 4) * L + l] = acc0_v[l];
+      v37[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v37[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v37[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1267 = mul f64[100] -> v45
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v45[i0 * L + l] = v37[i0 * L + l] * step(v35[i0 * L + l]);
+    }
+  }
+  // %1268 = contract f64[100] -> v35
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v45[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v45[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v45[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v45[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v35[(i0 * 4) * L + l] = acc0_v[l];
+      v35[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v35[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1270 = mul f64[100] -> v37
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v37[i0 * L + l] = v35[i0 * L + l] * step(v33[i0 * L + l]);
+    }
+  }
+  // %1271 = contract f64[6] -> v33
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 * 6], v37[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 * 6 + 1], v37[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 * 6 + 2], v37[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 * 6 + 3], v37[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v33[l] = acc0_v[l];
+    v33[1 * L + l] = acc1_v[l];
+    v33[2 * L + l] = acc2_v[l];
+    v33[3 * L + l] = acc3_v[l];
+  }
+  for (int64_t i0 = 4; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v37[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v33[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %1277 = add f64[6] -> v35
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v35[i0 * L + l] = v58[i0 * L + l] + v33[i0 * L + l];
+    }
+  }
+  // %1279 = sub f64[3] -> v38
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v38[i0 * L + l] = v35[i0 * L + l] - v39[i0 * L + l];
+    }
+  }
+  // %1295 = div f64[3] -> v43
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v43[i0 * L + l] = ((((v10[i0 * L + l] * T(h)) * 8.159368f) +
+                          (((T(h) * v29[i0 * L + l]) * 7.495539f) +
+                           ((z1_bar_h[i0 * L + l] * T(h)) * 0.47988966f))) +
+                         ((v38[i0 * L + l] * T(h)) * 4.3622956f)) /
+                        0.01f;
+    }
+  }
+  // %1296 = mul f64[3] -> v58
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v58[i0 * L + l] = v28[i0 * L + l] * v43[i0 * L + l];
+    }
+  }
+  // %1297 = contract f64[100] -> v33
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v58[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v58[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v58[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v58[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v33[(i0 * 4) * L + l] = acc0_v[l];
+      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1298 = mul f64[100] -> v63
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v63[i0 * L + l] = step(v27[i0 * L + l]) * v33[i0 * L + l];
+    }
+  }
+  // %1299 = contract f64[100] -> v27
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4913,20 +5280,20 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v50[(i0 * 4) * L + l] = acc0_v[l];
-      v50[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v50[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v50[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 4) * L + l] = acc0_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1250 = mul f64[100] -> v62
+  // %1301 = mul f64[100] -> v33
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v62[i0 * L + l] = step(v48[i0 * L + l]) * v50[i0 * L + l];
+      v33[i0 * L + l] = step(v25[i0 * L + l]) * v27[i0 * L + l];
     }
   }
-  // %1251 = contract f64[100] -> v48
+  // %1302 = contract f64[100] -> v25
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4938,28 +5305,28 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v62[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v62[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v62[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v62[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v33[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v33[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v33[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v33[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v48[(i0 * 4) * L + l] = acc0_v[l];
-      v48[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v48[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v48[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 4) * L + l] = acc0_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1252 = mul f64[100] -> v50
+  // %1303 = mul f64[100] -> v27
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v50[i0 * L + l] = step(v46[i0 * L + l]) * v48[i0 * L + l];
+      v27[i0 * L + l] = v25[i0 * L + l] * step(v23[i0 * L + l]);
     }
   }
-  // %1253 = contract f64[6] -> v46
+  // %1304 = contract f64[6] -> v23
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4970,18 +5337,18 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(F_layer0_weight[i0 * 6], v50[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(F_layer0_weight[i0 * 6 + 1], v50[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(F_layer0_weight[i0 * 6 + 2], v50[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(F_layer0_weight[i0 * 6 + 3], v50[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(F_layer0_weight[i0 * 6], v27[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 * 6 + 1], v27[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 * 6 + 2], v27[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 * 6 + 3], v27[i0 * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v46[l] = acc0_v[l];
-    v46[1 * L + l] = acc1_v[l];
-    v46[2 * L + l] = acc2_v[l];
-    v46[3 * L + l] = acc3_v[l];
+    v23[l] = acc0_v[l];
+    v23[1 * L + l] = acc1_v[l];
+    v23[2 * L + l] = acc2_v[l];
+    v23[3 * L + l] = acc3_v[l];
   }
   for (int64_t i0 = 4; i0 < 6; ++i0) {
     PLASTIC_SIMD
@@ -4991,53 +5358,23 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v50[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v27[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v46[i0 * L + l] = acc0_v[l];
+      v23[i0 * L + l] = acc0_v[l];
     }
   }
-  // %1254 = add f64[6] -> v48
-  for (int64_t i0 = 0; i0 < 6; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v48[i0 * L + l] = v54[i0 * L + l] + v46[i0 * L + l];
-    }
-  }
-  // %1256 = sub f64[3] -> v43
+  // %1308 = mul f64[3] -> v25
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v43[i0 * L + l] = v48[i0 * L + l] - v51[i0 * L + l];
+      v25[i0 * L + l] =
+          (v30[i0 * L + l] * v43[i0 * L + l]) * ((1.0f - v28[i0 * L + l]) * v28[i0 * L + l]);
     }
   }
-  // %1257 = mul f64[3] -> v44
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v44[i0 * L + l] = T(h) * v43[i0 * L + l];
-    }
-  }
-  // %1261 = div f64[3] -> v46
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v46[i0 * L + l] = (((v44[i0 * L + l] * (-0.09249507f)) + (v11[i0 * L + l] * 1.3790085f)) +
-                         (v41[i0 * L + l] * (-0.07158497f))) /
-                        0.01f;
-    }
-  }
-  // %1275 = mul f64[3] -> v54
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v54[i0 * L + l] =
-          (v40[i0 * L + l] * v46[i0 * L + l]) * ((1.0f - v39[i0 * L + l]) * v39[i0 * L + l]);
-    }
-  }
-  // %1276 = contract f64[6] -> v64
+  // %1309 = contract f64[6] -> v64
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5048,10 +5385,10 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wz[i0 * 6], v54[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wz[i0 * 6 + 1], v54[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wz[i0 * 6 + 2], v54[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wz[i0 * 6 + 3], v54[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(Wz[i0 * 6], v25[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wz[i0 * 6 + 1], v25[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wz[i0 * 6 + 2], v25[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wz[i0 * 6 + 3], v25[i0 * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -5069,7 +5406,7 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v54[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v25[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5077,191 +5414,40 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
       v64[i0 * L + l] = acc0_v[l];
     }
   }
-  // %1262 = mul f64[3] -> v40
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v40[i0 * L + l] = v46[i0 * L + l] * v39[i0 * L + l];
-    }
-  }
-  // %1263 = contract f64[100] -> v46
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v40[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v40[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v40[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v40[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v46[(i0 * 4) * L + l] = acc0_v[l];
-      v46[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v46[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v46[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1264 = mul f64[100] -> v65
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v65[i0 * L + l] = v46[i0 * L + l] * step(v38[i0 * L + l]);
-    }
-  }
-  // %1265 = contract f64[100] -> v38
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 100; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v65[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v65[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v65[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v65[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v38[(i0 * 4) * L + l] = acc0_v[l];
-      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1267 = mul f64[100] -> v46
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v46[i0 * L + l] = v38[i0 * L + l] * step(v36[i0 * L + l]);
-    }
-  }
-  // %1268 = contract f64[100] -> v36
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 100; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v46[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v46[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v46[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v46[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v36[(i0 * 4) * L + l] = acc0_v[l];
-      v36[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v36[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v36[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1270 = mul f64[100] -> v38
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v38[i0 * L + l] = v36[i0 * L + l] * step(v34[i0 * L + l]);
-    }
-  }
-  // %1271 = contract f64[6] -> v34
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(F_layer0_weight[i0 * 6], v38[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(F_layer0_weight[i0 * 6 + 1], v38[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(F_layer0_weight[i0 * 6 + 2], v38[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(F_layer0_weight[i0 * 6 + 3], v38[i0 * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v34[l] = acc0_v[l];
-    v34[1 * L + l] = acc1_v[l];
-    v34[2 * L + l] = acc2_v[l];
-    v34[3 * L + l] = acc3_v[l];
-  }
-  for (int64_t i0 = 4; i0 < 6; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 100; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v38[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %1277 = add f64[6] -> v36
+  // %1310 = add f64[6] -> v65
   for (int64_t i0 = 0; i0 < 6; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v36[i0 * L + l] = v64[i0 * L + l] + v34[i0 * L + l];
+      v65[i0 * L + l] = v23[i0 * L + l] + v64[i0 * L + l];
     }
   }
-  // %1279 = sub f64[3] -> v39
+  // %1312 = sub f64[3] -> v28
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v39[i0 * L + l] = v36[i0 * L + l] - v40[i0 * L + l];
+      v28[i0 * L + l] = v65[i0 * L + l] - v58[i0 * L + l];
     }
   }
-  // %1280 = mul f64[3] -> v64
+  // %1316 = div f64[3] -> v30
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v64[i0 * L + l] = v39[i0 * L + l] * T(h);
-    }
-  }
-  // %1295 = div f64[3] -> v34
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = (((v41[i0 * L + l] * 8.159368f) +
-                          ((v44[i0 * L + l] * 7.495539f) + (v11[i0 * L + l] * 0.47988966f))) +
-                         (v64[i0 * L + l] * 4.3622956f)) /
+      v30[i0 * L + l] = (((v28[i0 * L + l] * T(h)) * 0.33548066f) +
+                         ((((v10[i0 * L + l] * T(h)) * (-12.920969f)) +
+                           (((z1_bar_h[i0 * L + l] * T(h)) * 0.01f) +
+                            ((T(h) * v29[i0 * L + l]) * (-11.748883f)))) +
+                          ((v38[i0 * L + l] * T(h)) * (-6.3594484f)))) /
                         0.01f;
     }
   }
-  // %1296 = mul f64[3] -> v66
+  // %1317 = mul f64[3] -> v43
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v66[i0 * L + l] = v29[i0 * L + l] * v34[i0 * L + l];
+      v43[i0 * L + l] = v30[i0 * L + l] * v16[i0 * L + l];
     }
   }
-  // %1297 = contract f64[100] -> v67
+  // %1318 = contract f64[100] -> v23
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5273,28 +5459,28 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v66[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v66[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v66[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v66[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v43[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v43[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v43[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v43[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v67[(i0 * 4) * L + l] = acc0_v[l];
-      v67[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v67[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v67[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 4) * L + l] = acc0_v[l];
+      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1298 = mul f64[100] -> v68
+  // %1320 = mul f64[100] -> v66
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v68[i0 * L + l] = step(v28[i0 * L + l]) * v67[i0 * L + l];
+      v66[i0 * L + l] = v23[i0 * L + l] * step(v18[i0 * L + l]);
     }
   }
-  // %1299 = contract f64[100] -> v28
+  // %1321 = contract f64[100] -> v18
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5306,28 +5492,28 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v68[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v68[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v68[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v68[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v66[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v66[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v66[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v66[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 4) * L + l] = acc0_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1301 = mul f64[100] -> v67
+  // %1322 = mul f64[100] -> v23
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v67[i0 * L + l] = step(v26[i0 * L + l]) * v28[i0 * L + l];
+      v23[i0 * L + l] = step(v15[i0 * L + l]) * v18[i0 * L + l];
     }
   }
-  // %1302 = contract f64[100] -> v26
+  // %1323 = contract f64[100] -> v15
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5339,28 +5525,28 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v67[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v67[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v67[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v67[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v23[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v23[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v23[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v23[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1303 = mul f64[100] -> v28
+  // %1324 = mul f64[100] -> v18
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = v26[i0 * L + l] * step(v24[i0 * L + l]);
+      v18[i0 * L + l] = step(v13[i0 * L + l]) * v15[i0 * L + l];
     }
   }
-  // %1304 = contract f64[6] -> v24
+  // %1325 = contract f64[6] -> v64
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5371,18 +5557,18 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(F_layer0_weight[i0 * 6], v28[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(F_layer0_weight[i0 * 6 + 1], v28[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(F_layer0_weight[i0 * 6 + 2], v28[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(F_layer0_weight[i0 * 6 + 3], v28[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(F_layer0_weight[i0 * 6], v18[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 * 6 + 1], v18[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 * 6 + 2], v18[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 * 6 + 3], v18[i0 * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v24[l] = acc0_v[l];
-    v24[1 * L + l] = acc1_v[l];
-    v24[2 * L + l] = acc2_v[l];
-    v24[3 * L + l] = acc3_v[l];
+    v64[l] = acc0_v[l];
+    v64[1 * L + l] = acc1_v[l];
+    v64[2 * L + l] = acc2_v[l];
+    v64[3 * L + l] = acc3_v[l];
   }
   for (int64_t i0 = 4; i0 < 6; ++i0) {
     PLASTIC_SIMD
@@ -5392,23 +5578,23 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v28[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v18[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = acc0_v[l];
+      v64[i0 * L + l] = acc0_v[l];
     }
   }
-  // %1308 = mul f64[3] -> v26
+  // %1329 = mul f64[3] -> v13
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] =
-          (v31[i0 * L + l] * v34[i0 * L + l]) * ((1.0f - v29[i0 * L + l]) * v29[i0 * L + l]);
+      v13[i0 * L + l] =
+          (v16[i0 * L + l] * (1.0f - v16[i0 * L + l])) * (v30[i0 * L + l] * v20[i0 * L + l]);
     }
   }
-  // %1309 = contract f64[6] -> v34
+  // %1330 = contract f64[6] -> v15
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5419,18 +5605,18 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wz[i0 * 6], v26[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wz[i0 * 6 + 1], v26[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wz[i0 * 6 + 2], v26[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wz[i0 * 6 + 3], v26[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(Wz[i0 * 6], v13[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wz[i0 * 6 + 1], v13[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wz[i0 * 6 + 2], v13[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wz[i0 * 6 + 3], v13[i0 * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v34[l] = acc0_v[l];
-    v34[1 * L + l] = acc1_v[l];
-    v34[2 * L + l] = acc2_v[l];
-    v34[3 * L + l] = acc3_v[l];
+    v15[l] = acc0_v[l];
+    v15[1 * L + l] = acc1_v[l];
+    v15[2 * L + l] = acc2_v[l];
+    v15[3 * L + l] = acc3_v[l];
   }
   for (int64_t i0 = 4; i0 < 6; ++i0) {
     PLASTIC_SIMD
@@ -5440,272 +5626,47 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v26[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v13[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = acc0_v[l];
+      v15[i0 * L + l] = acc0_v[l];
     }
   }
-  // %1310 = add f64[6] -> v69
+  // %1331 = add f64[6] -> v67
   for (int64_t i0 = 0; i0 < 6; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v69[i0 * L + l] = v24[i0 * L + l] + v34[i0 * L + l];
+      v67[i0 * L + l] = v64[i0 * L + l] + v15[i0 * L + l];
     }
   }
-  // %1312 = sub f64[3] -> v29
+  // %1333 = sub f64[3] -> v16
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = v69[i0 * L + l] - v66[i0 * L + l];
+      v16[i0 * L + l] = v67[i0 * L + l] - v43[i0 * L + l];
     }
   }
-  // %1313 = mul f64[3] -> v31
+  // %1344 = div f64[3] -> v20
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = v29[i0 * L + l] * T(h);
+      v20[i0 * L + l] =
+          ((v16[i0 * L + l] * (T(h) * 0.161f)) + ((((((z1_bar_h[i0 * L + l] * T(h)) * 0.09646077f) +
+                                                     ((T(h) * v29[i0 * L + l]) * 5.325865f)) +
+                                                    ((v10[i0 * L + l] * T(h)) * 5.8614554f)) +
+                                                   ((v38[i0 * L + l] * T(h)) * 2.8971531f)) +
+                                                  ((v28[i0 * L + l] * T(h)) * (-0.008480655f)))) /
+          0.01f;
     }
   }
-  // %1316 = div f64[3] -> v24
+  // %1354 = mul f64[3] -> v30
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = ((v31[i0 * L + l] * 0.33548066f) +
-                         (((v41[i0 * L + l] * (-12.920969f)) +
-                           ((v11[i0 * L + l] * 0.01f) + (v44[i0 * L + l] * (-11.748883f)))) +
-                          (v64[i0 * L + l] * (-6.3594484f)))) /
-                        0.01f;
-    }
-  }
-  // %1317 = mul f64[3] -> v34
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = v24[i0 * L + l] * v17[i0 * L + l];
-    }
-  }
-  // %1318 = contract f64[100] -> v70
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v34[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v34[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v34[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v34[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v70[(i0 * 4) * L + l] = acc0_v[l];
-      v70[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v70[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v70[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1320 = mul f64[100] -> v71
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v71[i0 * L + l] = v70[i0 * L + l] * step(v19[i0 * L + l]);
-    }
-  }
-  // %1321 = contract f64[100] -> v19
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 100; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v71[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v71[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v71[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v71[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1322 = mul f64[100] -> v70
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v70[i0 * L + l] = step(v16[i0 * L + l]) * v19[i0 * L + l];
-    }
-  }
-  // %1323 = contract f64[100] -> v16
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 100; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v70[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v70[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v70[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v70[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1324 = mul f64[100] -> v19
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = step(v14[i0 * L + l]) * v16[i0 * L + l];
-    }
-  }
-  // %1325 = contract f64[6] -> v14
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(F_layer0_weight[i0 * 6], v19[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(F_layer0_weight[i0 * 6 + 1], v19[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(F_layer0_weight[i0 * 6 + 2], v19[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(F_layer0_weight[i0 * 6 + 3], v19[i0 * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v14[l] = acc0_v[l];
-    v14[1 * L + l] = acc1_v[l];
-    v14[2 * L + l] = acc2_v[l];
-    v14[3 * L + l] = acc3_v[l];
-  }
-  for (int64_t i0 = 4; i0 < 6; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 100; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v19[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %1329 = mul f64[3] -> v16
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] =
-          (v17[i0 * L + l] * (1.0f - v17[i0 * L + l])) * (v24[i0 * L + l] * v21[i0 * L + l]);
-    }
-  }
-  // %1330 = contract f64[6] -> v24
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wz[i0 * 6], v16[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wz[i0 * 6 + 1], v16[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wz[i0 * 6 + 2], v16[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wz[i0 * 6 + 3], v16[i0 * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v24[l] = acc0_v[l];
-    v24[1 * L + l] = acc1_v[l];
-    v24[2 * L + l] = acc2_v[l];
-    v24[3 * L + l] = acc3_v[l];
-  }
-  for (int64_t i0 = 4; i0 < 6; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v16[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %1331 = add f64[6] -> v72
-  for (int64_t i0 = 0; i0 < 6; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v72[i0 * L + l] = v14[i0 * L + l] + v24[i0 * L + l];
-    }
-  }
-  // %1333 = sub f64[3] -> v17
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = v72[i0 * L + l] - v34[i0 * L + l];
-    }
-  }
-  // %1344 = div f64[3] -> v21
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = ((v17[i0 * L + l] * u10[0]) +
-                         (((((v11[i0 * L + l] * 0.09646077f) + (v44[i0 * L + l] * 5.325865f)) +
-                            (v41[i0 * L + l] * 5.8614554f)) +
-                           (v64[i0 * L + l] * 2.8971531f)) +
-                          (v31[i0 * L + l] * (-0.008480655f)))) /
-                        0.01f;
-    }
-  }
-  // %1354 = mul f64[3] -> v11
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] =
-          (v8[i0 * L + l] * v21[i0 * L + l]) * ((1.0f - v9[i0 * L + l]) * v9[i0 * L + l]);
+      v30[i0 * L + l] =
+          (v8[i0 * L + l] * v20[i0 * L + l]) * ((1.0f - v9[i0 * L + l]) * v9[i0 * L + l]);
     }
   }
   // %1355 = contract f64[6] -> v64
@@ -5719,10 +5680,10 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wz[i0 * 6], v11[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wz[i0 * 6 + 1], v11[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wz[i0 * 6 + 2], v11[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wz[i0 * 6 + 3], v11[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(Wz[i0 * 6], v30[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wz[i0 * 6 + 1], v30[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wz[i0 * 6 + 2], v30[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wz[i0 * 6 + 3], v30[i0 * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -5740,7 +5701,7 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v11[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v30[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5752,10 +5713,10 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v9[i0 * L + l] * v21[i0 * L + l];
+      v8[i0 * L + l] = v9[i0 * L + l] * v20[i0 * L + l];
     }
   }
-  // %1346 = contract f64[100] -> v14
+  // %1346 = contract f64[100] -> v15
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5775,17 +5736,17 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1347 = mul f64[100] -> v24
+  // %1347 = mul f64[100] -> v68
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v14[i0 * L + l] * step(v6[i0 * L + l]);
+      v68[i0 * L + l] = v15[i0 * L + l] * step(v6[i0 * L + l]);
     }
   }
   // %1348 = contract f64[100] -> v6
@@ -5800,10 +5761,10 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v24[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v24[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v24[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v24[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v68[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v68[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v68[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v68[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5814,11 +5775,11 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1349 = mul f64[100] -> v14
+  // %1349 = mul f64[100] -> v15
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = v6[i0 * L + l] * step(v4[i0 * L + l]);
+      v15[i0 * L + l] = v6[i0 * L + l] * step(v4[i0 * L + l]);
     }
   }
   // %1350 = contract f64[100] -> v4
@@ -5833,10 +5794,10 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v14[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v14[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v14[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v14[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v15[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v15[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v15[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v15[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5907,9 +5868,9 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t l = 0; l < L; ++l) {
       z0_bar_h[i0 * L + l] +=
           v4[i0 * L + l] +
-          ((v17[i0 * L + l] +
-            ((v39[i0 * L + l] + (v43[i0 * L + l] + (v20[i0 * L + l] + z1_bar_h[i0 * L + l]))) +
-             v29[i0 * L + l])) -
+          ((v16[i0 * L + l] +
+            ((v38[i0 * L + l] + (v29[i0 * L + l] + (v10[i0 * L + l] + z1_bar_h[i0 * L + l]))) +
+             v28[i0 * L + l])) -
            v8[i0 * L + l]);
     }
   }
@@ -5921,10 +5882,10 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           sum[l] = (v0[i1 * L + l] * v6[i0 * L + l]) +
-                   ((v12[i1 * L + l] * v19[i0 * L + l]) +
-                    (((v32[i1 * L + l] * v38[i0 * L + l]) +
-                      ((v52[i1 * L + l] * v58[i0 * L + l]) + (v50[i0 * L + l] * v42[i1 * L + l]))) +
-                     (v22[i1 * L + l] * v28[i0 * L + l])));
+                   ((v11[i1 * L + l] * v18[i0 * L + l]) +
+                    (((v31[i1 * L + l] * v37[i0 * L + l]) +
+                      ((v51[i1 * L + l] * v57[i0 * L + l]) + (v49[i0 * L + l] * v41[i1 * L + l]))) +
+                     (v21[i1 * L + l] * v27[i0 * L + l])));
         }
         theta_bar_F_layer0_weight[i0 * 6 + i1] += lane_sum<L>(sum);
       }
@@ -5936,8 +5897,8 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v19[i0 * L + l] +
-                  (((v50[i0 * L + l] + v58[i0 * L + l]) + v38[i0 * L + l]) + v28[i0 * L + l])) +
+        sum[l] = (v18[i0 * L + l] +
+                  (((v49[i0 * L + l] + v57[i0 * L + l]) + v37[i0 * L + l]) + v27[i0 * L + l])) +
                  v6[i0 * L + l];
       }
       theta_bar_F_layer0_bias[i0] += lane_sum<L>(sum);
@@ -5950,11 +5911,11 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v1[i1 * L + l] * v14[i0 * L + l]) +
-                   ((v70[i0 * L + l] * v13[i1 * L + l]) +
-                    ((v67[i0 * L + l] * v23[i1 * L + l]) +
-                     (((v45[i1 * L + l] * v62[i0 * L + l]) + (v53[i1 * L + l] * v60[i0 * L + l])) +
-                      (v33[i1 * L + l] * v46[i0 * L + l]))));
+          sum[l] = (v1[i1 * L + l] * v15[i0 * L + l]) +
+                   ((v23[i0 * L + l] * v12[i1 * L + l]) +
+                    ((v33[i0 * L + l] * v22[i1 * L + l]) +
+                     (((v44[i1 * L + l] * v53[i0 * L + l]) + (v52[i1 * L + l] * v59[i0 * L + l])) +
+                      (v32[i1 * L + l] * v45[i0 * L + l]))));
         }
         theta_bar_F_layer1_weight[i0 * 100 + i1] += lane_sum<L>(sum);
       }
@@ -5966,9 +5927,9 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v14[i0 * L + l] +
-                 (v70[i0 * L + l] +
-                  (v67[i0 * L + l] + ((v62[i0 * L + l] + v60[i0 * L + l]) + v46[i0 * L + l])));
+        sum[l] = v15[i0 * L + l] +
+                 (v23[i0 * L + l] +
+                  (v33[i0 * L + l] + ((v53[i0 * L + l] + v59[i0 * L + l]) + v45[i0 * L + l])));
       }
       theta_bar_F_layer1_bias[i0] += lane_sum<L>(sum);
     }
@@ -5980,11 +5941,11 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v15[i1 * L + l] * v71[i0 * L + l]) +
-                    (((v35[i1 * L + l] * v65[i0 * L + l]) +
-                      ((v63[i0 * L + l] * v47[i1 * L + l]) + (v61[i0 * L + l] * v55[i1 * L + l]))) +
-                     (v68[i0 * L + l] * v25[i1 * L + l]))) +
-                   (v24[i0 * L + l] * v3[i1 * L + l]);
+          sum[l] = ((v14[i1 * L + l] * v66[i0 * L + l]) +
+                    (((v34[i1 * L + l] * v62[i0 * L + l]) +
+                      ((v61[i0 * L + l] * v46[i1 * L + l]) + (v60[i0 * L + l] * v54[i1 * L + l]))) +
+                     (v63[i0 * L + l] * v24[i1 * L + l]))) +
+                   (v68[i0 * L + l] * v3[i1 * L + l]);
         }
         theta_bar_F_layer2_weight[i0 * 100 + i1] += lane_sum<L>(sum);
       }
@@ -5996,9 +5957,9 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v24[i0 * L + l] +
-                 (v71[i0 * L + l] +
-                  (v68[i0 * L + l] + (v65[i0 * L + l] + (v63[i0 * L + l] + v61[i0 * L + l]))));
+        sum[l] = v68[i0 * L + l] +
+                 (v66[i0 * L + l] +
+                  (v63[i0 * L + l] + (v62[i0 * L + l] + (v61[i0 * L + l] + v60[i0 * L + l]))));
       }
       theta_bar_F_layer2_bias[i0] += lane_sum<L>(sum);
     }
@@ -6011,10 +5972,10 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           sum[l] = (v5[i1 * L + l] * v8[i0 * L + l]) +
-                   (((v27[i1 * L + l] * v66[i0 * L + l]) +
-                     ((v40[i0 * L + l] * v37[i1 * L + l]) +
-                      ((v7[i0 * L + l] * v57[i1 * L + l]) + (v51[i0 * L + l] * v49[i1 * L + l])))) +
-                    (v34[i0 * L + l] * v18[i1 * L + l]));
+                   (((v26[i1 * L + l] * v58[i0 * L + l]) +
+                     ((v39[i0 * L + l] * v36[i1 * L + l]) +
+                      ((v7[i0 * L + l] * v56[i1 * L + l]) + (v42[i0 * L + l] * v48[i1 * L + l])))) +
+                    (v43[i0 * L + l] * v17[i1 * L + l]));
         }
         theta_bar_F_layer3_weight[i0 * 100 + i1] += lane_sum<L>(sum);
       }
@@ -6027,8 +5988,8 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         sum[l] = v8[i0 * L + l] +
-                 ((v66[i0 * L + l] + (v40[i0 * L + l] + (v51[i0 * L + l] + v7[i0 * L + l]))) +
-                  v34[i0 * L + l]);
+                 ((v58[i0 * L + l] + (v39[i0 * L + l] + (v42[i0 * L + l] + v7[i0 * L + l]))) +
+                  v43[i0 * L + l]);
       }
       theta_bar_F_layer3_bias[i0] += lane_sum<L>(sum);
     }
@@ -6040,11 +6001,11 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v11[i0 * L + l] * v0[i1 * L + l]) +
-                   ((v12[i1 * L + l] * v16[i0 * L + l]) +
-                    (((v32[i1 * L + l] * v54[i0 * L + l]) +
-                      ((v30[i0 * L + l] * v52[i1 * L + l]) + (v42[i1 * L + l] * v59[i0 * L + l]))) +
-                     (v22[i1 * L + l] * v26[i0 * L + l])));
+          sum[l] = (v30[i0 * L + l] * v0[i1 * L + l]) +
+                   ((v11[i1 * L + l] * v13[i0 * L + l]) +
+                    (((v31[i1 * L + l] * v50[i0 * L + l]) +
+                      ((v19[i0 * L + l] * v51[i1 * L + l]) + (v41[i1 * L + l] * v40[i0 * L + l]))) +
+                     (v21[i1 * L + l] * v25[i0 * L + l])));
         }
         theta_bar_Wz[i0 * 6 + i1] += lane_sum<L>(sum);
       }
@@ -6056,9 +6017,9 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v11[i0 * L + l] +
-                 (v16[i0 * L + l] +
-                  ((v54[i0 * L + l] + (v30[i0 * L + l] + v59[i0 * L + l])) + v26[i0 * L + l]));
+        sum[l] = v30[i0 * L + l] +
+                 (v13[i0 * L + l] +
+                  ((v50[i0 * L + l] + (v19[i0 * L + l] + v40[i0 * L + l])) + v25[i0 * L + l]));
       }
       theta_bar_bz[i0] += lane_sum<L>(sum);
     }
@@ -6075,35 +6036,35 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 3) * L + l] += v72[(i0 + 3) * L + l];
+        u_stages_bar[(i0 + 3) * L + l] += v67[(i0 + 3) * L + l];
       }
     }
     // %1447 = slice f64[3] -> d.x@2
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 6) * L + l] += v69[(i0 + 3) * L + l];
+        u_stages_bar[(i0 + 6) * L + l] += v65[(i0 + 3) * L + l];
       }
     }
     // %1448 = slice f64[3] -> d.x@3
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 9) * L + l] += v36[(i0 + 3) * L + l];
+        u_stages_bar[(i0 + 9) * L + l] += v35[(i0 + 3) * L + l];
       }
     }
     // %1449 = slice f64[3] -> d.x@4
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 12) * L + l] += v48[(i0 + 3) * L + l];
+        u_stages_bar[(i0 + 12) * L + l] += v47[(i0 + 3) * L + l];
       }
     }
     // %1450 = slice f64[3] -> d.x@5
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 15) * L + l] += v56[(i0 + 3) * L + l];
+        u_stages_bar[(i0 + 15) * L + l] += v55[(i0 + 3) * L + l];
       }
     }
   }
@@ -6136,44 +6097,41 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
   T* __restrict err = static_cast<T*>(err_ptr);
   T* err_h = err;
   T* __restrict k_last = static_cast<T*>(k_last_ptr);
-  T* __restrict u0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 192);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 384);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 512);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3712);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6912);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10112);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13312);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16512);
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 128);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 320);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 448);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3648);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6848);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10048);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13248);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16448);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
   // gnode_flipflop_n3.field.step.tsit5.fsal: 217 nodes
-  // %192 = mul f64[] -> u0
-  u0[0] = T(h) * 0.161f;
-  // %3994 = add f64[3] -> v1
+  // %3994 = add f64[3] -> v0
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = (k_first_h[i0 * L + l] * u0[0]) + z0_h[i0 * L + l];
+      v0[i0 * L + l] = (k_first_h[i0 * L + l] * (T(h) * 0.161f)) + z0_h[i0 * L + l];
     }
   }
-  // %3995 = concat f64[6] -> v2
+  // %3995 = concat f64[6] -> v1
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v1[i0 * L + l];
+      v1[i0 * L + l] = v0[i0 * L + l];
     }
   }
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 + 3) * L + l] = u_stages[(i0 + 3) * L + l];
+      v1[(i0 + 3) * L + l] = u_stages[(i0 + 3) * L + l];
     }
   }
-  // %4008 = contract f64[3] -> v3
+  // %4008 = contract f64[3] -> v2
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6182,15 +6140,15 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v1[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = acc0_v[l];
+      v2[i0 * L + l] = acc0_v[l];
     }
   }
-  // %3996 = contract f64[100] -> v4
+  // %3996 = contract f64[100] -> v3
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6202,10 +6160,157 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3998 = relu f64[100] -> v4
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = relu(F_layer0_bias[i0] + v3[i0 * L + l]);
+    }
+  }
+  // %3999 = contract f64[100] -> v3
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v4[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4001 = relu f64[100] -> v4
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = relu(F_layer1_bias[i0] + v3[i0 * L + l]);
+    }
+  }
+  // %4002 = contract f64[100] -> v3
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v4[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4004 = relu f64[100] -> v4
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = relu(v3[i0 * L + l] + F_layer2_bias[i0]);
+    }
+  }
+  // %4005 = contract f64[3] -> v1
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v4[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %4012 = div f64[3] -> v3
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = (sigmoid(v2[i0 * L + l] + bz[i0]) *
+                        ((v1[i0 * L + l] + F_layer3_bias[i0]) - v0[i0 * L + l])) /
+                       0.01f;
+    }
+  }
+  // %4018 = add f64[3] -> v0
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] =
+          (((k_first_h[i0 * L + l] * (-0.008480655f)) + (v3[i0 * L + l] * 0.33548066f)) * T(h)) +
+          z0_h[i0 * L + l];
+    }
+  }
+  // %4019 = concat f64[6] -> v1
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = v0[i0 * L + l];
+    }
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[(i0 + 3) * L + l] = u_stages[(i0 + 6) * L + l];
+    }
+  }
+  // %4020 = contract f64[100] -> v4
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 6; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v1[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6216,14 +6321,14 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3998 = relu f64[100] -> v5
+  // %4022 = relu f64[100] -> v5
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = relu(F_layer0_bias[i0] + v4[i0 * L + l]);
     }
   }
-  // %3999 = contract f64[100] -> v4
+  // %4023 = contract f64[100] -> v4
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6249,14 +6354,14 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4001 = relu f64[100] -> v5
+  // %4025 = relu f64[100] -> v5
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = relu(F_layer1_bias[i0] + v4[i0 * L + l]);
     }
   }
-  // %4002 = contract f64[100] -> v4
+  // %4026 = contract f64[100] -> v4
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6282,14 +6387,14 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4004 = relu f64[100] -> v5
+  // %4028 = relu f64[100] -> v5
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = relu(v4[i0 * L + l] + F_layer2_bias[i0]);
     }
   }
-  // %4005 = contract f64[3] -> v2
+  // %4029 = contract f64[3] -> v2
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6306,38 +6411,73 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
       v2[i0 * L + l] = acc0_v[l];
     }
   }
-  // %4012 = div f64[3] -> v4
+  // %4032 = contract f64[3] -> v4
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = (sigmoid(v3[i0 * L + l] + bz[i0]) *
-                        ((v2[i0 * L + l] + F_layer3_bias[i0]) - v1[i0 * L + l])) /
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 6; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v1[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %4036 = div f64[3] -> v1
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = (((v2[i0 * L + l] + F_layer3_bias[i0]) - v0[i0 * L + l]) *
+                        sigmoid(v4[i0 * L + l] + bz[i0])) /
                        0.01f;
     }
   }
-  // %4018 = add f64[3] -> v1
+  // %4044 = add f64[3] -> v0
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] =
-          (((k_first_h[i0 * L + l] * (-0.008480655f)) + (v4[i0 * L + l] * 0.33548066f)) * T(h)) +
-          z0_h[i0 * L + l];
+      v0[i0 * L + l] = (((v1[i0 * L + l] * 4.3622956f) + ((k_first_h[i0 * L + l] * 2.8971531f) +
+                                                          (v3[i0 * L + l] * (-6.3594484f)))) *
+                        T(h)) +
+                       z0_h[i0 * L + l];
     }
   }
-  // %4019 = concat f64[6] -> v2
+  // %4045 = concat f64[6] -> v4
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v1[i0 * L + l];
+      v4[i0 * L + l] = v0[i0 * L + l];
     }
   }
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 + 3) * L + l] = u_stages[(i0 + 6) * L + l];
+      v4[(i0 + 3) * L + l] = u_stages[(i0 + 9) * L + l];
     }
   }
-  // %4020 = contract f64[100] -> v5
+  // %4058 = contract f64[3] -> v2
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 6; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v4[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %4046 = contract f64[100] -> v5
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6349,10 +6489,10 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v4[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6363,14 +6503,14 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4022 = relu f64[100] -> v6
+  // %4048 = relu f64[100] -> v4
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = relu(F_layer0_bias[i0] + v5[i0 * L + l]);
+      v4[i0 * L + l] = relu(F_layer0_bias[i0] + v5[i0 * L + l]);
     }
   }
-  // %4023 = contract f64[100] -> v5
+  // %4049 = contract f64[100] -> v5
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6382,10 +6522,10 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v4[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6396,14 +6536,14 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4025 = relu f64[100] -> v6
+  // %4051 = relu f64[100] -> v4
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = relu(F_layer1_bias[i0] + v5[i0 * L + l]);
+      v4[i0 * L + l] = relu(v5[i0 * L + l] + F_layer1_bias[i0]);
     }
   }
-  // %4026 = contract f64[100] -> v5
+  // %4052 = contract f64[100] -> v5
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6415,10 +6555,10 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v4[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6429,14 +6569,14 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4028 = relu f64[100] -> v6
+  // %4054 = relu f64[100] -> v4
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = relu(v5[i0 * L + l] + F_layer2_bias[i0]);
+      v4[i0 * L + l] = relu(F_layer2_bias[i0] + v5[i0 * L + l]);
     }
   }
-  // %4029 = contract f64[3] -> v3
+  // %4055 = contract f64[3] -> v5
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6445,24 +6585,7 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v6[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %4032 = contract f64[3] -> v5
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 6; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v4[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6470,56 +6593,40 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
       v5[i0 * L + l] = acc0_v[l];
     }
   }
-  // %4036 = div f64[3] -> v2
+  // %4062 = div f64[3] -> v4
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (((v3[i0 * L + l] + F_layer3_bias[i0]) - v1[i0 * L + l]) *
-                        sigmoid(v5[i0 * L + l] + bz[i0])) /
+      v4[i0 * L + l] = (sigmoid(v2[i0 * L + l] + bz[i0]) *
+                        ((F_layer3_bias[i0] + v5[i0 * L + l]) - v0[i0 * L + l])) /
                        0.01f;
     }
   }
-  // %4044 = add f64[3] -> v1
+  // %4066 = add f64[3] -> v0
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = (((v2[i0 * L + l] * 4.3622956f) + ((k_first_h[i0 * L + l] * 2.8971531f) +
-                                                          (v4[i0 * L + l] * (-6.3594484f)))) *
-                        T(h)) +
-                       z0_h[i0 * L + l];
+      v0[i0 * L + l] =
+          (T(h) * ((((k_first_h[i0 * L + l] * 5.325865f) + (v3[i0 * L + l] * (-11.748883f))) +
+                    (v1[i0 * L + l] * 7.495539f)) +
+                   (v4[i0 * L + l] * (-0.09249507f)))) +
+          z0_h[i0 * L + l];
     }
   }
-  // %4045 = concat f64[6] -> v5
+  // %4067 = concat f64[6] -> v5
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v1[i0 * L + l];
+      v5[i0 * L + l] = v0[i0 * L + l];
     }
   }
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 + 3) * L + l] = u_stages[(i0 + 9) * L + l];
+      v5[(i0 + 3) * L + l] = u_stages[(i0 + 12) * L + l];
     }
   }
-  // %4058 = contract f64[3] -> v3
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 6; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v5[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %4046 = contract f64[100] -> v6
+  // %4068 = contract f64[100] -> v6
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6545,14 +6652,14 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4048 = relu f64[100] -> v5
+  // %4070 = relu f64[100] -> v7
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = relu(F_layer0_bias[i0] + v6[i0 * L + l]);
+      v7[i0 * L + l] = relu(F_layer0_bias[i0] + v6[i0 * L + l]);
     }
   }
-  // %4049 = contract f64[100] -> v6
+  // %4071 = contract f64[100] -> v6
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6564,10 +6671,10 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v7[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6578,14 +6685,14 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4051 = relu f64[100] -> v5
+  // %4073 = relu f64[100] -> v7
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = relu(v6[i0 * L + l] + F_layer1_bias[i0]);
+      v7[i0 * L + l] = relu(F_layer1_bias[i0] + v6[i0 * L + l]);
     }
   }
-  // %4052 = contract f64[100] -> v6
+  // %4074 = contract f64[100] -> v6
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6597,10 +6704,10 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v7[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6611,14 +6718,14 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4054 = relu f64[100] -> v5
+  // %4076 = relu f64[100] -> v7
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = relu(F_layer2_bias[i0] + v6[i0 * L + l]);
+      v7[i0 * L + l] = relu(v6[i0 * L + l] + F_layer2_bias[i0]);
     }
   }
-  // %4055 = contract f64[3] -> v6
+  // %4077 = contract f64[3] -> v2
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6627,7 +6734,24 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v7[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %4080 = contract f64[3] -> v6
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 6; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v5[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6635,40 +6759,41 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
       v6[i0 * L + l] = acc0_v[l];
     }
   }
-  // %4062 = div f64[3] -> v5
+  // %4084 = div f64[3] -> v5
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = (sigmoid(v3[i0 * L + l] + bz[i0]) *
-                        ((F_layer3_bias[i0] + v6[i0 * L + l]) - v1[i0 * L + l])) /
+      v5[i0 * L + l] = (((v2[i0 * L + l] + F_layer3_bias[i0]) - v0[i0 * L + l]) *
+                        sigmoid(v6[i0 * L + l] + bz[i0])) /
                        0.01f;
     }
   }
-  // %4066 = add f64[3] -> v1
+  // %4094 = add f64[3] -> v0
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] =
-          (T(h) * ((((k_first_h[i0 * L + l] * 5.325865f) + (v4[i0 * L + l] * (-11.748883f))) +
-                    (v2[i0 * L + l] * 7.495539f)) +
-                   (v5[i0 * L + l] * (-0.09249507f)))) +
+      v0[i0 * L + l] =
+          (T(h) * (((v4[i0 * L + l] * (-0.07158497f)) +
+                    (((v3[i0 * L + l] * (-12.920969f)) + (k_first_h[i0 * L + l] * 5.8614554f)) +
+                     (v1[i0 * L + l] * 8.159368f))) +
+                   (v5[i0 * L + l] * (-0.02826905f)))) +
           z0_h[i0 * L + l];
     }
   }
-  // %4067 = concat f64[6] -> v6
+  // %4095 = concat f64[6] -> v6
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v1[i0 * L + l];
+      v6[i0 * L + l] = v0[i0 * L + l];
     }
   }
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 + 3) * L + l] = u_stages[(i0 + 12) * L + l];
+      v6[(i0 + 3) * L + l] = u_stages[(i0 + 15) * L + l];
     }
   }
-  // %4068 = contract f64[100] -> v7
+  // %4099 = contract f64[100] -> v7
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6694,14 +6819,14 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
       v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4070 = relu f64[100] -> v8
+  // %4101 = relu f64[100] -> v8
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[i0 * L + l] = relu(F_layer0_bias[i0] + v7[i0 * L + l]);
     }
   }
-  // %4071 = contract f64[100] -> v7
+  // %4102 = contract f64[100] -> v7
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6727,14 +6852,14 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
       v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4073 = relu f64[100] -> v8
+  // %4104 = relu f64[100] -> v8
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = relu(F_layer1_bias[i0] + v7[i0 * L + l]);
+      v8[i0 * L + l] = relu(v7[i0 * L + l] + F_layer1_bias[i0]);
     }
   }
-  // %4074 = contract f64[100] -> v7
+  // %4105 = contract f64[100] -> v7
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6760,14 +6885,14 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
       v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4076 = relu f64[100] -> v8
+  // %4107 = relu f64[100] -> v8
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = relu(v7[i0 * L + l] + F_layer2_bias[i0]);
+      v8[i0 * L + l] = relu(F_layer2_bias[i0] + v7[i0 * L + l]);
     }
   }
-  // %4077 = contract f64[3] -> v3
+  // %4108 = contract f64[3] -> v2
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6781,10 +6906,10 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = acc0_v[l];
+      v2[i0 * L + l] = acc0_v[l];
     }
   }
-  // %4080 = contract f64[3] -> v7
+  // %4096 = contract f64[3] -> v7
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6801,32 +6926,33 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
       v7[i0 * L + l] = acc0_v[l];
     }
   }
-  // %4084 = div f64[3] -> v6
+  // %4112 = div f64[3] -> v6
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = (((v3[i0 * L + l] + F_layer3_bias[i0]) - v1[i0 * L + l]) *
+      v6[i0 * L + l] = (((v2[i0 * L + l] + F_layer3_bias[i0]) - v0[i0 * L + l]) *
                         sigmoid(v7[i0 * L + l] + bz[i0])) /
                        0.01f;
     }
   }
-  // %4094 = add f64[3] -> v1
+  // %4124 = add f64[3] -> h
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] =
-          (T(h) * (((v5[i0 * L + l] * (-0.07158497f)) +
-                    (((v4[i0 * L + l] * (-12.920969f)) + (k_first_h[i0 * L + l] * 5.8614554f)) +
-                     (v2[i0 * L + l] * 8.159368f))) +
-                   (v6[i0 * L + l] * (-0.02826905f)))) +
+      z1_h[i0 * L + l] =
+          (T(h) * ((((v4[i0 * L + l] * 1.3790085f) +
+                     (((k_first_h[i0 * L + l] * 0.09646077f) + (v3[i0 * L + l] * 0.01f)) +
+                      (v1[i0 * L + l] * 0.47988966f))) +
+                    (v5[i0 * L + l] * (-3.2900696f))) +
+                   (v6[i0 * L + l] * 2.3247106f))) +
           z0_h[i0 * L + l];
     }
   }
-  // %4095 = concat f64[6] -> v7
+  // %4135 = concat f64[6] -> v7
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v1[i0 * L + l];
+      v7[i0 * L + l] = z1_h[i0 * L + l];
     }
   }
   for (int64_t i0 = 0; i0 < 3; ++i0) {
@@ -6835,7 +6961,24 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
       v7[(i0 + 3) * L + l] = u_stages[(i0 + 15) * L + l];
     }
   }
-  // %4099 = contract f64[100] -> v8
+  // %4136 = contract f64[3] -> v0
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 6; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v7[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %4139 = contract f64[100] -> v8
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6861,14 +7004,14 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4101 = relu f64[100] -> v9
+  // %4141 = relu f64[100] -> v7
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = relu(F_layer0_bias[i0] + v8[i0 * L + l]);
+      v7[i0 * L + l] = relu(v8[i0 * L + l] + F_layer0_bias[i0]);
     }
   }
-  // %4102 = contract f64[100] -> v8
+  // %4142 = contract f64[100] -> v8
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6880,10 +7023,10 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v7[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6894,14 +7037,14 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4104 = relu f64[100] -> v9
+  // %4144 = relu f64[100] -> v7
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = relu(v8[i0 * L + l] + F_layer1_bias[i0]);
+      v7[i0 * L + l] = relu(F_layer1_bias[i0] + v8[i0 * L + l]);
     }
   }
-  // %4105 = contract f64[100] -> v8
+  // %4145 = contract f64[100] -> v8
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6913,10 +7056,10 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v7[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6927,14 +7070,14 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %4107 = relu f64[100] -> v9
+  // %4147 = relu f64[100] -> v7
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = relu(F_layer2_bias[i0] + v8[i0 * L + l]);
+      v7[i0 * L + l] = relu(v8[i0 * L + l] + F_layer2_bias[i0]);
     }
   }
-  // %4108 = contract f64[3] -> v3
+  // %4148 = contract f64[3] -> v2
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6943,205 +7086,20 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v9[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v7[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = acc0_v[l];
+      v2[i0 * L + l] = acc0_v[l];
     }
   }
-  // %4096 = contract f64[3] -> v8
+  // %4152 = div f64[3] -> v7
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 6; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v7[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %4112 = div f64[3] -> v7
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = (((v3[i0 * L + l] + F_layer3_bias[i0]) - v1[i0 * L + l]) *
-                        sigmoid(v8[i0 * L + l] + bz[i0])) /
-                       0.01f;
-    }
-  }
-  // %4124 = add f64[3] -> h
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      z1_h[i0 * L + l] =
-          (T(h) * ((((v5[i0 * L + l] * 1.3790085f) +
-                     (((k_first_h[i0 * L + l] * 0.09646077f) + (v4[i0 * L + l] * 0.01f)) +
-                      (v2[i0 * L + l] * 0.47988966f))) +
-                    (v6[i0 * L + l] * (-3.2900696f))) +
-                   (v7[i0 * L + l] * 2.3247106f))) +
-          z0_h[i0 * L + l];
-    }
-  }
-  // %4135 = concat f64[6] -> v8
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = z1_h[i0 * L + l];
-    }
-  }
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 + 3) * L + l] = u_stages[(i0 + 15) * L + l];
-    }
-  }
-  // %4136 = contract f64[3] -> v1
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 6; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v8[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %4139 = contract f64[100] -> v9
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 6; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v8[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %4141 = relu f64[100] -> v8
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = relu(v9[i0 * L + l] + F_layer0_bias[i0]);
-    }
-  }
-  // %4142 = contract f64[100] -> v9
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 100; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v8[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %4144 = relu f64[100] -> v8
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = relu(F_layer1_bias[i0] + v9[i0 * L + l]);
-    }
-  }
-  // %4145 = contract f64[100] -> v9
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 100; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v8[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %4147 = relu f64[100] -> v8
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = relu(v9[i0 * L + l] + F_layer2_bias[i0]);
-    }
-  }
-  // %4148 = contract f64[3] -> v3
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 100; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v8[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %4152 = div f64[3] -> v8
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = (sigmoid(v1[i0 * L + l] + bz[i0]) *
-                        ((v3[i0 * L + l] + F_layer3_bias[i0]) - z1_h[i0 * L + l])) /
+      v7[i0 * L + l] = (sigmoid(v0[i0 * L + l] + bz[i0]) *
+                        ((v2[i0 * L + l] + F_layer3_bias[i0]) - z1_h[i0 * L + l])) /
                        0.01f;
     }
   }
@@ -7150,12 +7108,12 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       err_h[i0 * L + l] =
-          (((v7[i0 * L + l] * 0.4580821f) +
-            (((v5[i0 * L + l] * 0.144711f) +
-              (((k_first_h[i0 * L + l] * 0.0017800111f) + (v4[i0 * L + l] * 0.00081643445f)) +
-               (v2[i0 * L + l] * (-0.007880878f)))) +
-             (v6[i0 * L + l] * (-0.58235717f)))) +
-           (v8[i0 * L + l] * (-0.015151516f))) *
+          (((v6[i0 * L + l] * 0.4580821f) +
+            (((v4[i0 * L + l] * 0.144711f) +
+              (((k_first_h[i0 * L + l] * 0.0017800111f) + (v3[i0 * L + l] * 0.00081643445f)) +
+               (v1[i0 * L + l] * (-0.007880878f)))) +
+             (v5[i0 * L + l] * (-0.58235717f)))) +
+           (v7[i0 * L + l] * (-0.015151516f))) *
           T(h);
     }
   }
@@ -7164,7 +7122,7 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        k_last[i0 * L + l] = v8[i0 * L + l];
+        k_last[i0 * L + l] = v7[i0 * L + l];
       }
     }
   }
@@ -7221,85 +7179,75 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
   T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13248);
   T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16448);
   T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19648);
-  T* __restrict u10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19776);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19840);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19968);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20160);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20288);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20416);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23616);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26816);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30016);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33216);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36416);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39616);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39744);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39936);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40064);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40192);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43392);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46592);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49792);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52992);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56192);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59392);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59520);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59712);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62912);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 66112);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69312);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72512);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 75712);
-  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78912);
-  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79040);
-  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79168);
-  T* __restrict v42 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79296);
-  T* __restrict v43 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79488);
-  T* __restrict v44 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79616);
-  T* __restrict v45 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79744);
-  T* __restrict v46 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 82944);
-  T* __restrict v47 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86144);
-  T* __restrict v48 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89344);
-  T* __restrict v49 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 92544);
-  T* __restrict v50 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 95744);
-  T* __restrict v51 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 98944);
-  T* __restrict v52 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 99072);
-  T* __restrict v53 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 99264);
-  T* __restrict v54 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102464);
-  T* __restrict v55 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 105664);
-  T* __restrict v56 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 108864);
-  T* __restrict v57 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 112064);
-  T* __restrict v58 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 115264);
-  T* __restrict v59 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 118464);
-  T* __restrict v60 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 118592);
-  T* __restrict v61 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 118720);
-  T* __restrict v62 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 118848);
-  T* __restrict v63 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 118976);
-  T* __restrict v64 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 122176);
-  T* __restrict v65 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 125376);
-  T* __restrict v66 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 125568);
-  T* __restrict v67 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 128768);
-  T* __restrict v68 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 131968);
-  T* __restrict v69 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 135168);
-  T* __restrict v70 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 138368);
-  T* __restrict u71 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 141568);
-  T* __restrict u72 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 141632);
-  T* __restrict v73 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 141696);
-  T* __restrict u74 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 141888);
-  T* __restrict v75 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 141952);
-  T* __restrict u76 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 142144);
-  T* __restrict v77 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 142208);
-  T* __restrict u78 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 142400);
-  T* __restrict v79 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 142464);
-  T* __restrict v80 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 142656);
-  T* __restrict v81 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 145856);
-  T* __restrict v82 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 149056);
-  T* __restrict v83 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 152256);
-  T* __restrict v84 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 155456);
-  T* __restrict v85 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 158656);
-  T* __restrict v86 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 161856);
-  T* __restrict u87 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 165056);
-  T* __restrict v88 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 165120);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19776);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19904);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20096);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20224);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20352);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23552);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26752);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29952);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33152);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36352);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39552);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39680);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39872);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40000);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40128);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43328);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46528);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49728);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52928);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56128);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59328);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59456);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59648);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62848);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 66048);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69248);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72448);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 75648);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78848);
+  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78976);
+  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79104);
+  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79232);
+  T* __restrict v42 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79424);
+  T* __restrict v43 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79552);
+  T* __restrict v44 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79680);
+  T* __restrict v45 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 82880);
+  T* __restrict v46 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86080);
+  T* __restrict v47 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89280);
+  T* __restrict v48 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 92480);
+  T* __restrict v49 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 95680);
+  T* __restrict v50 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 98880);
+  T* __restrict v51 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 99008);
+  T* __restrict v52 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 99200);
+  T* __restrict v53 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102400);
+  T* __restrict v54 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 105600);
+  T* __restrict v55 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 108800);
+  T* __restrict v56 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 112000);
+  T* __restrict v57 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 115200);
+  T* __restrict v58 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 118400);
+  T* __restrict v59 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 118528);
+  T* __restrict v60 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 118656);
+  T* __restrict v61 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 118784);
+  T* __restrict v62 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 118912);
+  T* __restrict v63 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 122112);
+  T* __restrict v64 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 125312);
+  T* __restrict v65 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 125504);
+  T* __restrict v66 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 128704);
+  T* __restrict v67 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 131904);
+  T* __restrict v68 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 135104);
+  T* __restrict v69 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 138304);
+  T* __restrict v70 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 141504);
+  T* __restrict v71 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 141632);
+  T* __restrict v72 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 144832);
+  T* __restrict v73 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 148032);
+  T* __restrict v74 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 151232);
+  T* __restrict v75 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 154432);
+  T* __restrict v76 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 157632);
+  T* __restrict v77 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 157824);
+  T* __restrict v78 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 161024);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -7501,29 +7449,27 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
       v1[i0 * L + l] = (v2[i0 * L + l] * v9[i0 * L + l]) / 0.01f;
     }
   }
-  // %192 = mul f64[] -> u10
-  u10[0] = T(h) * 0.161f;
-  // %762 = add f64[3] -> v11
+  // %762 = add f64[3] -> v10
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = (v1[i0 * L + l] * u10[0]) + z0_h[i0 * L + l];
+      v10[i0 * L + l] = (v1[i0 * L + l] * (T(h) * 0.161f)) + z0_h[i0 * L + l];
     }
   }
-  // %763 = concat f64[6] -> v12
+  // %763 = concat f64[6] -> v11
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v11[i0 * L + l];
+      v11[i0 * L + l] = v10[i0 * L + l];
     }
   }
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 + 3) * L + l] = u_stages[(i0 + 3) * L + l];
+      v11[(i0 + 3) * L + l] = u_stages[(i0 + 3) * L + l];
     }
   }
-  // %764 = contract f64[3] -> v13
+  // %764 = contract f64[3] -> v12
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7532,22 +7478,22 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v12[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v11[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = acc0_v[l];
+      v12[i0 * L + l] = acc0_v[l];
     }
   }
-  // %766 = sigmoid f64[3] -> v14
+  // %766 = sigmoid f64[3] -> v13
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = sigmoid(v13[i0 * L + l] + bz[i0]);
+      v13[i0 * L + l] = sigmoid(v12[i0 * L + l] + bz[i0]);
     }
   }
-  // %767 = contract f64[100] -> v15
+  // %767 = contract f64[100] -> v14
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7559,35 +7505,35 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v12[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v11[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %768 = add f64[100] -> v16
+  // %768 = add f64[100] -> v15
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = F_layer0_bias[i0] + v15[i0 * L + l];
+      v15[i0 * L + l] = F_layer0_bias[i0] + v14[i0 * L + l];
     }
   }
-  // %769 = relu f64[100] -> v15
+  // %769 = relu f64[100] -> v14
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = relu(v16[i0 * L + l]);
+      v14[i0 * L + l] = relu(v15[i0 * L + l]);
     }
   }
-  // %770 = contract f64[100] -> v17
+  // %770 = contract f64[100] -> v16
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7599,35 +7545,35 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v15[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v14[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v14[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v14[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v14[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %771 = add f64[100] -> v18
+  // %771 = add f64[100] -> v17
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = F_layer1_bias[i0] + v17[i0 * L + l];
+      v17[i0 * L + l] = F_layer1_bias[i0] + v16[i0 * L + l];
     }
   }
-  // %772 = relu f64[100] -> v17
+  // %772 = relu f64[100] -> v16
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = relu(v18[i0 * L + l]);
+      v16[i0 * L + l] = relu(v17[i0 * L + l]);
     }
   }
-  // %773 = contract f64[100] -> v19
+  // %773 = contract f64[100] -> v18
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7639,35 +7585,35 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v17[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v17[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v17[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v17[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v16[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v16[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v16[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v16[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %774 = add f64[100] -> v20
+  // %774 = add f64[100] -> v19
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = F_layer2_bias[i0] + v19[i0 * L + l];
+      v19[i0 * L + l] = F_layer2_bias[i0] + v18[i0 * L + l];
     }
   }
-  // %775 = relu f64[100] -> v19
+  // %775 = relu f64[100] -> v18
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = relu(v20[i0 * L + l]);
+      v18[i0 * L + l] = relu(v19[i0 * L + l]);
     }
   }
-  // %776 = contract f64[3] -> v13
+  // %776 = contract f64[3] -> v12
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7676,51 +7622,51 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v19[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v18[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = acc0_v[l];
+      v12[i0 * L + l] = acc0_v[l];
     }
   }
-  // %778 = sub f64[3] -> v21
+  // %778 = sub f64[3] -> v20
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = (F_layer3_bias[i0] + v13[i0 * L + l]) - v11[i0 * L + l];
+      v20[i0 * L + l] = (F_layer3_bias[i0] + v12[i0 * L + l]) - v10[i0 * L + l];
     }
   }
-  // %780 = div f64[3] -> v11
+  // %780 = div f64[3] -> v10
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = (v14[i0 * L + l] * v21[i0 * L + l]) / 0.01f;
+      v10[i0 * L + l] = (v13[i0 * L + l] * v20[i0 * L + l]) / 0.01f;
     }
   }
-  // %784 = add f64[3] -> v13
+  // %784 = add f64[3] -> v12
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] =
-          (((v1[i0 * L + l] * (-0.008480655f)) + (v11[i0 * L + l] * 0.33548066f)) * T(h)) +
+      v12[i0 * L + l] =
+          (((v1[i0 * L + l] * (-0.008480655f)) + (v10[i0 * L + l] * 0.33548066f)) * T(h)) +
           z0_h[i0 * L + l];
     }
   }
-  // %785 = concat f64[6] -> v22
+  // %785 = concat f64[6] -> v21
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v13[i0 * L + l];
+      v21[i0 * L + l] = v12[i0 * L + l];
     }
   }
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 + 3) * L + l] = u_stages[(i0 + 6) * L + l];
+      v21[(i0 + 3) * L + l] = u_stages[(i0 + 6) * L + l];
     }
   }
-  // %798 = contract f64[3] -> v23
+  // %798 = contract f64[3] -> v22
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7729,22 +7675,22 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v22[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v21[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = acc0_v[l];
+      v22[i0 * L + l] = acc0_v[l];
     }
   }
-  // %800 = sigmoid f64[3] -> v24
+  // %800 = sigmoid f64[3] -> v23
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = sigmoid(v23[i0 * L + l] + bz[i0]);
+      v23[i0 * L + l] = sigmoid(v22[i0 * L + l] + bz[i0]);
     }
   }
-  // %786 = contract f64[100] -> v25
+  // %786 = contract f64[100] -> v24
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7756,35 +7702,35 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v22[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v22[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v22[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v22[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v21[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v21[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v21[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v21[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %787 = add f64[100] -> v26
+  // %787 = add f64[100] -> v25
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = F_layer0_bias[i0] + v25[i0 * L + l];
+      v25[i0 * L + l] = F_layer0_bias[i0] + v24[i0 * L + l];
     }
   }
-  // %788 = relu f64[100] -> v25
+  // %788 = relu f64[100] -> v24
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = relu(v26[i0 * L + l]);
+      v24[i0 * L + l] = relu(v25[i0 * L + l]);
     }
   }
-  // %789 = contract f64[100] -> v27
+  // %789 = contract f64[100] -> v26
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7796,35 +7742,35 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v25[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v25[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v25[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v25[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v24[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v24[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v24[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v24[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 4) * L + l] = acc0_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v26[(i0 * 4) * L + l] = acc0_v[l];
+      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %790 = add f64[100] -> v28
+  // %790 = add f64[100] -> v27
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = F_layer1_bias[i0] + v27[i0 * L + l];
+      v27[i0 * L + l] = F_layer1_bias[i0] + v26[i0 * L + l];
     }
   }
-  // %791 = relu f64[100] -> v27
+  // %791 = relu f64[100] -> v26
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = relu(v28[i0 * L + l]);
+      v26[i0 * L + l] = relu(v27[i0 * L + l]);
     }
   }
-  // %792 = contract f64[100] -> v29
+  // %792 = contract f64[100] -> v28
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7836,35 +7782,35 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v27[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v27[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v27[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v27[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v26[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v26[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v26[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v26[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[(i0 * 4) * L + l] = acc0_v[l];
-      v29[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v29[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v29[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 4) * L + l] = acc0_v[l];
+      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %793 = add f64[100] -> v30
+  // %793 = add f64[100] -> v29
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = v29[i0 * L + l] + F_layer2_bias[i0];
+      v29[i0 * L + l] = v28[i0 * L + l] + F_layer2_bias[i0];
     }
   }
-  // %794 = relu f64[100] -> v29
+  // %794 = relu f64[100] -> v28
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = relu(v30[i0 * L + l]);
+      v28[i0 * L + l] = relu(v29[i0 * L + l]);
     }
   }
-  // %795 = contract f64[3] -> v23
+  // %795 = contract f64[3] -> v22
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7873,52 +7819,52 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v29[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v28[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = acc0_v[l];
+      v22[i0 * L + l] = acc0_v[l];
     }
   }
-  // %797 = sub f64[3] -> v31
+  // %797 = sub f64[3] -> v30
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = (F_layer3_bias[i0] + v23[i0 * L + l]) - v13[i0 * L + l];
+      v30[i0 * L + l] = (F_layer3_bias[i0] + v22[i0 * L + l]) - v12[i0 * L + l];
     }
   }
-  // %802 = div f64[3] -> v13
+  // %802 = div f64[3] -> v12
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = (v24[i0 * L + l] * v31[i0 * L + l]) / 0.01f;
+      v12[i0 * L + l] = (v23[i0 * L + l] * v30[i0 * L + l]) / 0.01f;
     }
   }
-  // %808 = add f64[3] -> v23
+  // %808 = add f64[3] -> v22
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = ((((v11[i0 * L + l] * (-6.3594484f)) + (v1[i0 * L + l] * 2.8971531f)) +
-                          (v13[i0 * L + l] * 4.3622956f)) *
+      v22[i0 * L + l] = ((((v10[i0 * L + l] * (-6.3594484f)) + (v1[i0 * L + l] * 2.8971531f)) +
+                          (v12[i0 * L + l] * 4.3622956f)) *
                          T(h)) +
                         z0_h[i0 * L + l];
     }
   }
-  // %809 = concat f64[6] -> v32
+  // %809 = concat f64[6] -> v31
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] = v23[i0 * L + l];
+      v31[i0 * L + l] = v22[i0 * L + l];
     }
   }
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 + 3) * L + l] = u_stages[(i0 + 9) * L + l];
+      v31[(i0 + 3) * L + l] = u_stages[(i0 + 9) * L + l];
     }
   }
-  // %810 = contract f64[100] -> v33
+  // %810 = contract f64[100] -> v32
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7930,35 +7876,35 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v32[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v32[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v32[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v32[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v31[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v31[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v31[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v31[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[(i0 * 4) * L + l] = acc0_v[l];
-      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v32[(i0 * 4) * L + l] = acc0_v[l];
+      v32[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v32[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %811 = add f64[100] -> v34
+  // %811 = add f64[100] -> v33
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = F_layer0_bias[i0] + v33[i0 * L + l];
+      v33[i0 * L + l] = F_layer0_bias[i0] + v32[i0 * L + l];
     }
   }
-  // %812 = relu f64[100] -> v33
+  // %812 = relu f64[100] -> v32
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = relu(v34[i0 * L + l]);
+      v32[i0 * L + l] = relu(v33[i0 * L + l]);
     }
   }
-  // %813 = contract f64[100] -> v35
+  // %813 = contract f64[100] -> v34
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7970,35 +7916,35 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v33[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v33[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v33[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v33[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v32[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v32[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v32[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v32[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 4) * L + l] = acc0_v[l];
-      v35[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v35[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 4) * L + l] = acc0_v[l];
+      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %814 = add f64[100] -> v36
+  // %814 = add f64[100] -> v35
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v36[i0 * L + l] = F_layer1_bias[i0] + v35[i0 * L + l];
+      v35[i0 * L + l] = F_layer1_bias[i0] + v34[i0 * L + l];
     }
   }
-  // %815 = relu f64[100] -> v35
+  // %815 = relu f64[100] -> v34
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v35[i0 * L + l] = relu(v36[i0 * L + l]);
+      v34[i0 * L + l] = relu(v35[i0 * L + l]);
     }
   }
-  // %816 = contract f64[100] -> v37
+  // %816 = contract f64[100] -> v36
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8010,35 +7956,35 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v35[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v35[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v35[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v35[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v34[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v34[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v34[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v34[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v37[(i0 * 4) * L + l] = acc0_v[l];
-      v37[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v37[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v37[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v36[(i0 * 4) * L + l] = acc0_v[l];
+      v36[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v36[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v36[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %817 = add f64[100] -> v38
+  // %817 = add f64[100] -> v37
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[i0 * L + l] = v37[i0 * L + l] + F_layer2_bias[i0];
+      v37[i0 * L + l] = v36[i0 * L + l] + F_layer2_bias[i0];
     }
   }
-  // %818 = relu f64[100] -> v37
+  // %818 = relu f64[100] -> v36
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v37[i0 * L + l] = relu(v38[i0 * L + l]);
+      v36[i0 * L + l] = relu(v37[i0 * L + l]);
     }
   }
-  // %819 = contract f64[3] -> v39
+  // %819 = contract f64[3] -> v38
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8047,22 +7993,22 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v37[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v36[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v39[i0 * L + l] = acc0_v[l];
+      v38[i0 * L + l] = acc0_v[l];
     }
   }
-  // %821 = sub f64[3] -> v40
+  // %821 = sub f64[3] -> v39
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v40[i0 * L + l] = (v39[i0 * L + l] + F_layer3_bias[i0]) - v23[i0 * L + l];
+      v39[i0 * L + l] = (v38[i0 * L + l] + F_layer3_bias[i0]) - v22[i0 * L + l];
     }
   }
-  // %822 = contract f64[3] -> v23
+  // %822 = contract f64[3] -> v22
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8071,53 +8017,53 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v32[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v31[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = acc0_v[l];
+      v22[i0 * L + l] = acc0_v[l];
     }
   }
-  // %824 = sigmoid f64[3] -> v39
+  // %824 = sigmoid f64[3] -> v38
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v39[i0 * L + l] = sigmoid(v23[i0 * L + l] + bz[i0]);
+      v38[i0 * L + l] = sigmoid(v22[i0 * L + l] + bz[i0]);
     }
   }
-  // %826 = div f64[3] -> v23
+  // %826 = div f64[3] -> v22
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = (v40[i0 * L + l] * v39[i0 * L + l]) / 0.01f;
+      v22[i0 * L + l] = (v39[i0 * L + l] * v38[i0 * L + l]) / 0.01f;
     }
   }
-  // %840 = add f64[3] -> v41
+  // %840 = add f64[3] -> v40
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v41[i0 * L + l] =
-          (T(h) * ((v23[i0 * L + l] * (-0.09249507f)) +
-                   ((v13[i0 * L + l] * 7.495539f) +
-                    ((v11[i0 * L + l] * (-11.748883f)) + (v1[i0 * L + l] * 5.325865f))))) +
+      v40[i0 * L + l] =
+          (T(h) * ((v22[i0 * L + l] * (-0.09249507f)) +
+                   ((v12[i0 * L + l] * 7.495539f) +
+                    ((v10[i0 * L + l] * (-11.748883f)) + (v1[i0 * L + l] * 5.325865f))))) +
           z0_h[i0 * L + l];
     }
   }
-  // %841 = concat f64[6] -> v42
+  // %841 = concat f64[6] -> v41
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v42[i0 * L + l] = v41[i0 * L + l];
+      v41[i0 * L + l] = v40[i0 * L + l];
     }
   }
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v42[(i0 + 3) * L + l] = u_stages[(i0 + 12) * L + l];
+      v41[(i0 + 3) * L + l] = u_stages[(i0 + 12) * L + l];
     }
   }
-  // %842 = contract f64[3] -> v43
+  // %842 = contract f64[3] -> v42
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8126,22 +8072,22 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v42[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v41[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v43[i0 * L + l] = acc0_v[l];
+      v42[i0 * L + l] = acc0_v[l];
     }
   }
-  // %844 = sigmoid f64[3] -> v44
+  // %844 = sigmoid f64[3] -> v43
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v44[i0 * L + l] = sigmoid(bz[i0] + v43[i0 * L + l]);
+      v43[i0 * L + l] = sigmoid(bz[i0] + v42[i0 * L + l]);
     }
   }
-  // %845 = contract f64[100] -> v45
+  // %845 = contract f64[100] -> v44
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8153,35 +8099,35 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v42[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v42[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v42[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v42[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v41[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v41[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v41[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v41[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v45[(i0 * 4) * L + l] = acc0_v[l];
-      v45[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v45[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v45[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v44[(i0 * 4) * L + l] = acc0_v[l];
+      v44[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v44[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v44[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %846 = add f64[100] -> v46
+  // %846 = add f64[100] -> v45
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v46[i0 * L + l] = F_layer0_bias[i0] + v45[i0 * L + l];
+      v45[i0 * L + l] = F_layer0_bias[i0] + v44[i0 * L + l];
     }
   }
-  // %847 = relu f64[100] -> v45
+  // %847 = relu f64[100] -> v44
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v45[i0 * L + l] = relu(v46[i0 * L + l]);
+      v44[i0 * L + l] = relu(v45[i0 * L + l]);
     }
   }
-  // %848 = contract f64[100] -> v47
+  // %848 = contract f64[100] -> v46
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8193,35 +8139,35 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v45[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v45[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v45[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v45[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v44[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v44[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v44[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v44[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v47[(i0 * 4) * L + l] = acc0_v[l];
-      v47[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v47[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v47[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v46[(i0 * 4) * L + l] = acc0_v[l];
+      v46[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v46[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v46[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %849 = add f64[100] -> v48
+  // %849 = add f64[100] -> v47
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v48[i0 * L + l] = F_layer1_bias[i0] + v47[i0 * L + l];
+      v47[i0 * L + l] = F_layer1_bias[i0] + v46[i0 * L + l];
     }
   }
-  // %850 = relu f64[100] -> v47
+  // %850 = relu f64[100] -> v46
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v47[i0 * L + l] = relu(v48[i0 * L + l]);
+      v46[i0 * L + l] = relu(v47[i0 * L + l]);
     }
   }
-  // %851 = contract f64[100] -> v49
+  // %851 = contract f64[100] -> v48
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8233,35 +8179,35 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v47[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v47[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v47[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v47[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v46[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v46[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v46[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v46[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v49[(i0 * 4) * L + l] = acc0_v[l];
-      v49[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v49[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v49[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v48[(i0 * 4) * L + l] = acc0_v[l];
+      v48[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v48[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v48[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %852 = add f64[100] -> v50
+  // %852 = add f64[100] -> v49
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v50[i0 * L + l] = v49[i0 * L + l] + F_layer2_bias[i0];
+      v49[i0 * L + l] = v48[i0 * L + l] + F_layer2_bias[i0];
     }
   }
-  // %853 = relu f64[100] -> v49
+  // %853 = relu f64[100] -> v48
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v49[i0 * L + l] = relu(v50[i0 * L + l]);
+      v48[i0 * L + l] = relu(v49[i0 * L + l]);
     }
   }
-  // %854 = contract f64[3] -> v43
+  // %854 = contract f64[3] -> v42
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8270,54 +8216,54 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v49[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v48[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v43[i0 * L + l] = acc0_v[l];
+      v42[i0 * L + l] = acc0_v[l];
     }
   }
-  // %856 = sub f64[3] -> v51
+  // %856 = sub f64[3] -> v50
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v51[i0 * L + l] = (v43[i0 * L + l] + F_layer3_bias[i0]) - v41[i0 * L + l];
+      v50[i0 * L + l] = (v42[i0 * L + l] + F_layer3_bias[i0]) - v40[i0 * L + l];
     }
   }
-  // %858 = div f64[3] -> v41
+  // %858 = div f64[3] -> v40
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v41[i0 * L + l] = (v44[i0 * L + l] * v51[i0 * L + l]) / 0.01f;
+      v40[i0 * L + l] = (v43[i0 * L + l] * v50[i0 * L + l]) / 0.01f;
     }
   }
-  // %862 = add f64[3] -> v43
+  // %862 = add f64[3] -> v42
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v43[i0 * L + l] = (((v41[i0 * L + l] * (-0.02826905f)) +
-                          ((((v11[i0 * L + l] * (-12.920969f)) + (v1[i0 * L + l] * 5.8614554f)) +
-                            (v13[i0 * L + l] * 8.159368f)) +
-                           (v23[i0 * L + l] * (-0.07158497f)))) *
+      v42[i0 * L + l] = (((v40[i0 * L + l] * (-0.02826905f)) +
+                          ((((v10[i0 * L + l] * (-12.920969f)) + (v1[i0 * L + l] * 5.8614554f)) +
+                            (v12[i0 * L + l] * 8.159368f)) +
+                           (v22[i0 * L + l] * (-0.07158497f)))) *
                          T(h)) +
                         z0_h[i0 * L + l];
     }
   }
-  // %863 = concat f64[6] -> v52
+  // %863 = concat f64[6] -> v51
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v52[i0 * L + l] = v43[i0 * L + l];
+      v51[i0 * L + l] = v42[i0 * L + l];
     }
   }
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v52[(i0 + 3) * L + l] = u_stages[(i0 + 15) * L + l];
+      v51[(i0 + 3) * L + l] = u_stages[(i0 + 15) * L + l];
     }
   }
-  // %867 = contract f64[100] -> v53
+  // %867 = contract f64[100] -> v52
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8329,35 +8275,35 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v52[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v52[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v52[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v52[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v51[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v51[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v51[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v51[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v53[(i0 * 4) * L + l] = acc0_v[l];
-      v53[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v53[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v53[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v52[(i0 * 4) * L + l] = acc0_v[l];
+      v52[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v52[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v52[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %868 = add f64[100] -> v54
+  // %868 = add f64[100] -> v53
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v54[i0 * L + l] = v53[i0 * L + l] + F_layer0_bias[i0];
+      v53[i0 * L + l] = v52[i0 * L + l] + F_layer0_bias[i0];
     }
   }
-  // %869 = relu f64[100] -> v53
+  // %869 = relu f64[100] -> v52
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v53[i0 * L + l] = relu(v54[i0 * L + l]);
+      v52[i0 * L + l] = relu(v53[i0 * L + l]);
     }
   }
-  // %870 = contract f64[100] -> v55
+  // %870 = contract f64[100] -> v54
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8369,35 +8315,35 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v53[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v53[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v53[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v53[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v52[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v52[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v52[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v52[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v55[(i0 * 4) * L + l] = acc0_v[l];
-      v55[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v55[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v55[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v54[(i0 * 4) * L + l] = acc0_v[l];
+      v54[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v54[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v54[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %871 = add f64[100] -> v56
+  // %871 = add f64[100] -> v55
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v56[i0 * L + l] = F_layer1_bias[i0] + v55[i0 * L + l];
+      v55[i0 * L + l] = F_layer1_bias[i0] + v54[i0 * L + l];
     }
   }
-  // %872 = relu f64[100] -> v55
+  // %872 = relu f64[100] -> v54
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v55[i0 * L + l] = relu(v56[i0 * L + l]);
+      v54[i0 * L + l] = relu(v55[i0 * L + l]);
     }
   }
-  // %873 = contract f64[100] -> v57
+  // %873 = contract f64[100] -> v56
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8409,35 +8355,35 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v55[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v55[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v55[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v55[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v54[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v54[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v54[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v54[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v57[(i0 * 4) * L + l] = acc0_v[l];
-      v57[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v57[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v57[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v56[(i0 * 4) * L + l] = acc0_v[l];
+      v56[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v56[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v56[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %874 = add f64[100] -> v58
+  // %874 = add f64[100] -> v57
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v58[i0 * L + l] = v57[i0 * L + l] + F_layer2_bias[i0];
+      v57[i0 * L + l] = v56[i0 * L + l] + F_layer2_bias[i0];
     }
   }
-  // %875 = relu f64[100] -> v57
+  // %875 = relu f64[100] -> v56
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v57[i0 * L + l] = relu(v58[i0 * L + l]);
+      v56[i0 * L + l] = relu(v57[i0 * L + l]);
     }
   }
-  // %876 = contract f64[3] -> v59
+  // %876 = contract f64[3] -> v58
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8446,22 +8392,22 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v57[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v56[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v59[i0 * L + l] = acc0_v[l];
+      v58[i0 * L + l] = acc0_v[l];
     }
   }
-  // %878 = sub f64[3] -> v60
+  // %878 = sub f64[3] -> v59
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v60[i0 * L + l] = (F_layer3_bias[i0] + v59[i0 * L + l]) - v43[i0 * L + l];
+      v59[i0 * L + l] = (F_layer3_bias[i0] + v58[i0 * L + l]) - v42[i0 * L + l];
     }
   }
-  // %864 = contract f64[3] -> v43
+  // %864 = contract f64[3] -> v42
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8470,56 +8416,56 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v52[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v51[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v43[i0 * L + l] = acc0_v[l];
+      v42[i0 * L + l] = acc0_v[l];
     }
   }
-  // %866 = sigmoid f64[3] -> v59
+  // %866 = sigmoid f64[3] -> v58
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v59[i0 * L + l] = sigmoid(v43[i0 * L + l] + bz[i0]);
+      v58[i0 * L + l] = sigmoid(v42[i0 * L + l] + bz[i0]);
     }
   }
-  // %880 = div f64[3] -> v43
+  // %880 = div f64[3] -> v42
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v43[i0 * L + l] = (v60[i0 * L + l] * v59[i0 * L + l]) / 0.01f;
+      v42[i0 * L + l] = (v59[i0 * L + l] * v58[i0 * L + l]) / 0.01f;
     }
   }
   // %892 = add f64[3] -> h
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z1_h[i0 * L + l] = (T(h) * ((v43[i0 * L + l] * 2.3247106f) +
-                                  ((v41[i0 * L + l] * (-3.2900696f)) +
-                                   (((v13[i0 * L + l] * 0.47988966f) +
-                                     ((v1[i0 * L + l] * 0.09646077f) + (v11[i0 * L + l] * 0.01f))) +
-                                    (v23[i0 * L + l] * 1.3790085f))))) +
+      z1_h[i0 * L + l] = (T(h) * ((v42[i0 * L + l] * 2.3247106f) +
+                                  ((v40[i0 * L + l] * (-3.2900696f)) +
+                                   (((v12[i0 * L + l] * 0.47988966f) +
+                                     ((v1[i0 * L + l] * 0.09646077f) + (v10[i0 * L + l] * 0.01f))) +
+                                    (v22[i0 * L + l] * 1.3790085f))))) +
                          z0_h[i0 * L + l];
     }
   }
-  // %101 = div f64[3] -> v61
+  // %101 = div f64[3] -> v60
   // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v61[i0 * L + l] = a0[i0 * L + l] / 0.01f;
+      v60[i0 * L + l] = a0[i0 * L + l] / 0.01f;
     }
   }
-  // %1593 = mul f64[3] -> v62
+  // %1593 = mul f64[3] -> v61
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v62[i0 * L + l] = v2[i0 * L + l] * v61[i0 * L + l];
+      v61[i0 * L + l] = v2[i0 * L + l] * v60[i0 * L + l];
     }
   }
-  // %1594 = contract f64[100] -> v63
+  // %1594 = contract f64[100] -> v62
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8531,25 +8477,25 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v62[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v62[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v62[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v62[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v61[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v61[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v61[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v61[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v63[(i0 * 4) * L + l] = acc0_v[l];
-      v63[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v63[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v63[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v62[(i0 * 4) * L + l] = acc0_v[l];
+      v62[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v62[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v62[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1595 = mul f64[100] -> v64
+  // %1595 = mul f64[100] -> v63
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v64[i0 * L + l] = v63[i0 * L + l] * step(v8[i0 * L + l]);
+      v63[i0 * L + l] = v62[i0 * L + l] * step(v8[i0 * L + l]);
     }
   }
   // %1596 = contract f64[100] -> v8
@@ -8564,10 +8510,10 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v64[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v64[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v64[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v64[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v63[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v63[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v63[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v63[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8578,11 +8524,11 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1597 = mul f64[100] -> v63
+  // %1597 = mul f64[100] -> v62
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v63[i0 * L + l] = v8[i0 * L + l] * step(v6[i0 * L + l]);
+      v62[i0 * L + l] = v8[i0 * L + l] * step(v6[i0 * L + l]);
     }
   }
   // %1598 = contract f64[100] -> v6
@@ -8597,10 +8543,10 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v63[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v63[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v63[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v63[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v62[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v62[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v62[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v62[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8663,10 +8609,10 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] =
-          (v9[i0 * L + l] * v61[i0 * L + l]) * ((1.0f - v2[i0 * L + l]) * v2[i0 * L + l]);
+          (v9[i0 * L + l] * v60[i0 * L + l]) * ((1.0f - v2[i0 * L + l]) * v2[i0 * L + l]);
     }
   }
-  // %1592 = contract f64[6] -> v65
+  // %1592 = contract f64[6] -> v64
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -8685,10 +8631,10 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v65[l] = acc0_v[l];
-    v65[1 * L + l] = acc1_v[l];
-    v65[2 * L + l] = acc2_v[l];
-    v65[3 * L + l] = acc3_v[l];
+    v64[l] = acc0_v[l];
+    v64[1 * L + l] = acc1_v[l];
+    v64[2 * L + l] = acc2_v[l];
+    v64[3 * L + l] = acc3_v[l];
   }
   for (int64_t i0 = 4; i0 < 6; ++i0) {
     PLASTIC_SIMD
@@ -8703,28 +8649,28 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v65[i0 * L + l] = acc0_v[l];
+      v64[i0 * L + l] = acc0_v[l];
     }
   }
   // %1603 = sub f64[3] -> v2
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (v4[i0 * L + l] + v65[i0 * L + l]) - v62[i0 * L + l];
+      v2[i0 * L + l] = (v4[i0 * L + l] + v64[i0 * L + l]) - v61[i0 * L + l];
     }
   }
   // %3045 = div f64[3] -> v9
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = (a0[i0 * L + l] - (v2[i0 * L + l] * u10[0])) / 0.01f;
+      v9[i0 * L + l] = (a0[i0 * L + l] - (v2[i0 * L + l] * (T(h) * 0.161f))) / 0.01f;
     }
   }
-  // %3049 = mul f64[3] -> v61
+  // %3049 = mul f64[3] -> v60
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v61[i0 * L + l] = v9[i0 * L + l] * v14[i0 * L + l];
+      v60[i0 * L + l] = v9[i0 * L + l] * v13[i0 * L + l];
     }
   }
   // %3050 = contract f64[100] -> v4
@@ -8739,10 +8685,10 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v61[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v61[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v61[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v61[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v60[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v60[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v60[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v60[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8753,14 +8699,225 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3051 = mul f64[100] -> v66
+  // %3051 = mul f64[100] -> v65
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v66[i0 * L + l] = v4[i0 * L + l] * step(v20[i0 * L + l]);
+      v65[i0 * L + l] = v4[i0 * L + l] * step(v19[i0 * L + l]);
     }
   }
   // %3052 = contract f64[100] -> v4
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v65[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v65[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v65[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v65[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3053 = mul f64[100] -> v19
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[i0 * L + l] = step(v17[i0 * L + l]) * v4[i0 * L + l];
+    }
+  }
+  // %3054 = contract f64[100] -> v4
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v19[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v19[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v19[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v19[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3055 = mul f64[100] -> v17
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = v4[i0 * L + l] * step(v15[i0 * L + l]);
+    }
+  }
+  // %3056 = contract f64[6] -> v64
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 * 6], v17[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 * 6 + 1], v17[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 * 6 + 2], v17[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 * 6 + 3], v17[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v64[l] = acc0_v[l];
+    v64[1 * L + l] = acc1_v[l];
+    v64[2 * L + l] = acc2_v[l];
+    v64[3 * L + l] = acc3_v[l];
+  }
+  for (int64_t i0 = 4; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v17[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v64[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %3047 = mul f64[3] -> v4
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] =
+          (v13[i0 * L + l] * (1.0f - v13[i0 * L + l])) * (v9[i0 * L + l] * v20[i0 * L + l]);
+    }
+  }
+  // %3048 = contract f64[6] -> v15
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wz[i0 * 6], v4[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wz[i0 * 6 + 1], v4[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wz[i0 * 6 + 2], v4[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wz[i0 * 6 + 3], v4[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v15[l] = acc0_v[l];
+    v15[1 * L + l] = acc1_v[l];
+    v15[2 * L + l] = acc2_v[l];
+    v15[3 * L + l] = acc3_v[l];
+  }
+  for (int64_t i0 = 4; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v4[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %3059 = sub f64[3] -> v9
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = (v64[i0 * L + l] + v15[i0 * L + l]) - v60[i0 * L + l];
+    }
+  }
+  // %3067 = div f64[3] -> v13
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] =
+          (a0[i0 * L + l] +
+           (T(h) * ((-(v9[i0 * L + l] * 0.33548066f)) - (v2[i0 * L + l] * (-0.008480655f))))) /
+          0.01f;
+    }
+  }
+  // %3068 = mul f64[3] -> v20
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = v23[i0 * L + l] * v13[i0 * L + l];
+    }
+  }
+  // %3069 = contract f64[100] -> v15
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v20[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v20[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v20[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v20[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3070 = mul f64[100] -> v66
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v66[i0 * L + l] = v15[i0 * L + l] * step(v29[i0 * L + l]);
+    }
+  }
+  // %3071 = contract f64[100] -> v15
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8780,20 +8937,20 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3053 = mul f64[100] -> v20
+  // %3072 = mul f64[100] -> v29
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = step(v18[i0 * L + l]) * v4[i0 * L + l];
+      v29[i0 * L + l] = step(v27[i0 * L + l]) * v15[i0 * L + l];
     }
   }
-  // %3054 = contract f64[100] -> v4
+  // %3073 = contract f64[100] -> v15
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8805,28 +8962,28 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v20[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v20[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v20[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v20[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v29[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v29[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v29[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v29[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3055 = mul f64[100] -> v18
+  // %3074 = mul f64[100] -> v27
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = v4[i0 * L + l] * step(v16[i0 * L + l]);
+      v27[i0 * L + l] = step(v25[i0 * L + l]) * v15[i0 * L + l];
     }
   }
-  // %3056 = contract f64[6] -> v65
+  // %3075 = contract f64[6] -> v64
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -8837,18 +8994,18 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(F_layer0_weight[i0 * 6], v18[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(F_layer0_weight[i0 * 6 + 1], v18[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(F_layer0_weight[i0 * 6 + 2], v18[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(F_layer0_weight[i0 * 6 + 3], v18[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(F_layer0_weight[i0 * 6], v27[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 * 6 + 1], v27[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 * 6 + 2], v27[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 * 6 + 3], v27[i0 * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v65[l] = acc0_v[l];
-    v65[1 * L + l] = acc1_v[l];
-    v65[2 * L + l] = acc2_v[l];
-    v65[3 * L + l] = acc3_v[l];
+    v64[l] = acc0_v[l];
+    v64[1 * L + l] = acc1_v[l];
+    v64[2 * L + l] = acc2_v[l];
+    v64[3 * L + l] = acc3_v[l];
   }
   for (int64_t i0 = 4; i0 < 6; ++i0) {
     PLASTIC_SIMD
@@ -8858,23 +9015,23 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v18[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v27[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v65[i0 * L + l] = acc0_v[l];
+      v64[i0 * L + l] = acc0_v[l];
     }
   }
-  // %3047 = mul f64[3] -> v4
+  // %3077 = mul f64[3] -> v15
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] =
-          (v14[i0 * L + l] * (1.0f - v14[i0 * L + l])) * (v9[i0 * L + l] * v21[i0 * L + l]);
+      v15[i0 * L + l] =
+          (v30[i0 * L + l] * v13[i0 * L + l]) * ((1.0f - v23[i0 * L + l]) * v23[i0 * L + l]);
     }
   }
-  // %3048 = contract f64[6] -> v16
+  // %3078 = contract f64[6] -> v25
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -8885,18 +9042,18 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wz[i0 * 6], v4[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wz[i0 * 6 + 1], v4[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wz[i0 * 6 + 2], v4[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wz[i0 * 6 + 3], v4[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(Wz[i0 * 6], v15[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wz[i0 * 6 + 1], v15[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wz[i0 * 6 + 2], v15[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wz[i0 * 6 + 3], v15[i0 * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v16[l] = acc0_v[l];
-    v16[1 * L + l] = acc1_v[l];
-    v16[2 * L + l] = acc2_v[l];
-    v16[3 * L + l] = acc3_v[l];
+    v25[l] = acc0_v[l];
+    v25[1 * L + l] = acc1_v[l];
+    v25[2 * L + l] = acc2_v[l];
+    v25[3 * L + l] = acc3_v[l];
   }
   for (int64_t i0 = 4; i0 < 6; ++i0) {
     PLASTIC_SIMD
@@ -8906,39 +9063,40 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v4[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v15[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = acc0_v[l];
+      v25[i0 * L + l] = acc0_v[l];
     }
   }
-  // %3059 = sub f64[3] -> v9
+  // %3081 = sub f64[3] -> v13
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = (v65[i0 * L + l] + v16[i0 * L + l]) - v61[i0 * L + l];
+      v13[i0 * L + l] = (v64[i0 * L + l] + v25[i0 * L + l]) - v20[i0 * L + l];
     }
   }
-  // %3067 = div f64[3] -> v14
+  // %3090 = div f64[3] -> v23
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] =
+      v23[i0 * L + l] =
           (a0[i0 * L + l] +
-           (T(h) * ((-(v9[i0 * L + l] * 0.33548066f)) - (v2[i0 * L + l] * (-0.008480655f))))) /
+           (T(h) * (((-(v2[i0 * L + l] * 2.8971531f)) - (v9[i0 * L + l] * (-6.3594484f))) -
+                    (v13[i0 * L + l] * 4.3622956f)))) /
           0.01f;
     }
   }
-  // %3068 = mul f64[3] -> v21
+  // %3091 = mul f64[3] -> v30
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = v24[i0 * L + l] * v14[i0 * L + l];
+      v30[i0 * L + l] = v38[i0 * L + l] * v23[i0 * L + l];
     }
   }
-  // %3069 = contract f64[100] -> v16
+  // %3092 = contract f64[100] -> v25
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8950,28 +9108,28 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v21[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v21[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v21[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v21[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v30[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v30[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v30[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v30[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 4) * L + l] = acc0_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3070 = mul f64[100] -> v67
+  // %3093 = mul f64[100] -> v67
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v67[i0 * L + l] = v16[i0 * L + l] * step(v30[i0 * L + l]);
+      v67[i0 * L + l] = step(v37[i0 * L + l]) * v25[i0 * L + l];
     }
   }
-  // %3071 = contract f64[100] -> v16
+  // %3094 = contract f64[100] -> v25
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8991,20 +9149,20 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 4) * L + l] = acc0_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3072 = mul f64[100] -> v30
+  // %3095 = mul f64[100] -> v37
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = step(v28[i0 * L + l]) * v16[i0 * L + l];
+      v37[i0 * L + l] = v25[i0 * L + l] * step(v35[i0 * L + l]);
     }
   }
-  // %3073 = contract f64[100] -> v16
+  // %3096 = contract f64[100] -> v25
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9016,28 +9174,28 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v30[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v30[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v30[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v30[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v37[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v37[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v37[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v37[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 4) * L + l] = acc0_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3074 = mul f64[100] -> v28
+  // %3097 = mul f64[100] -> v35
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = step(v26[i0 * L + l]) * v16[i0 * L + l];
+      v35[i0 * L + l] = v25[i0 * L + l] * step(v33[i0 * L + l]);
     }
   }
-  // %3075 = contract f64[6] -> v65
+  // %3098 = contract f64[6] -> v64
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -9048,18 +9206,18 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(F_layer0_weight[i0 * 6], v28[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(F_layer0_weight[i0 * 6 + 1], v28[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(F_layer0_weight[i0 * 6 + 2], v28[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(F_layer0_weight[i0 * 6 + 3], v28[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(F_layer0_weight[i0 * 6], v35[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 * 6 + 1], v35[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 * 6 + 2], v35[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 * 6 + 3], v35[i0 * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v65[l] = acc0_v[l];
-    v65[1 * L + l] = acc1_v[l];
-    v65[2 * L + l] = acc2_v[l];
-    v65[3 * L + l] = acc3_v[l];
+    v64[l] = acc0_v[l];
+    v64[1 * L + l] = acc1_v[l];
+    v64[2 * L + l] = acc2_v[l];
+    v64[3 * L + l] = acc3_v[l];
   }
   for (int64_t i0 = 4; i0 < 6; ++i0) {
     PLASTIC_SIMD
@@ -9069,23 +9227,23 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v28[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v35[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v65[i0 * L + l] = acc0_v[l];
+      v64[i0 * L + l] = acc0_v[l];
     }
   }
-  // %3077 = mul f64[3] -> v16
+  // %3100 = mul f64[3] -> v25
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] =
-          (v31[i0 * L + l] * v14[i0 * L + l]) * ((1.0f - v24[i0 * L + l]) * v24[i0 * L + l]);
+      v25[i0 * L + l] =
+          (v39[i0 * L + l] * v23[i0 * L + l]) * ((1.0f - v38[i0 * L + l]) * v38[i0 * L + l]);
     }
   }
-  // %3078 = contract f64[6] -> v26
+  // %3101 = contract f64[6] -> v33
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -9096,18 +9254,18 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wz[i0 * 6], v16[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wz[i0 * 6 + 1], v16[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wz[i0 * 6 + 2], v16[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wz[i0 * 6 + 3], v16[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(Wz[i0 * 6], v25[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wz[i0 * 6 + 1], v25[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wz[i0 * 6 + 2], v25[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wz[i0 * 6 + 3], v25[i0 * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v26[l] = acc0_v[l];
-    v26[1 * L + l] = acc1_v[l];
-    v26[2 * L + l] = acc2_v[l];
-    v26[3 * L + l] = acc3_v[l];
+    v33[l] = acc0_v[l];
+    v33[1 * L + l] = acc1_v[l];
+    v33[2 * L + l] = acc2_v[l];
+    v33[3 * L + l] = acc3_v[l];
   }
   for (int64_t i0 = 4; i0 < 6; ++i0) {
     PLASTIC_SIMD
@@ -9117,40 +9275,41 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v16[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v25[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = acc0_v[l];
+      v33[i0 * L + l] = acc0_v[l];
     }
   }
-  // %3081 = sub f64[3] -> v14
+  // %3104 = sub f64[3] -> v23
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = (v65[i0 * L + l] + v26[i0 * L + l]) - v21[i0 * L + l];
+      v23[i0 * L + l] = (v64[i0 * L + l] + v33[i0 * L + l]) - v30[i0 * L + l];
     }
   }
-  // %3090 = div f64[3] -> v24
+  // %3115 = div f64[3] -> v38
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] =
-          (a0[i0 * L + l] +
-           (T(h) * (((-(v2[i0 * L + l] * 2.8971531f)) - (v9[i0 * L + l] * (-6.3594484f))) -
-                    (v14[i0 * L + l] * 4.3622956f)))) /
+      v38[i0 * L + l] =
+          (a0[i0 * L + l] + (((((v9[i0 * L + l] * 11.748883f) - (v2[i0 * L + l] * 5.325865f)) -
+                               (v13[i0 * L + l] * 7.495539f)) -
+                              (v23[i0 * L + l] * (-0.09249507f))) *
+                             T(h))) /
           0.01f;
     }
   }
-  // %3091 = mul f64[3] -> v31
+  // %3119 = mul f64[3] -> v39
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = v39[i0 * L + l] * v24[i0 * L + l];
+      v39[i0 * L + l] = v43[i0 * L + l] * v38[i0 * L + l];
     }
   }
-  // %3092 = contract f64[100] -> v26
+  // %3120 = contract f64[100] -> v33
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9162,28 +9321,28 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v31[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v31[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v31[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v31[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v39[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v39[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v39[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v39[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v33[(i0 * 4) * L + l] = acc0_v[l];
+      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3093 = mul f64[100] -> v68
+  // %3121 = mul f64[100] -> v68
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v68[i0 * L + l] = step(v38[i0 * L + l]) * v26[i0 * L + l];
+      v68[i0 * L + l] = v33[i0 * L + l] * step(v49[i0 * L + l]);
     }
   }
-  // %3094 = contract f64[100] -> v26
+  // %3122 = contract f64[100] -> v33
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9203,20 +9362,20 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v33[(i0 * 4) * L + l] = acc0_v[l];
+      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3095 = mul f64[100] -> v38
+  // %3123 = mul f64[100] -> v49
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[i0 * L + l] = v26[i0 * L + l] * step(v36[i0 * L + l]);
+      v49[i0 * L + l] = step(v47[i0 * L + l]) * v33[i0 * L + l];
     }
   }
-  // %3096 = contract f64[100] -> v26
+  // %3124 = contract f64[100] -> v33
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9228,28 +9387,28 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v38[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v38[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v38[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v38[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v49[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v49[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v49[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v49[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v33[(i0 * 4) * L + l] = acc0_v[l];
+      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3097 = mul f64[100] -> v36
+  // %3125 = mul f64[100] -> v47
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v36[i0 * L + l] = v26[i0 * L + l] * step(v34[i0 * L + l]);
+      v47[i0 * L + l] = step(v45[i0 * L + l]) * v33[i0 * L + l];
     }
   }
-  // %3098 = contract f64[6] -> v65
+  // %3126 = contract f64[6] -> v64
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -9260,18 +9419,18 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(F_layer0_weight[i0 * 6], v36[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(F_layer0_weight[i0 * 6 + 1], v36[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(F_layer0_weight[i0 * 6 + 2], v36[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(F_layer0_weight[i0 * 6 + 3], v36[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(F_layer0_weight[i0 * 6], v47[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 * 6 + 1], v47[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 * 6 + 2], v47[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 * 6 + 3], v47[i0 * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v65[l] = acc0_v[l];
-    v65[1 * L + l] = acc1_v[l];
-    v65[2 * L + l] = acc2_v[l];
-    v65[3 * L + l] = acc3_v[l];
+    v64[l] = acc0_v[l];
+    v64[1 * L + l] = acc1_v[l];
+    v64[2 * L + l] = acc2_v[l];
+    v64[3 * L + l] = acc3_v[l];
   }
   for (int64_t i0 = 4; i0 < 6; ++i0) {
     PLASTIC_SIMD
@@ -9281,23 +9440,23 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v36[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v47[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v65[i0 * L + l] = acc0_v[l];
+      v64[i0 * L + l] = acc0_v[l];
     }
   }
-  // %3100 = mul f64[3] -> v26
+  // %3117 = mul f64[3] -> v33
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] =
-          (v40[i0 * L + l] * v24[i0 * L + l]) * ((1.0f - v39[i0 * L + l]) * v39[i0 * L + l]);
+      v33[i0 * L + l] =
+          (v43[i0 * L + l] * (1.0f - v43[i0 * L + l])) * (v38[i0 * L + l] * v50[i0 * L + l]);
     }
   }
-  // %3101 = contract f64[6] -> v34
+  // %3118 = contract f64[6] -> v45
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -9308,18 +9467,18 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wz[i0 * 6], v26[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wz[i0 * 6 + 1], v26[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wz[i0 * 6 + 2], v26[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wz[i0 * 6 + 3], v26[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(Wz[i0 * 6], v33[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wz[i0 * 6 + 1], v33[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wz[i0 * 6 + 2], v33[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wz[i0 * 6 + 3], v33[i0 * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v34[l] = acc0_v[l];
-    v34[1 * L + l] = acc1_v[l];
-    v34[2 * L + l] = acc2_v[l];
-    v34[3 * L + l] = acc3_v[l];
+    v45[l] = acc0_v[l];
+    v45[1 * L + l] = acc1_v[l];
+    v45[2 * L + l] = acc2_v[l];
+    v45[3 * L + l] = acc3_v[l];
   }
   for (int64_t i0 = 4; i0 < 6; ++i0) {
     PLASTIC_SIMD
@@ -9329,41 +9488,42 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v26[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v33[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = acc0_v[l];
+      v45[i0 * L + l] = acc0_v[l];
     }
   }
-  // %3104 = sub f64[3] -> v24
+  // %3129 = sub f64[3] -> v38
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = (v65[i0 * L + l] + v34[i0 * L + l]) - v31[i0 * L + l];
+      v38[i0 * L + l] = (v64[i0 * L + l] + v45[i0 * L + l]) - v39[i0 * L + l];
     }
   }
-  // %3115 = div f64[3] -> v39
+  // %3142 = div f64[3] -> v43
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v39[i0 * L + l] =
-          (a0[i0 * L + l] + (((((v9[i0 * L + l] * 11.748883f) - (v2[i0 * L + l] * 5.325865f)) -
-                               (v14[i0 * L + l] * 7.495539f)) -
-                              (v24[i0 * L + l] * (-0.09249507f))) *
-                             T(h))) /
+      v43[i0 * L + l] =
+          (a0[i0 * L + l] +
+           (T(h) * (((((-(v2[i0 * L + l] * 5.8614554f)) - (v9[i0 * L + l] * (-12.920969f))) -
+                      (v13[i0 * L + l] * 8.159368f)) -
+                     (v23[i0 * L + l] * (-0.07158497f))) -
+                    (v38[i0 * L + l] * (-0.02826905f))))) /
           0.01f;
     }
   }
-  // %3119 = mul f64[3] -> v40
+  // %3146 = mul f64[3] -> v50
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v40[i0 * L + l] = v44[i0 * L + l] * v39[i0 * L + l];
+      v50[i0 * L + l] = v58[i0 * L + l] * v43[i0 * L + l];
     }
   }
-  // %3120 = contract f64[100] -> v34
+  // %3147 = contract f64[100] -> v45
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9375,28 +9535,28 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v40[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v40[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v40[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v40[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v50[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v50[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v50[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v50[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[(i0 * 4) * L + l] = acc0_v[l];
-      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v45[(i0 * 4) * L + l] = acc0_v[l];
+      v45[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v45[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v45[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3121 = mul f64[100] -> v69
+  // %3148 = mul f64[100] -> v69
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v69[i0 * L + l] = v34[i0 * L + l] * step(v50[i0 * L + l]);
+      v69[i0 * L + l] = v45[i0 * L + l] * step(v57[i0 * L + l]);
     }
   }
-  // %3122 = contract f64[100] -> v34
+  // %3149 = contract f64[100] -> v45
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9416,20 +9576,20 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[(i0 * 4) * L + l] = acc0_v[l];
-      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v45[(i0 * 4) * L + l] = acc0_v[l];
+      v45[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v45[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v45[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3123 = mul f64[100] -> v50
+  // %3150 = mul f64[100] -> v57
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v50[i0 * L + l] = step(v48[i0 * L + l]) * v34[i0 * L + l];
+      v57[i0 * L + l] = step(v55[i0 * L + l]) * v45[i0 * L + l];
     }
   }
-  // %3124 = contract f64[100] -> v34
+  // %3151 = contract f64[100] -> v45
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9441,28 +9601,28 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v50[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v50[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v50[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v50[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v57[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v57[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v57[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v57[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[(i0 * 4) * L + l] = acc0_v[l];
-      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v45[(i0 * 4) * L + l] = acc0_v[l];
+      v45[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v45[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v45[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3125 = mul f64[100] -> v48
+  // %3152 = mul f64[100] -> v55
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v48[i0 * L + l] = step(v46[i0 * L + l]) * v34[i0 * L + l];
+      v55[i0 * L + l] = step(v53[i0 * L + l]) * v45[i0 * L + l];
     }
   }
-  // %3126 = contract f64[6] -> v65
+  // %3153 = contract f64[6] -> v64
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -9473,18 +9633,18 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(F_layer0_weight[i0 * 6], v48[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(F_layer0_weight[i0 * 6 + 1], v48[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(F_layer0_weight[i0 * 6 + 2], v48[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(F_layer0_weight[i0 * 6 + 3], v48[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(F_layer0_weight[i0 * 6], v55[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 * 6 + 1], v55[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 * 6 + 2], v55[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 * 6 + 3], v55[i0 * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v65[l] = acc0_v[l];
-    v65[1 * L + l] = acc1_v[l];
-    v65[2 * L + l] = acc2_v[l];
-    v65[3 * L + l] = acc3_v[l];
+    v64[l] = acc0_v[l];
+    v64[1 * L + l] = acc1_v[l];
+    v64[2 * L + l] = acc2_v[l];
+    v64[3 * L + l] = acc3_v[l];
   }
   for (int64_t i0 = 4; i0 < 6; ++i0) {
     PLASTIC_SIMD
@@ -9494,23 +9654,23 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v48[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v55[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v65[i0 * L + l] = acc0_v[l];
+      v64[i0 * L + l] = acc0_v[l];
     }
   }
-  // %3117 = mul f64[3] -> v34
+  // %3144 = mul f64[3] -> v45
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] =
-          (v44[i0 * L + l] * (1.0f - v44[i0 * L + l])) * (v39[i0 * L + l] * v51[i0 * L + l]);
+      v45[i0 * L + l] =
+          (v58[i0 * L + l] * (1.0f - v58[i0 * L + l])) * (v59[i0 * L + l] * v43[i0 * L + l]);
     }
   }
-  // %3118 = contract f64[6] -> v46
+  // %3145 = contract f64[6] -> v53
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -9521,232 +9681,18 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wz[i0 * 6], v34[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wz[i0 * 6 + 1], v34[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wz[i0 * 6 + 2], v34[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wz[i0 * 6 + 3], v34[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(Wz[i0 * 6], v45[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wz[i0 * 6 + 1], v45[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wz[i0 * 6 + 2], v45[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wz[i0 * 6 + 3], v45[i0 * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v46[l] = acc0_v[l];
-    v46[1 * L + l] = acc1_v[l];
-    v46[2 * L + l] = acc2_v[l];
-    v46[3 * L + l] = acc3_v[l];
-  }
-  for (int64_t i0 = 4; i0 < 6; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v34[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v46[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %3129 = sub f64[3] -> v39
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v39[i0 * L + l] = (v65[i0 * L + l] + v46[i0 * L + l]) - v40[i0 * L + l];
-    }
-  }
-  // %3142 = div f64[3] -> v44
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v44[i0 * L + l] =
-          (a0[i0 * L + l] +
-           (T(h) * (((((-(v2[i0 * L + l] * 5.8614554f)) - (v9[i0 * L + l] * (-12.920969f))) -
-                      (v14[i0 * L + l] * 8.159368f)) -
-                     (v24[i0 * L + l] * (-0.07158497f))) -
-                    (v39[i0 * L + l] * (-0.02826905f))))) /
-          0.01f;
-    }
-  }
-  // %3146 = mul f64[3] -> v51
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v51[i0 * L + l] = v59[i0 * L + l] * v44[i0 * L + l];
-    }
-  }
-  // %3147 = contract f64[100] -> v46
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v51[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v51[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v51[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v51[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v46[(i0 * 4) * L + l] = acc0_v[l];
-      v46[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v46[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v46[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %3148 = mul f64[100] -> v70
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v70[i0 * L + l] = v46[i0 * L + l] * step(v58[i0 * L + l]);
-    }
-  }
-  // %3149 = contract f64[100] -> v46
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 100; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v70[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v70[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v70[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v70[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v46[(i0 * 4) * L + l] = acc0_v[l];
-      v46[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v46[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v46[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %3150 = mul f64[100] -> v58
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v58[i0 * L + l] = step(v56[i0 * L + l]) * v46[i0 * L + l];
-    }
-  }
-  // %3151 = contract f64[100] -> v46
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 100; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v58[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v58[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v58[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v58[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v46[(i0 * 4) * L + l] = acc0_v[l];
-      v46[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v46[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v46[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %3152 = mul f64[100] -> v56
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v56[i0 * L + l] = step(v54[i0 * L + l]) * v46[i0 * L + l];
-    }
-  }
-  // %3153 = contract f64[6] -> v65
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(F_layer0_weight[i0 * 6], v56[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(F_layer0_weight[i0 * 6 + 1], v56[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(F_layer0_weight[i0 * 6 + 2], v56[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(F_layer0_weight[i0 * 6 + 3], v56[i0 * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v65[l] = acc0_v[l];
-    v65[1 * L + l] = acc1_v[l];
-    v65[2 * L + l] = acc2_v[l];
-    v65[3 * L + l] = acc3_v[l];
-  }
-  for (int64_t i0 = 4; i0 < 6; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 100; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v56[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v65[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %3144 = mul f64[3] -> v46
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v46[i0 * L + l] =
-          (v59[i0 * L + l] * (1.0f - v59[i0 * L + l])) * (v60[i0 * L + l] * v44[i0 * L + l]);
-    }
-  }
-  // %3145 = contract f64[6] -> v54
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wz[i0 * 6], v46[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wz[i0 * 6 + 1], v46[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wz[i0 * 6 + 2], v46[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wz[i0 * 6 + 3], v46[i0 * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v54[l] = acc0_v[l];
-    v54[1 * L + l] = acc1_v[l];
-    v54[2 * L + l] = acc2_v[l];
-    v54[3 * L + l] = acc3_v[l];
+    v53[l] = acc0_v[l];
+    v53[1 * L + l] = acc1_v[l];
+    v53[2 * L + l] = acc2_v[l];
+    v53[3 * L + l] = acc3_v[l];
   }
   for (int64_t i0 = 4; i0 < 6; ++i0) {
     PLASTIC_SIMD
@@ -9756,19 +9702,19 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v46[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v45[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v54[i0 * L + l] = acc0_v[l];
+      v53[i0 * L + l] = acc0_v[l];
     }
   }
-  // %3156 = sub f64[3] -> v44
+  // %3156 = sub f64[3] -> v43
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v44[i0 * L + l] = (v65[i0 * L + l] + v54[i0 * L + l]) - v51[i0 * L + l];
+      v43[i0 * L + l] = (v64[i0 * L + l] + v53[i0 * L + l]) - v50[i0 * L + l];
     }
   }
   // %3160 = add f64[3] -> a.h
@@ -9777,65 +9723,11 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t l = 0; l < L; ++l) {
       a1[i0 * L + l] =
           a0[i0 * L + l] + (((((((-(v2[i0 * L + l] * 0.09646077f)) - (v9[i0 * L + l] * 0.01f)) -
-                                (v14[i0 * L + l] * 0.47988966f)) -
-                               (v24[i0 * L + l] * 1.3790085f)) -
-                              (v39[i0 * L + l] * (-3.2900696f))) -
-                             (v44[i0 * L + l] * 2.3247106f)) *
+                                (v13[i0 * L + l] * 0.47988966f)) -
+                               (v23[i0 * L + l] * 1.3790085f)) -
+                              (v38[i0 * L + l] * (-3.2900696f))) -
+                             (v43[i0 * L + l] * 2.3247106f)) *
                             T(h));
-    }
-  }
-  // %1051 = mul f64[] -> u10
-  u10[0] = T(h) * 3.2900696f;
-  // %3171 = contract f64[6] -> v65
-  for (int64_t i0 = 0; i0 < 6; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v65[i0 * L + l] = v42[i0 * L + l] * u10[0];
-    }
-  }
-  // %1099 = mul f64[] -> u71
-  u71[0] = T(h) * 0.01f;
-  // %3161 = contract f64[6] -> v54
-  for (int64_t i0 = 0; i0 < 6; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v54[i0 * L + l] = v12[i0 * L + l] * u71[0];
-    }
-  }
-  // %1170 = mul f64[] -> u72
-  u72[0] = T(h) * 0.09646077f;
-  // %2508 = contract f64[6] -> v73
-  for (int64_t i0 = 0; i0 < 6; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v73[i0 * L + l] = v0[i0 * L + l] * u72[0];
-    }
-  }
-  // %1117 = mul f64[] -> u74
-  u74[0] = T(h) * 0.47988966f;
-  // %3165 = contract f64[6] -> v75
-  for (int64_t i0 = 0; i0 < 6; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v75[i0 * L + l] = v22[i0 * L + l] * u74[0];
-    }
-  }
-  // %1074 = mul f64[] -> u76
-  u76[0] = T(h) * 1.3790085f;
-  // %3168 = contract f64[6] -> v77
-  for (int64_t i0 = 0; i0 < 6; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v77[i0 * L + l] = v32[i0 * L + l] * u76[0];
-    }
-  }
-  // %1012 = mul f64[] -> u78
-  u78[0] = T(h) * 2.3247106f;
-  // %3174 = contract f64[6] -> v79
-  for (int64_t i0 = 0; i0 < 6; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v79[i0 * L + l] = v52[i0 * L + l] * u78[0];
     }
   }
   // %3176 = sub f64[100,6] -> adj.F.layer0.weight
@@ -9845,12 +9737,12 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] =
-              ((v65[i1 * L + l] * v48[i0 * L + l]) +
-               ((((-(v18[i0 * L + l] * v54[i1 * L + l])) - (v8[i0 * L + l] * v73[i1 * L + l])) -
-                 (v28[i0 * L + l] * v75[i1 * L + l])) -
-                (v77[i1 * L + l] * v36[i0 * L + l]))) -
-              (v79[i1 * L + l] * v56[i0 * L + l]);
+          sum[l] = (((v41[i1 * L + l] * (T(h) * 3.2900696f)) * v47[i0 * L + l]) +
+                    ((((-(v17[i0 * L + l] * (v11[i1 * L + l] * (T(h) * 0.01f)))) -
+                       (v8[i0 * L + l] * (v0[i1 * L + l] * (T(h) * 0.09646077f)))) -
+                      (v27[i0 * L + l] * (v21[i1 * L + l] * (T(h) * 0.47988966f)))) -
+                     ((v31[i1 * L + l] * (T(h) * 1.3790085f)) * v35[i0 * L + l]))) -
+                   ((v51[i1 * L + l] * (T(h) * 2.3247106f)) * v55[i0 * L + l]);
         }
         dtheta_F_layer0_weight[i0 * 6 + i1] += lane_sum<L>(sum);
       }
@@ -9862,55 +9754,13 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((((-(v8[i0 * L + l] * 0.09646077f)) - (v18[i0 * L + l] * 0.01f)) -
-                            (v28[i0 * L + l] * 0.47988966f)) -
-                           (v36[i0 * L + l] * 1.3790085f)) -
-                          (v48[i0 * L + l] * (-3.2900696f))) -
-                         (v56[i0 * L + l] * 2.3247106f));
+        sum[l] = T(h) * ((((((-(v8[i0 * L + l] * 0.09646077f)) - (v17[i0 * L + l] * 0.01f)) -
+                            (v27[i0 * L + l] * 0.47988966f)) -
+                           (v35[i0 * L + l] * 1.3790085f)) -
+                          (v47[i0 * L + l] * (-3.2900696f))) -
+                         (v55[i0 * L + l] * 2.3247106f));
       }
       dtheta_F_layer0_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %3188 = contract f64[100] -> v54
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v54[i0 * L + l] = v45[i0 * L + l] * u10[0];
-    }
-  }
-  // %3190 = contract f64[100] -> v80
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v80[i0 * L + l] = v15[i0 * L + l] * u71[0];
-    }
-  }
-  // %2562 = contract f64[100] -> v81
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v81[i0 * L + l] = v3[i0 * L + l] * u72[0];
-    }
-  }
-  // %3194 = contract f64[100] -> v82
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v82[i0 * L + l] = v25[i0 * L + l] * u74[0];
-    }
-  }
-  // %3197 = contract f64[100] -> v83
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v83[i0 * L + l] = v33[i0 * L + l] * u76[0];
-    }
-  }
-  // %3201 = contract f64[100] -> v84
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v84[i0 * L + l] = v58[i0 * L + l] * u78[0];
     }
   }
   // %3203 = sub f64[100,100] -> adj.F.layer1.weight
@@ -9920,12 +9770,12 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] =
-              ((v54[i1 * L + l] * v50[i0 * L + l]) +
-               ((((-(v80[i1 * L + l] * v20[i0 * L + l])) - (v81[i1 * L + l] * v63[i0 * L + l])) -
-                 (v82[i1 * L + l] * v30[i0 * L + l])) -
-                (v38[i0 * L + l] * v83[i1 * L + l]))) -
-              (v53[i1 * L + l] * v84[i0 * L + l]);
+          sum[l] = (((v44[i1 * L + l] * (T(h) * 3.2900696f)) * v49[i0 * L + l]) +
+                    ((((-((v14[i1 * L + l] * (T(h) * 0.01f)) * v19[i0 * L + l])) -
+                       ((v3[i1 * L + l] * (T(h) * 0.09646077f)) * v62[i0 * L + l])) -
+                      ((v24[i1 * L + l] * (T(h) * 0.47988966f)) * v29[i0 * L + l])) -
+                     (v37[i0 * L + l] * (v32[i1 * L + l] * (T(h) * 1.3790085f))))) -
+                   (v52[i1 * L + l] * (v57[i0 * L + l] * (T(h) * 2.3247106f)));
         }
         dtheta_F_layer1_weight[i0 * 100 + i1] += lane_sum<L>(sum);
       }
@@ -9937,55 +9787,13 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((((-(v63[i0 * L + l] * 0.09646077f)) - (v20[i0 * L + l] * 0.01f)) -
-                            (v30[i0 * L + l] * 0.47988966f)) -
-                           (v38[i0 * L + l] * 1.3790085f)) -
-                          (v50[i0 * L + l] * (-3.2900696f))) -
-                         (v58[i0 * L + l] * 2.3247106f));
+        sum[l] = T(h) * ((((((-(v62[i0 * L + l] * 0.09646077f)) - (v19[i0 * L + l] * 0.01f)) -
+                            (v29[i0 * L + l] * 0.47988966f)) -
+                           (v37[i0 * L + l] * 1.3790085f)) -
+                          (v49[i0 * L + l] * (-3.2900696f))) -
+                         (v57[i0 * L + l] * 2.3247106f));
       }
       dtheta_F_layer1_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %3217 = contract f64[100] -> v54
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v54[i0 * L + l] = v17[i0 * L + l] * u71[0];
-    }
-  }
-  // %2618 = contract f64[100] -> v80
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v80[i0 * L + l] = v5[i0 * L + l] * u72[0];
-    }
-  }
-  // %3221 = contract f64[100] -> v81
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v81[i0 * L + l] = v27[i0 * L + l] * u74[0];
-    }
-  }
-  // %3224 = contract f64[100] -> v82
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v82[i0 * L + l] = v35[i0 * L + l] * u76[0];
-    }
-  }
-  // %3215 = contract f64[100] -> v83
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v83[i0 * L + l] = v47[i0 * L + l] * u10[0];
-    }
-  }
-  // %3228 = contract f64[100] -> v84
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v84[i0 * L + l] = v55[i0 * L + l] * u78[0];
     }
   }
   // %3230 = sub f64[100,100] -> adj.F.layer2.weight
@@ -9995,12 +9803,12 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] =
-              (((((-(v54[i1 * L + l] * v66[i0 * L + l])) - (v64[i0 * L + l] * v80[i1 * L + l])) -
-                 (v67[i0 * L + l] * v81[i1 * L + l])) -
-                (v68[i0 * L + l] * v82[i1 * L + l])) +
-               (v69[i0 * L + l] * v83[i1 * L + l])) -
-              (v84[i1 * L + l] * v70[i0 * L + l]);
+          sum[l] = (((((-((v16[i1 * L + l] * (T(h) * 0.01f)) * v65[i0 * L + l])) -
+                       (v63[i0 * L + l] * (v5[i1 * L + l] * (T(h) * 0.09646077f)))) -
+                      (v66[i0 * L + l] * (v26[i1 * L + l] * (T(h) * 0.47988966f)))) -
+                     (v67[i0 * L + l] * (v34[i1 * L + l] * (T(h) * 1.3790085f)))) +
+                    (v68[i0 * L + l] * (v46[i1 * L + l] * (T(h) * 3.2900696f)))) -
+                   ((v54[i1 * L + l] * (T(h) * 2.3247106f)) * v69[i0 * L + l]);
         }
         dtheta_F_layer2_weight[i0 * 100 + i1] += lane_sum<L>(sum);
       }
@@ -10012,55 +9820,13 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((((-(v64[i0 * L + l] * 0.09646077f)) - (v66[i0 * L + l] * 0.01f)) -
-                            (v67[i0 * L + l] * 0.47988966f)) -
-                           (v68[i0 * L + l] * 1.3790085f)) -
-                          (v69[i0 * L + l] * (-3.2900696f))) -
-                         (v70[i0 * L + l] * 2.3247106f));
+        sum[l] = T(h) * ((((((-(v63[i0 * L + l] * 0.09646077f)) - (v65[i0 * L + l] * 0.01f)) -
+                            (v66[i0 * L + l] * 0.47988966f)) -
+                           (v67[i0 * L + l] * 1.3790085f)) -
+                          (v68[i0 * L + l] * (-3.2900696f))) -
+                         (v69[i0 * L + l] * 2.3247106f));
       }
       dtheta_F_layer2_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %2659 = contract f64[3] -> v59
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v59[i0 * L + l] = v62[i0 * L + l] * u72[0];
-    }
-  }
-  // %3244 = contract f64[3] -> v60
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v60[i0 * L + l] = v61[i0 * L + l] * u71[0];
-    }
-  }
-  // %3247 = contract f64[3] -> v65
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v65[i0 * L + l] = v21[i0 * L + l] * u74[0];
-    }
-  }
-  // %3250 = contract f64[3] -> v73
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v73[i0 * L + l] = v31[i0 * L + l] * u76[0];
-    }
-  }
-  // %3242 = contract f64[3] -> v75
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v75[i0 * L + l] = v40[i0 * L + l] * u10[0];
-    }
-  }
-  // %3254 = contract f64[3] -> v77
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v77[i0 * L + l] = v51[i0 * L + l] * u78[0];
     }
   }
   // %3256 = sub f64[3,100] -> adj.F.layer3.weight
@@ -10070,12 +9836,12 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] =
-              (((((-(v7[i1 * L + l] * v59[i0 * L + l])) - (v60[i0 * L + l] * v19[i1 * L + l])) -
-                 (v29[i1 * L + l] * v65[i0 * L + l])) -
-                (v73[i0 * L + l] * v37[i1 * L + l])) +
-               (v75[i0 * L + l] * v49[i1 * L + l])) -
-              (v77[i0 * L + l] * v57[i1 * L + l]);
+          sum[l] = (((((-(v7[i1 * L + l] * (v61[i0 * L + l] * (T(h) * 0.09646077f)))) -
+                       ((v60[i0 * L + l] * (T(h) * 0.01f)) * v18[i1 * L + l])) -
+                      (v28[i1 * L + l] * (v20[i0 * L + l] * (T(h) * 0.47988966f)))) -
+                     ((v30[i0 * L + l] * (T(h) * 1.3790085f)) * v36[i1 * L + l])) +
+                    ((v39[i0 * L + l] * (T(h) * 3.2900696f)) * v48[i1 * L + l])) -
+                   ((v50[i0 * L + l] * (T(h) * 2.3247106f)) * v56[i1 * L + l]);
         }
         dtheta_F_layer3_weight[i0 * 100 + i1] += lane_sum<L>(sum);
       }
@@ -10087,90 +9853,48 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((((-(v62[i0 * L + l] * 0.09646077f)) - (v61[i0 * L + l] * 0.01f)) -
-                            (v21[i0 * L + l] * 0.47988966f)) -
-                           (v31[i0 * L + l] * 1.3790085f)) -
-                          (v40[i0 * L + l] * (-3.2900696f))) -
-                         (v51[i0 * L + l] * 2.3247106f));
+        sum[l] = T(h) * ((((((-(v61[i0 * L + l] * 0.09646077f)) - (v60[i0 * L + l] * 0.01f)) -
+                            (v20[i0 * L + l] * 0.47988966f)) -
+                           (v30[i0 * L + l] * 1.3790085f)) -
+                          (v39[i0 * L + l] * (-3.2900696f))) -
+                         (v50[i0 * L + l] * 2.3247106f));
       }
       dtheta_F_layer3_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %3268 = mul f64[3] -> v59
+  // %3268 = mul f64[3] -> v58
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v59[i0 * L + l] = v4[i0 * L + l] * 0.01f;
+      v58[i0 * L + l] = v4[i0 * L + l] * 0.01f;
     }
   }
-  // %3612 = contract f64[3] -> v60
+  // %2078 = mul f64[3] -> v59
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v60[i0 * L + l] = v59[i0 * L + l] * T(h);
+      v59[i0 * L + l] = v6[i0 * L + l] * 0.09646077f;
     }
   }
-  // %2078 = mul f64[3] -> v65
+  // %3287 = mul f64[3] -> v64
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v65[i0 * L + l] = v6[i0 * L + l] * 0.09646077f;
+      v64[i0 * L + l] = v15[i0 * L + l] * 0.47988966f;
     }
   }
-  // %3616 = contract f64[3] -> v73
+  // %3275 = mul f64[3] -> v53
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v73[i0 * L + l] = v65[i0 * L + l] * T(h);
+      v53[i0 * L + l] = v25[i0 * L + l] * 1.3790085f;
     }
   }
-  // %3287 = mul f64[3] -> v75
+  // %3281 = mul f64[3] -> v70
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v75[i0 * L + l] = v16[i0 * L + l] * 0.47988966f;
-    }
-  }
-  // %3619 = contract f64[3] -> v77
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v77[i0 * L + l] = v75[i0 * L + l] * T(h);
-    }
-  }
-  // %3275 = mul f64[3] -> v79
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v79[i0 * L + l] = v26[i0 * L + l] * 1.3790085f;
-    }
-  }
-  // %3623 = contract f64[3] -> v54
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v54[i0 * L + l] = v79[i0 * L + l] * T(h);
-    }
-  }
-  // %3627 = contract f64[3] -> v80
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v80[i0 * L + l] = v34[i0 * L + l] * u10[0];
-    }
-  }
-  // %3281 = mul f64[3] -> v81
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v81[i0 * L + l] = v46[i0 * L + l] * 2.3247106f;
-    }
-  }
-  // %3631 = contract f64[3] -> v82
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v82[i0 * L + l] = v81[i0 * L + l] * T(h);
+      v70[i0 * L + l] = v45[i0 * L + l] * 2.3247106f;
     }
   }
   // %3634 = sub f64[3,6] -> adj.Wz
@@ -10180,12 +9904,12 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] =
-              (((((-(v12[i1 * L + l] * v60[i0 * L + l])) - (v0[i1 * L + l] * v73[i0 * L + l])) -
-                 (v22[i1 * L + l] * v77[i0 * L + l])) -
-                (v32[i1 * L + l] * v54[i0 * L + l])) +
-               (v42[i1 * L + l] * v80[i0 * L + l])) -
-              (v82[i0 * L + l] * v52[i1 * L + l]);
+          sum[l] = (((((-(v11[i1 * L + l] * (v58[i0 * L + l] * T(h)))) -
+                       (v0[i1 * L + l] * (v59[i0 * L + l] * T(h)))) -
+                      (v21[i1 * L + l] * (v64[i0 * L + l] * T(h)))) -
+                     (v31[i1 * L + l] * (v53[i0 * L + l] * T(h)))) +
+                    (v41[i1 * L + l] * (v33[i0 * L + l] * (T(h) * 3.2900696f)))) -
+                   ((v70[i0 * L + l] * T(h)) * v51[i1 * L + l]);
         }
         dtheta_Wz[i0 * 6 + i1] += lane_sum<L>(sum);
       }
@@ -10198,44 +9922,42 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         sum[l] = T(h) *
-                 ((((((-v59[i0 * L + l]) - v65[i0 * L + l]) - v75[i0 * L + l]) - v79[i0 * L + l]) -
-                   (v34[i0 * L + l] * (-3.2900696f))) -
-                  v81[i0 * L + l]);
+                 ((((((-v58[i0 * L + l]) - v59[i0 * L + l]) - v64[i0 * L + l]) - v53[i0 * L + l]) -
+                   (v33[i0 * L + l] * (-3.2900696f))) -
+                  v70[i0 * L + l]);
       }
       dtheta_bz[i0] += lane_sum<L>(sum);
     }
   }
-  // %2378 = mul f64[] -> u10
-  u10[0] = T(h) * 0.0f;
   // %2379 = broadcast f64[3,3] -> adj.h0.weight, adj.out.weight, err.adj.h0.weight,
   // err.adj.out.weight
   for (int64_t i0 = 0; i0 < 9; ++i0) {
-    dtheta_h0_weight[i0] += u10[0] * 8.0f;
-    dtheta_out_weight[i0] += u10[0] * 8.0f;
-    dtheta_err[i0 + 21224] += u10[0] * 8.0f;
-    dtheta_err[i0 + 21236] += u10[0] * 8.0f;
+    dtheta_h0_weight[i0] += (T(h) * 0.0f) * 8.0f;
+    dtheta_out_weight[i0] += (T(h) * 0.0f) * 8.0f;
+    dtheta_err[i0 + 21224] += (T(h) * 0.0f) * 8.0f;
+    dtheta_err[i0 + 21236] += (T(h) * 0.0f) * 8.0f;
   }
   // %2380 = broadcast f64[3] -> adj.h0.bias, adj.out.bias, err.adj.h0.bias, err.adj.out.bias
   for (int64_t i0 = 0; i0 < 3; ++i0) {
-    dtheta_h0_bias[i0] += u10[0] * 8.0f;
-    dtheta_out_bias[i0] += u10[0] * 8.0f;
-    dtheta_err[i0 + 21233] += u10[0] * 8.0f;
-    dtheta_err[i0 + 21245] += u10[0] * 8.0f;
+    dtheta_h0_bias[i0] += (T(h) * 0.0f) * 8.0f;
+    dtheta_out_bias[i0] += (T(h) * 0.0f) * 8.0f;
+    dtheta_err[i0 + 21233] += (T(h) * 0.0f) * 8.0f;
+    dtheta_err[i0 + 21245] += (T(h) * 0.0f) * 8.0f;
   }
-  // %903 = concat f64[6] -> v65
+  // %903 = concat f64[6] -> v64
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v65[i0 * L + l] = z1_h[i0 * L + l];
+      v64[i0 * L + l] = z1_h[i0 * L + l];
     }
   }
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v65[(i0 + 3) * L + l] = u_stages[(i0 + 15) * L + l];
+      v64[(i0 + 3) * L + l] = u_stages[(i0 + 15) * L + l];
     }
   }
-  // %907 = contract f64[100] -> v54
+  // %907 = contract f64[100] -> v53
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10247,35 +9969,35 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v65[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v65[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v65[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v65[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v64[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v64[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v64[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v64[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v54[(i0 * 4) * L + l] = acc0_v[l];
-      v54[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v54[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v54[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v53[(i0 * 4) * L + l] = acc0_v[l];
+      v53[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v53[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v53[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %908 = add f64[100] -> v80
+  // %908 = add f64[100] -> v71
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v80[i0 * L + l] = F_layer0_bias[i0] + v54[i0 * L + l];
+      v71[i0 * L + l] = F_layer0_bias[i0] + v53[i0 * L + l];
     }
   }
-  // %909 = relu f64[100] -> v54
+  // %909 = relu f64[100] -> v53
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v54[i0 * L + l] = relu(v80[i0 * L + l]);
+      v53[i0 * L + l] = relu(v71[i0 * L + l]);
     }
   }
-  // %910 = contract f64[100] -> v81
+  // %910 = contract f64[100] -> v72
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10287,35 +10009,35 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v54[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v54[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v54[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v54[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v53[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v53[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v53[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v53[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v81[(i0 * 4) * L + l] = acc0_v[l];
-      v81[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v81[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v81[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v72[(i0 * 4) * L + l] = acc0_v[l];
+      v72[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v72[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v72[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %911 = add f64[100] -> v82
+  // %911 = add f64[100] -> v73
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v82[i0 * L + l] = F_layer1_bias[i0] + v81[i0 * L + l];
+      v73[i0 * L + l] = F_layer1_bias[i0] + v72[i0 * L + l];
     }
   }
-  // %912 = relu f64[100] -> v81
+  // %912 = relu f64[100] -> v72
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v81[i0 * L + l] = relu(v82[i0 * L + l]);
+      v72[i0 * L + l] = relu(v73[i0 * L + l]);
     }
   }
-  // %913 = contract f64[100] -> v83
+  // %913 = contract f64[100] -> v74
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10327,35 +10049,35 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v81[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v81[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v81[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v81[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v72[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v72[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v72[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v72[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v83[(i0 * 4) * L + l] = acc0_v[l];
-      v83[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v83[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v83[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v74[(i0 * 4) * L + l] = acc0_v[l];
+      v74[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v74[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v74[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %914 = add f64[100] -> v84
+  // %914 = add f64[100] -> v75
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v84[i0 * L + l] = v83[i0 * L + l] + F_layer2_bias[i0];
+      v75[i0 * L + l] = v74[i0 * L + l] + F_layer2_bias[i0];
     }
   }
-  // %915 = relu f64[100] -> v83
+  // %915 = relu f64[100] -> v74
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v83[i0 * L + l] = relu(v84[i0 * L + l]);
+      v74[i0 * L + l] = relu(v75[i0 * L + l]);
     }
   }
-  // %916 = contract f64[3] -> v59
+  // %916 = contract f64[3] -> v58
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10364,22 +10086,22 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v83[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v74[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v59[i0 * L + l] = acc0_v[l];
+      v58[i0 * L + l] = acc0_v[l];
     }
   }
-  // %918 = sub f64[3] -> v60
+  // %918 = sub f64[3] -> v59
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v60[i0 * L + l] = (F_layer3_bias[i0] + v59[i0 * L + l]) - z1_h[i0 * L + l];
+      v59[i0 * L + l] = (F_layer3_bias[i0] + v58[i0 * L + l]) - z1_h[i0 * L + l];
     }
   }
-  // %904 = contract f64[3] -> v59
+  // %904 = contract f64[3] -> v58
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10388,19 +10110,19 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v65[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v64[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v59[i0 * L + l] = acc0_v[l];
+      v58[i0 * L + l] = acc0_v[l];
     }
   }
-  // %906 = sigmoid f64[3] -> v73
+  // %906 = sigmoid f64[3] -> v70
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v73[i0 * L + l] = sigmoid(bz[i0] + v59[i0 * L + l]);
+      v70[i0 * L + l] = sigmoid(bz[i0] + v58[i0 * L + l]);
     }
   }
   // %923 = mul f64[3] -> err.h
@@ -10408,12 +10130,12 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       err[i0 * L + l] =
-          T(h) * ((((v60[i0 * L + l] * v73[i0 * L + l]) / 0.01f) * (-0.015151516f)) +
-                  ((v43[i0 * L + l] * 0.4580821f) +
-                   (((((v1[i0 * L + l] * 0.0017800111f) + (v11[i0 * L + l] * 0.00081643445f)) +
-                      (v13[i0 * L + l] * (-0.007880878f))) +
-                     (v23[i0 * L + l] * 0.144711f)) +
-                    (v41[i0 * L + l] * (-0.58235717f)))));
+          T(h) * ((((v59[i0 * L + l] * v70[i0 * L + l]) / 0.01f) * (-0.015151516f)) +
+                  ((v42[i0 * L + l] * 0.4580821f) +
+                   (((((v1[i0 * L + l] * 0.0017800111f) + (v10[i0 * L + l] * 0.00081643445f)) +
+                      (v12[i0 * L + l] * (-0.007880878f))) +
+                     (v22[i0 * L + l] * 0.144711f)) +
+                    (v40[i0 * L + l] * (-0.58235717f)))));
     }
   }
   // %3305 = div f64[3] -> v1
@@ -10423,15 +10145,15 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
       v1[i0 * L + l] = a1[i0 * L + l] / 0.01f;
     }
   }
-  // %3319 = mul f64[3] -> v11
+  // %3319 = mul f64[3] -> v10
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] =
-          (v73[i0 * L + l] * (1.0f - v73[i0 * L + l])) * (v1[i0 * L + l] * v60[i0 * L + l]);
+      v10[i0 * L + l] =
+          (v70[i0 * L + l] * (1.0f - v70[i0 * L + l])) * (v1[i0 * L + l] * v59[i0 * L + l]);
     }
   }
-  // %3320 = contract f64[6] -> v75
+  // %3320 = contract f64[6] -> v76
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -10442,18 +10164,18 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wz[i0 * 6], v11[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wz[i0 * 6 + 1], v11[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wz[i0 * 6 + 2], v11[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wz[i0 * 6 + 3], v11[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(Wz[i0 * 6], v10[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wz[i0 * 6 + 1], v10[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wz[i0 * 6 + 2], v10[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wz[i0 * 6 + 3], v10[i0 * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v75[l] = acc0_v[l];
-    v75[1 * L + l] = acc1_v[l];
-    v75[2 * L + l] = acc2_v[l];
-    v75[3 * L + l] = acc3_v[l];
+    v76[l] = acc0_v[l];
+    v76[1 * L + l] = acc1_v[l];
+    v76[2 * L + l] = acc2_v[l];
+    v76[3 * L + l] = acc3_v[l];
   }
   for (int64_t i0 = 4; i0 < 6; ++i0) {
     PLASTIC_SIMD
@@ -10463,22 +10185,22 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v11[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v10[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v75[i0 * L + l] = acc0_v[l];
+      v76[i0 * L + l] = acc0_v[l];
     }
   }
-  // %3306 = mul f64[3] -> v13
+  // %3306 = mul f64[3] -> v12
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v1[i0 * L + l] * v73[i0 * L + l];
+      v12[i0 * L + l] = v1[i0 * L + l] * v70[i0 * L + l];
     }
   }
-  // %3307 = contract f64[100] -> v85
+  // %3307 = contract f64[100] -> v77
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10490,28 +10212,28 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v13[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v12[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v85[(i0 * 4) * L + l] = acc0_v[l];
-      v85[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v85[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v85[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v77[(i0 * 4) * L + l] = acc0_v[l];
+      v77[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v77[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v77[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3309 = mul f64[100] -> v86
+  // %3309 = mul f64[100] -> v78
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v86[i0 * L + l] = v85[i0 * L + l] * step(v84[i0 * L + l]);
+      v78[i0 * L + l] = v77[i0 * L + l] * step(v75[i0 * L + l]);
     }
   }
-  // %3310 = contract f64[100] -> v84
+  // %3310 = contract f64[100] -> v75
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10523,28 +10245,28 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v86[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v86[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v86[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v86[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v78[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v78[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v78[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v78[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v84[(i0 * 4) * L + l] = acc0_v[l];
-      v84[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v84[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v84[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v75[(i0 * 4) * L + l] = acc0_v[l];
+      v75[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v75[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v75[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3312 = mul f64[100] -> v85
+  // %3312 = mul f64[100] -> v77
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v85[i0 * L + l] = v84[i0 * L + l] * step(v82[i0 * L + l]);
+      v77[i0 * L + l] = v75[i0 * L + l] * step(v73[i0 * L + l]);
     }
   }
-  // %3313 = contract f64[100] -> v82
+  // %3313 = contract f64[100] -> v73
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10556,28 +10278,28 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v85[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v85[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v85[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v85[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v77[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v77[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v77[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v77[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v82[(i0 * 4) * L + l] = acc0_v[l];
-      v82[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v82[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v82[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v73[(i0 * 4) * L + l] = acc0_v[l];
+      v73[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v73[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v73[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3314 = mul f64[100] -> v84
+  // %3314 = mul f64[100] -> v75
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v84[i0 * L + l] = v82[i0 * L + l] * step(v80[i0 * L + l]);
+      v75[i0 * L + l] = v73[i0 * L + l] * step(v71[i0 * L + l]);
     }
   }
-  // %3315 = contract f64[6] -> v73
+  // %3315 = contract f64[6] -> v71
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -10588,18 +10310,18 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(F_layer0_weight[i0 * 6], v84[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(F_layer0_weight[i0 * 6 + 1], v84[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(F_layer0_weight[i0 * 6 + 2], v84[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(F_layer0_weight[i0 * 6 + 3], v84[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(F_layer0_weight[i0 * 6], v75[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 * 6 + 1], v75[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 * 6 + 2], v75[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 * 6 + 3], v75[i0 * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v73[l] = acc0_v[l];
-    v73[1 * L + l] = acc1_v[l];
-    v73[2 * L + l] = acc2_v[l];
-    v73[3 * L + l] = acc3_v[l];
+    v71[l] = acc0_v[l];
+    v71[1 * L + l] = acc1_v[l];
+    v71[2 * L + l] = acc2_v[l];
+    v71[3 * L + l] = acc3_v[l];
   }
   for (int64_t i0 = 4; i0 < 6; ++i0) {
     PLASTIC_SIMD
@@ -10609,12 +10331,12 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v84[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v75[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v73[i0 * L + l] = acc0_v[l];
+      v71[i0 * L + l] = acc0_v[l];
     }
   }
   // %3326 = mul f64[3] -> err.a.h
@@ -10623,74 +10345,11 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t l = 0; l < L; ++l) {
       err[(i0 + 3) * L + l] =
           T(h) * (((((((-(v2[i0 * L + l] * 0.0017800111f)) - (v9[i0 * L + l] * 0.00081643445f)) -
-                      (v14[i0 * L + l] * (-0.007880878f))) -
-                     (v24[i0 * L + l] * 0.144711f)) -
-                    (v39[i0 * L + l] * (-0.58235717f))) -
-                   (v44[i0 * L + l] * 0.4580821f)) -
-                  (((v75[i0 * L + l] + v73[i0 * L + l]) - v13[i0 * L + l]) * (-0.015151516f)));
-    }
-  }
-  // %2812 = mul f64[] -> u10
-  u10[0] = T(h) * 0.015151516f;
-  // %3342 = contract f64[6] -> v73
-  for (int64_t i0 = 0; i0 < 6; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v73[i0 * L + l] = v65[i0 * L + l] * u10[0];
-    }
-  }
-  // %2800 = mul f64[] -> u71
-  u71[0] = T(h) * 0.58235717f;
-  // %3336 = contract f64[6] -> v75
-  for (int64_t i0 = 0; i0 < 6; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v75[i0 * L + l] = v42[i0 * L + l] * u71[0];
-    }
-  }
-  // %2790 = mul f64[] -> u72
-  u72[0] = T(h) * 0.007880878f;
-  // %3330 = contract f64[6] -> v77
-  for (int64_t i0 = 0; i0 < 6; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v77[i0 * L + l] = v22[i0 * L + l] * u72[0];
-    }
-  }
-  // %2779 = mul f64[] -> u74
-  u74[0] = T(h) * 0.0017800111f;
-  // %2780 = contract f64[6] -> v79
-  for (int64_t i0 = 0; i0 < 6; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v79[i0 * L + l] = v0[i0 * L + l] * u74[0];
-    }
-  }
-  // %2785 = mul f64[] -> u76
-  u76[0] = T(h) * 0.00081643445f;
-  // %3327 = contract f64[6] -> v80
-  for (int64_t i0 = 0; i0 < 6; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v80[i0 * L + l] = v12[i0 * L + l] * u76[0];
-    }
-  }
-  // %2795 = mul f64[] -> u78
-  u78[0] = T(h) * 0.144711f;
-  // %3333 = contract f64[6] -> v82
-  for (int64_t i0 = 0; i0 < 6; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v82[i0 * L + l] = v32[i0 * L + l] * u78[0];
-    }
-  }
-  // %2806 = mul f64[] -> u87
-  u87[0] = T(h) * 0.4580821f;
-  // %3339 = contract f64[6] -> v88
-  for (int64_t i0 = 0; i0 < 6; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v88[i0 * L + l] = v52[i0 * L + l] * u87[0];
+                      (v13[i0 * L + l] * (-0.007880878f))) -
+                     (v23[i0 * L + l] * 0.144711f)) -
+                    (v38[i0 * L + l] * (-0.58235717f))) -
+                   (v43[i0 * L + l] * 0.4580821f)) -
+                  (((v76[i0 * L + l] + v71[i0 * L + l]) - v12[i0 * L + l]) * (-0.015151516f)));
     }
   }
   // %3344 = add f64[100,6] -> err.adj.F.layer0.weight
@@ -10700,13 +10359,13 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] =
-              (v84[i0 * L + l] * v73[i1 * L + l]) +
-              (((v75[i1 * L + l] * v48[i0 * L + l]) +
-                (((v28[i0 * L + l] * v77[i1 * L + l]) +
-                  ((-(v8[i0 * L + l] * v79[i1 * L + l])) - (v18[i0 * L + l] * v80[i1 * L + l]))) -
-                 (v82[i1 * L + l] * v36[i0 * L + l]))) -
-               (v88[i1 * L + l] * v56[i0 * L + l]));
+          sum[l] = (v75[i0 * L + l] * (v64[i1 * L + l] * (T(h) * 0.015151516f))) +
+                   ((((v41[i1 * L + l] * (T(h) * 0.58235717f)) * v47[i0 * L + l]) +
+                     (((v27[i0 * L + l] * (v21[i1 * L + l] * (T(h) * 0.007880878f))) +
+                       ((-(v8[i0 * L + l] * (v0[i1 * L + l] * (T(h) * 0.0017800111f)))) -
+                        (v17[i0 * L + l] * (v11[i1 * L + l] * (T(h) * 0.00081643445f))))) -
+                      ((v31[i1 * L + l] * (T(h) * 0.144711f)) * v35[i0 * L + l]))) -
+                    ((v51[i1 * L + l] * (T(h) * 0.4580821f)) * v55[i0 * L + l]));
         }
         dtheta_err[i0 * 6 + i1] += lane_sum<L>(sum);
       }
@@ -10718,71 +10377,22 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (((((((-(v8[i0 * L + l] * 0.0017800111f)) - (v18[i0 * L + l] * 0.00081643445f)) -
-                      (v28[i0 * L + l] * (-0.007880878f))) -
-                     (v36[i0 * L + l] * 0.144711f)) -
-                    (v48[i0 * L + l] * (-0.58235717f))) -
-                   (v56[i0 * L + l] * 0.4580821f)) -
-                  (v84[i0 * L + l] * (-0.015151516f))) *
+        sum[l] = (((((((-(v8[i0 * L + l] * 0.0017800111f)) - (v17[i0 * L + l] * 0.00081643445f)) -
+                      (v27[i0 * L + l] * (-0.007880878f))) -
+                     (v35[i0 * L + l] * 0.144711f)) -
+                    (v47[i0 * L + l] * (-0.58235717f))) -
+                   (v55[i0 * L + l] * 0.4580821f)) -
+                  (v75[i0 * L + l] * (-0.015151516f))) *
                  T(h);
       }
       dtheta_err[i0 + 600] += lane_sum<L>(sum);
     }
   }
-  // %3358 = contract f64[100] -> v8
+  // %3373 = mul f64[100] -> v8
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v54[i0 * L + l] * u10[0];
-    }
-  }
-  // %3370 = contract f64[100] -> v18
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = v45[i0 * L + l] * u71[0];
-    }
-  }
-  // %3362 = contract f64[100] -> v28
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = v15[i0 * L + l] * u76[0];
-    }
-  }
-  // %2856 = contract f64[100] -> v15
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v3[i0 * L + l] * u74[0];
-    }
-  }
-  // %3360 = contract f64[100] -> v3
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v25[i0 * L + l] * u72[0];
-    }
-  }
-  // %3367 = contract f64[100] -> v25
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v38[i0 * L + l] * u78[0];
-    }
-  }
-  // %3373 = mul f64[100] -> v36
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v36[i0 * L + l] = v58[i0 * L + l] * 0.4580821f;
-    }
-  }
-  // %3374 = contract f64[100] -> v45
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v45[i0 * L + l] = v36[i0 * L + l] * T(h);
+      v8[i0 * L + l] = v57[i0 * L + l] * 0.4580821f;
     }
   }
   // %3377 = add f64[100,100] -> err.adj.F.layer1.weight
@@ -10792,13 +10402,13 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] =
-              (v8[i1 * L + l] * v85[i0 * L + l]) +
-              (((v50[i0 * L + l] * v18[i1 * L + l]) +
-                ((((-(v20[i0 * L + l] * v28[i1 * L + l])) - (v15[i1 * L + l] * v63[i0 * L + l])) +
-                  (v30[i0 * L + l] * v3[i1 * L + l])) -
-                 (v33[i1 * L + l] * v25[i0 * L + l]))) -
-               (v53[i1 * L + l] * v45[i0 * L + l]));
+          sum[l] = ((v53[i1 * L + l] * (T(h) * 0.015151516f)) * v77[i0 * L + l]) +
+                   (((v49[i0 * L + l] * (v44[i1 * L + l] * (T(h) * 0.58235717f))) +
+                     ((((-(v19[i0 * L + l] * (v14[i1 * L + l] * (T(h) * 0.00081643445f)))) -
+                        ((v3[i1 * L + l] * (T(h) * 0.0017800111f)) * v62[i0 * L + l])) +
+                       (v29[i0 * L + l] * (v24[i1 * L + l] * (T(h) * 0.007880878f)))) -
+                      (v32[i1 * L + l] * (v37[i0 * L + l] * (T(h) * 0.144711f))))) -
+                    (v52[i1 * L + l] * (v8[i0 * L + l] * T(h))));
         }
         dtheta_err[i0 * 100 + i1 + 700] += lane_sum<L>(sum);
       }
@@ -10811,70 +10421,21 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         sum[l] = T(h) *
-                 (((((((-(v20[i0 * L + l] * 0.00081643445f)) - (v63[i0 * L + l] * 0.0017800111f)) -
-                      (v30[i0 * L + l] * (-0.007880878f))) -
-                     (v38[i0 * L + l] * 0.144711f)) -
-                    (v50[i0 * L + l] * (-0.58235717f))) -
-                   v36[i0 * L + l]) -
-                  (v85[i0 * L + l] * (-0.015151516f)));
+                 (((((((-(v19[i0 * L + l] * 0.00081643445f)) - (v62[i0 * L + l] * 0.0017800111f)) -
+                      (v29[i0 * L + l] * (-0.007880878f))) -
+                     (v37[i0 * L + l] * 0.144711f)) -
+                    (v49[i0 * L + l] * (-0.58235717f))) -
+                   v8[i0 * L + l]) -
+                  (v77[i0 * L + l] * (-0.015151516f)));
       }
       dtheta_err[i0 + 10700] += lane_sum<L>(sum);
     }
   }
-  // %3391 = contract f64[100] -> v3
+  // %3396 = mul f64[100] -> v3
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v86[i0 * L + l] * u10[0];
-    }
-  }
-  // %3393 = contract f64[100] -> v8
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v27[i0 * L + l] * u72[0];
-    }
-  }
-  // %3396 = mul f64[100] -> v15
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v66[i0 * L + l] * 0.00081643445f;
-    }
-  }
-  // %3395 = contract f64[100] -> v18
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = v17[i0 * L + l] * T(h);
-    }
-  }
-  // %2916 = contract f64[100] -> v17
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = v64[i0 * L + l] * u74[0];
-    }
-  }
-  // %3401 = contract f64[100] -> v20
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = v35[i0 * L + l] * u78[0];
-    }
-  }
-  // %3404 = contract f64[100] -> v25
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v47[i0 * L + l] * u71[0];
-    }
-  }
-  // %3407 = contract f64[100] -> v27
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = v70[i0 * L + l] * u87[0];
+      v3[i0 * L + l] = v65[i0 * L + l] * 0.00081643445f;
     }
   }
   // %3410 = add f64[100,100] -> err.adj.F.layer2.weight
@@ -10884,13 +10445,13 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] =
-              (v81[i1 * L + l] * v3[i0 * L + l]) +
-              (((((v8[i1 * L + l] * v67[i0 * L + l]) +
-                  ((-(v15[i0 * L + l] * v18[i1 * L + l])) - (v5[i1 * L + l] * v17[i0 * L + l]))) -
-                 (v68[i0 * L + l] * v20[i1 * L + l])) +
-                (v25[i1 * L + l] * v69[i0 * L + l])) -
-               (v27[i0 * L + l] * v55[i1 * L + l]));
+          sum[l] = (v72[i1 * L + l] * (v78[i0 * L + l] * (T(h) * 0.015151516f))) +
+                   ((((((v26[i1 * L + l] * (T(h) * 0.007880878f)) * v66[i0 * L + l]) +
+                       ((-(v3[i0 * L + l] * (v16[i1 * L + l] * T(h)))) -
+                        (v5[i1 * L + l] * (v63[i0 * L + l] * (T(h) * 0.0017800111f))))) -
+                      (v67[i0 * L + l] * (v34[i1 * L + l] * (T(h) * 0.144711f)))) +
+                     ((v46[i1 * L + l] * (T(h) * 0.58235717f)) * v68[i0 * L + l])) -
+                    ((v69[i0 * L + l] * (T(h) * 0.4580821f)) * v54[i1 * L + l]));
         }
         dtheta_err[i0 * 100 + i1 + 10800] += lane_sum<L>(sum);
       }
@@ -10902,91 +10463,42 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * (((((((-(v64[i0 * L + l] * 0.0017800111f)) - v15[i0 * L + l]) -
-                             (v67[i0 * L + l] * (-0.007880878f))) -
-                            (v68[i0 * L + l] * 0.144711f)) -
-                           (v69[i0 * L + l] * (-0.58235717f))) -
-                          (v70[i0 * L + l] * 0.4580821f)) -
-                         (v86[i0 * L + l] * (-0.015151516f)));
+        sum[l] = T(h) * (((((((-(v63[i0 * L + l] * 0.0017800111f)) - v3[i0 * L + l]) -
+                             (v66[i0 * L + l] * (-0.007880878f))) -
+                            (v67[i0 * L + l] * 0.144711f)) -
+                           (v68[i0 * L + l] * (-0.58235717f))) -
+                          (v69[i0 * L + l] * 0.4580821f)) -
+                         (v78[i0 * L + l] * (-0.015151516f)));
       }
       dtheta_err[i0 + 20800] += lane_sum<L>(sum);
     }
   }
-  // %3442 = contract f64[3] -> v1
+  // %3425 = mul f64[3] -> v1
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v13[i0 * L + l] * u10[0];
+      v1[i0 * L + l] = v60[i0 * L + l] * 0.00081643445f;
     }
   }
-  // %3425 = mul f64[3] -> v2
+  // %2301 = mul f64[3] -> v2
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v61[i0 * L + l] * 0.00081643445f;
+      v2[i0 * L + l] = v61[i0 * L + l] * 0.0017800111f;
     }
   }
-  // %3426 = contract f64[3] -> v9
+  // %3433 = mul f64[3] -> v9
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v2[i0 * L + l] * T(h);
+      v9[i0 * L + l] = v30[i0 * L + l] * 0.144711f;
     }
   }
-  // %2301 = mul f64[3] -> v14
+  // %3438 = mul f64[3] -> v13
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = v62[i0 * L + l] * 0.0017800111f;
-    }
-  }
-  // %2964 = contract f64[3] -> v23
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = v14[i0 * L + l] * T(h);
-    }
-  }
-  // %3430 = contract f64[3] -> v24
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v21[i0 * L + l] * u72[0];
-    }
-  }
-  // %3433 = mul f64[3] -> v39
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v39[i0 * L + l] = v31[i0 * L + l] * 0.144711f;
-    }
-  }
-  // %3434 = contract f64[3] -> v31
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = v39[i0 * L + l] * T(h);
-    }
-  }
-  // %3423 = contract f64[3] -> v41
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v41[i0 * L + l] = v40[i0 * L + l] * u71[0];
-    }
-  }
-  // %3438 = mul f64[3] -> v43
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v43[i0 * L + l] = v51[i0 * L + l] * 0.4580821f;
-    }
-  }
-  // %3439 = contract f64[3] -> v44
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v44[i0 * L + l] = v43[i0 * L + l] * T(h);
+      v13[i0 * L + l] = v50[i0 * L + l] * 0.4580821f;
     }
   }
   // %3444 = add f64[3,100] -> err.adj.F.layer3.weight
@@ -10996,13 +10508,13 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] =
-              (v1[i0 * L + l] * v83[i1 * L + l]) +
-              ((((((-(v9[i0 * L + l] * v19[i1 * L + l])) - (v7[i1 * L + l] * v23[i0 * L + l])) +
-                  (v24[i0 * L + l] * v29[i1 * L + l])) -
-                 (v31[i0 * L + l] * v37[i1 * L + l])) +
-                (v41[i0 * L + l] * v49[i1 * L + l])) -
-               (v57[i1 * L + l] * v44[i0 * L + l]));
+          sum[l] = ((v12[i0 * L + l] * (T(h) * 0.015151516f)) * v74[i1 * L + l]) +
+                   ((((((-((v1[i0 * L + l] * T(h)) * v18[i1 * L + l])) -
+                        (v7[i1 * L + l] * (v2[i0 * L + l] * T(h)))) +
+                       ((v20[i0 * L + l] * (T(h) * 0.007880878f)) * v28[i1 * L + l])) -
+                      ((v9[i0 * L + l] * T(h)) * v36[i1 * L + l])) +
+                     ((v39[i0 * L + l] * (T(h) * 0.58235717f)) * v48[i1 * L + l])) -
+                    (v56[i1 * L + l] * (v13[i0 * L + l] * T(h))));
         }
         dtheta_err[i0 * 100 + i1 + 20900] += lane_sum<L>(sum);
       }
@@ -11015,90 +10527,41 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         sum[l] = T(h) *
-                 (((((((-v14[i0 * L + l]) - v2[i0 * L + l]) - (v21[i0 * L + l] * (-0.007880878f))) -
-                     v39[i0 * L + l]) -
-                    (v40[i0 * L + l] * (-0.58235717f))) -
-                   v43[i0 * L + l]) -
-                  (v13[i0 * L + l] * (-0.015151516f)));
+                 (((((((-v2[i0 * L + l]) - v1[i0 * L + l]) - (v20[i0 * L + l] * (-0.007880878f))) -
+                     v9[i0 * L + l]) -
+                    (v39[i0 * L + l] * (-0.58235717f))) -
+                   v13[i0 * L + l]) -
+                  (v12[i0 * L + l] * (-0.015151516f)));
       }
       dtheta_err[i0 + 21200] += lane_sum<L>(sum);
     }
   }
-  // %3473 = contract f64[3] -> v1
+  // %2350 = mul f64[3] -> v1
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v11[i0 * L + l] * u10[0];
+      v1[i0 * L + l] = v6[i0 * L + l] * 0.0017800111f;
     }
   }
-  // %3455 = contract f64[3] -> v2
+  // %3457 = mul f64[3] -> v2
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v34[i0 * L + l] * u71[0];
+      v2[i0 * L + l] = v4[i0 * L + l] * 0.00081643445f;
     }
   }
-  // %2350 = mul f64[3] -> v9
+  // %3464 = mul f64[3] -> v9
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v6[i0 * L + l] * 0.0017800111f;
+      v9[i0 * L + l] = v25[i0 * L + l] * 0.144711f;
     }
   }
-  // %3014 = contract f64[3] -> v13
+  // %3469 = mul f64[3] -> v12
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v9[i0 * L + l] * T(h);
-    }
-  }
-  // %3457 = mul f64[3] -> v14
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = v4[i0 * L + l] * 0.00081643445f;
-    }
-  }
-  // %3458 = contract f64[3] -> v21
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = v14[i0 * L + l] * T(h);
-    }
-  }
-  // %3461 = contract f64[3] -> v23
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = v16[i0 * L + l] * u72[0];
-    }
-  }
-  // %3464 = mul f64[3] -> v24
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v26[i0 * L + l] * 0.144711f;
-    }
-  }
-  // %3465 = contract f64[3] -> v31
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = v24[i0 * L + l] * T(h);
-    }
-  }
-  // %3469 = mul f64[3] -> v39
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v39[i0 * L + l] = v46[i0 * L + l] * 0.4580821f;
-    }
-  }
-  // %3470 = contract f64[3] -> v40
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v40[i0 * L + l] = v39[i0 * L + l] * T(h);
+      v12[i0 * L + l] = v45[i0 * L + l] * 0.4580821f;
     }
   }
   // %3475 = add f64[3,6] -> err.adj.Wz
@@ -11108,13 +10571,13 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] =
-              (v65[i1 * L + l] * v1[i0 * L + l]) +
-              (((v42[i1 * L + l] * v2[i0 * L + l]) +
-                ((((-(v13[i0 * L + l] * v0[i1 * L + l])) - (v12[i1 * L + l] * v21[i0 * L + l])) +
-                  (v22[i1 * L + l] * v23[i0 * L + l])) -
-                 (v32[i1 * L + l] * v31[i0 * L + l]))) -
-               (v52[i1 * L + l] * v40[i0 * L + l]));
+          sum[l] = (v64[i1 * L + l] * (v10[i0 * L + l] * (T(h) * 0.015151516f))) +
+                   (((v41[i1 * L + l] * (v33[i0 * L + l] * (T(h) * 0.58235717f))) +
+                     ((((-((v1[i0 * L + l] * T(h)) * v0[i1 * L + l])) -
+                        (v11[i1 * L + l] * (v2[i0 * L + l] * T(h)))) +
+                       (v21[i1 * L + l] * (v15[i0 * L + l] * (T(h) * 0.007880878f)))) -
+                      (v31[i1 * L + l] * (v9[i0 * L + l] * T(h))))) -
+                    (v51[i1 * L + l] * (v12[i0 * L + l] * T(h))));
         }
         dtheta_err[i0 * 6 + i1 + 21203] += lane_sum<L>(sum);
       }
@@ -11127,11 +10590,11 @@ extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         sum[l] = T(h) *
-                 (((((((-v14[i0 * L + l]) - v9[i0 * L + l]) - (v16[i0 * L + l] * (-0.007880878f))) -
-                     v24[i0 * L + l]) -
-                    (v34[i0 * L + l] * (-0.58235717f))) -
-                   v39[i0 * L + l]) -
-                  (v11[i0 * L + l] * (-0.015151516f)));
+                 (((((((-v2[i0 * L + l]) - v1[i0 * L + l]) - (v15[i0 * L + l] * (-0.007880878f))) -
+                     v9[i0 * L + l]) -
+                    (v33[i0 * L + l] * (-0.58235717f))) -
+                   v12[i0 * L + l]) -
+                  (v10[i0 * L + l] * (-0.015151516f)));
       }
       dtheta_err[i0 + 21221] += lane_sum<L>(sum);
     }
@@ -11282,7 +10745,7 @@ extern "C" void gnode_flipflop_n3_loss(const void* /*ctx*/, const void* y_ptr,
 /// loss_vjp: runtime/abi.h's plastic_loss_vjp_fn.
 extern "C" void gnode_flipflop_n3_loss_vjp(const void* /*ctx*/, const void* y_ptr,
                                            const void* target_ptr, const void* loss_bar_ptr,
-                                           void* y_bar_ptr, void* scratch) {
+                                           void* y_bar_ptr, void* /*scratch*/) {
   const T* __restrict y = static_cast<const T*>(y_ptr);
   const T* y_pred = y;
   const T* __restrict target = static_cast<const T*>(target_ptr);
@@ -11290,18 +10753,13 @@ extern "C" void gnode_flipflop_n3_loss_vjp(const void* /*ctx*/, const void* y_pt
   const T* __restrict loss_bar = static_cast<const T*>(loss_bar_ptr);
   T* __restrict y_bar = static_cast<T*>(y_bar_ptr);
   T* y_bar_pred = y_bar;
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   // gnode_flipflop_n3.loss.vjp: 7 nodes
-  // %163 = mul f64[] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v0[l] = loss_bar[l] * 0.6666667f;
-  }
   // %164 = contract f64[3] -> d.pred
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      y_bar_pred[i0 * L + l] += (y_pred[i0 * L + l] - target_y[i0 * L + l]) * v0[l];
+      y_bar_pred[i0 * L + l] +=
+          (y_pred[i0 * L + l] - target_y[i0 * L + l]) * (loss_bar[l] * 0.6666667f);
     }
   }
 }
@@ -11520,14 +10978,14 @@ const plastic_model kModel = {
             .field = 6592,
             .field_vjp = 26496,
             .adjoint_field = 43072,
-            .step = 22784,
-            .step_vjp = 148160,
-            .step_adaptive = 19712,
-            .adjoint_step = 165312,
+            .step = 22720,
+            .step_vjp = 141568,
+            .step_adaptive = 19648,
+            .adjoint_step = 164224,
             .output = 128,
             .output_vjp = 0,
             .loss = 64,
-            .loss_vjp = 64,
+            .loss_vjp = 0,
         },
     .kernels =
         {

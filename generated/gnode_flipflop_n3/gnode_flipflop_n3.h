@@ -101,11 +101,11 @@ enum {
  *   theta: uniform[21248] = 21248 floats, read-only
  *   u_stages: varying[21] = 168 floats, read-only
  *   z1: varying[3] = 24 floats, may alias
- *   scratch: scratch arena, 22784 bytes, 64-byte aligned
+ *   scratch: scratch arena, 22720 bytes, 64-byte aligned
  */
 void gnode_flipflop_n3_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                             const void* u_stages, void* z1, void* scratch);
-enum { gnode_flipflop_n3_step_lanes = 8, gnode_flipflop_n3_step_scratch_bytes = 22784 };
+enum { gnode_flipflop_n3_step_lanes = 8, gnode_flipflop_n3_step_scratch_bytes = 22720 };
 
 /* gnode_flipflop_n3_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -118,12 +118,12 @@ enum { gnode_flipflop_n3_step_lanes = 8, gnode_flipflop_n3_step_scratch_bytes = 
  *   z0_bar: varying[3] = 24 floats
  *   theta_bar: uniform[21248] = 21248 floats
  *   u_stages_bar: varying[21] = 168 floats, may be NULL
- *   scratch: scratch arena, 148160 bytes, 64-byte aligned
+ *   scratch: scratch arena, 141568 bytes, 64-byte aligned
  */
 void gnode_flipflop_n3_step_vjp(const void* ctx, double t, double h, const void* z0,
                                 const void* theta, const void* u_stages, const void* z1_bar,
                                 void* z0_bar, void* theta_bar, void* u_stages_bar, void* scratch);
-enum { gnode_flipflop_n3_step_vjp_lanes = 8, gnode_flipflop_n3_step_vjp_scratch_bytes = 148160 };
+enum { gnode_flipflop_n3_step_vjp_lanes = 8, gnode_flipflop_n3_step_vjp_scratch_bytes = 141568 };
 
 /* gnode_flipflop_n3_step_adaptive: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -136,14 +136,14 @@ enum { gnode_flipflop_n3_step_vjp_lanes = 8, gnode_flipflop_n3_step_vjp_scratch_
  *   z1: varying[3] = 24 floats
  *   err: varying[3] = 24 floats
  *   k_last: varying[3] = 24 floats, may be NULL
- *   scratch: scratch arena, 19712 bytes, 64-byte aligned
+ *   scratch: scratch arena, 19648 bytes, 64-byte aligned
  */
 void gnode_flipflop_n3_step_adaptive(const void* ctx, double t, double h, const void* z0,
                                      const void* theta, const void* u_stages, const void* k_first,
                                      void* z1, void* err, void* k_last, void* scratch);
 enum {
   gnode_flipflop_n3_step_adaptive_lanes = 8,
-  gnode_flipflop_n3_step_adaptive_scratch_bytes = 19712
+  gnode_flipflop_n3_step_adaptive_scratch_bytes = 19648
 };
 
 /* gnode_flipflop_n3_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
@@ -159,7 +159,7 @@ enum {
  *   dtheta: uniform[21248] = 21248 floats
  *   err: varying[6] = 48 floats
  *   dtheta_err: uniform[21248] = 21248 floats
- *   scratch: scratch arena, 165312 bytes, 64-byte aligned
+ *   scratch: scratch arena, 164224 bytes, 64-byte aligned
  */
 void gnode_flipflop_n3_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                     const void* a0, const void* theta, const void* u_stages,
@@ -167,7 +167,7 @@ void gnode_flipflop_n3_adjoint_step(const void* ctx, double t, double h, const v
                                     void* scratch);
 enum {
   gnode_flipflop_n3_adjoint_step_lanes = 8,
-  gnode_flipflop_n3_adjoint_step_scratch_bytes = 165312
+  gnode_flipflop_n3_adjoint_step_scratch_bytes = 164224
 };
 
 /* gnode_flipflop_n3_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
@@ -217,11 +217,11 @@ enum { gnode_flipflop_n3_loss_lanes = 8, gnode_flipflop_n3_loss_scratch_bytes = 
  *   target: varying[3] = 24 floats, read-only
  *   loss_bar: varying[1] = 8 floats, read-only
  *   y_bar: varying[3] = 24 floats
- *   scratch: scratch arena, 64 bytes, 64-byte aligned
+ *   scratch: scratch arena, 0 bytes, 64-byte aligned
  */
 void gnode_flipflop_n3_loss_vjp(const void* ctx, const void* y, const void* target,
                                 const void* loss_bar, void* y_bar, void* scratch);
-enum { gnode_flipflop_n3_loss_vjp_lanes = 8, gnode_flipflop_n3_loss_vjp_scratch_bytes = 64 };
+enum { gnode_flipflop_n3_loss_vjp_lanes = 8, gnode_flipflop_n3_loss_vjp_scratch_bytes = 0 };
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -2311,14 +2311,14 @@ extern "C" void gnode_walker2d_nc_step_vjp(const void* /*ctx*/, double /*t*/, do
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4800);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8000);
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9024);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10048);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13248);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16448);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12224);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15424);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18624);
   T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19648);
   T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20672);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21696);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24896);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28096);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23872);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27072);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28672);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -2370,14 +2370,7 @@ extern "C" void gnode_walker2d_nc_step_vjp(const void* /*ctx*/, double /*t*/, do
       v2[i0 * L + l] = F_layer0_bias[i0] + v1[i0 * L + l];
     }
   }
-  // %179 = mul f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = z1_bar_h[i0 * L + l] * T(h);
-    }
-  }
-  // %172 = contract f64[32] -> v3
+  // %172 = contract f64[32] -> v1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2397,34 +2390,34 @@ extern "C" void gnode_walker2d_nc_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 4) * L + l] = acc0_v[l];
+      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %174 = sigmoid f64[32] -> v4
+  // %174 = sigmoid f64[32] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = sigmoid(bz[i0] + v3[i0 * L + l]);
+      v3[i0 * L + l] = sigmoid(bz[i0] + v1[i0 * L + l]);
     }
   }
-  // %180 = mul f64[32] -> v3
+  // %180 = mul f64[32] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v1[i0 * L + l] * v4[i0 * L + l];
+      v1[i0 * L + l] = (z1_bar_h[i0 * L + l] * T(h)) * v3[i0 * L + l];
     }
   }
-  // %164 = relu f64[100] -> v5
+  // %164 = relu f64[100] -> v4
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = relu(v2[i0 * L + l]);
+      v4[i0 * L + l] = relu(v2[i0 * L + l]);
     }
   }
-  // %165 = contract f64[100] -> v6
+  // %165 = contract f64[100] -> v5
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2436,35 +2429,35 @@ extern "C" void gnode_walker2d_nc_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v4[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %166 = add f64[100] -> v7
+  // %166 = add f64[100] -> v6
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = F_layer1_bias[i0] + v6[i0 * L + l];
+      v6[i0 * L + l] = F_layer1_bias[i0] + v5[i0 * L + l];
     }
   }
-  // %167 = relu f64[100] -> v6
+  // %167 = relu f64[100] -> v5
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = relu(v7[i0 * L + l]);
+      v5[i0 * L + l] = relu(v6[i0 * L + l]);
     }
   }
-  // %168 = contract f64[32] -> v8
+  // %168 = contract f64[32] -> v7
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2476,35 +2469,35 @@ extern "C" void gnode_walker2d_nc_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v5[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %170 = tanh f64[32] -> v9
+  // %170 = tanh f64[32] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = vm::tanh(v8[i0 * L + l] + F_layer2_bias[i0]);
+      v8[i0 * L + l] = vm::tanh(v7[i0 * L + l] + F_layer2_bias[i0]);
     }
   }
-  // %191 = mul f64[32] -> v8
+  // %191 = mul f64[32] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v3[i0 * L + l] * (1.0f - square(v9[i0 * L + l]));
+      v7[i0 * L + l] = v1[i0 * L + l] * (1.0f - square(v8[i0 * L + l]));
     }
   }
-  // %193 = contract f64[100] -> v10
+  // %193 = contract f64[100] -> v9
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2516,28 +2509,28 @@ extern "C" void gnode_walker2d_nc_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v7[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %195 = mul f64[100] -> v11
+  // %195 = mul f64[100] -> v10
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v10[i0 * L + l] * step(v7[i0 * L + l]);
+      v10[i0 * L + l] = v9[i0 * L + l] * step(v6[i0 * L + l]);
     }
   }
-  // %197 = contract f64[100] -> v7
+  // %197 = contract f64[100] -> v6
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2549,25 +2542,25 @@ extern "C" void gnode_walker2d_nc_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v11[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v10[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v10[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v10[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v10[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %199 = mul f64[100] -> v10
+  // %199 = mul f64[100] -> v9
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = step(v2[i0 * L + l]) * v7[i0 * L + l];
+      v9[i0 * L + l] = step(v2[i0 * L + l]) * v6[i0 * L + l];
     }
   }
   // %201 = contract f64[49] -> v2
@@ -2582,10 +2575,10 @@ extern "C" void gnode_walker2d_nc_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 1], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 2], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 3], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 1], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 2], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 3], v9[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -2603,22 +2596,22 @@ extern "C" void gnode_walker2d_nc_step_vjp(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(F_layer0_weight[i0 * 49 + 48], v10[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(F_layer0_weight[i0 * 49 + 48], v9[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v2[48 * L + l] = acc0_v[l];
   }
-  // %184 = mul f64[32] -> v7
+  // %184 = mul f64[32] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = ((v9[i0 * L + l] - z0_h[i0 * L + l]) * v1[i0 * L + l]) *
-                       (v4[i0 * L + l] * (1.0f - v4[i0 * L + l]));
+      v6[i0 * L + l] = ((v8[i0 * L + l] - z0_h[i0 * L + l]) * (z1_bar_h[i0 * L + l] * T(h))) *
+                       (v3[i0 * L + l] * (1.0f - v3[i0 * L + l]));
     }
   }
-  // %186 = contract f64[49] -> v1
+  // %186 = contract f64[49] -> v11
   for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2630,18 +2623,18 @@ extern "C" void gnode_walker2d_nc_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 4 + i1 * 49], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wz[i0 * 4 + i1 * 49 + 1], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wz[i0 * 4 + i1 * 49 + 2], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wz[i0 * 4 + i1 * 49 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 4 + i1 * 49], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wz[i0 * 4 + i1 * 49 + 1], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wz[i0 * 4 + i1 * 49 + 2], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wz[i0 * 4 + i1 * 49 + 3], v6[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -2651,25 +2644,25 @@ extern "C" void gnode_walker2d_nc_step_vjp(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wz[i0 * 49 + 48], v7[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wz[i0 * 49 + 48], v6[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v1[48 * L + l] = acc0_v[l];
+    v11[48 * L + l] = acc0_v[l];
   }
   // %202 = add f64[49] -> v12
   for (int64_t i0 = 0; i0 < 49; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v2[i0 * L + l] + v1[i0 * L + l];
+      v12[i0 * L + l] = v2[i0 * L + l] + v11[i0 * L + l];
     }
   }
   // %205 = add f64[32] -> d.h
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z0_bar_h[i0 * L + l] += v12[i0 * L + l] + (z1_bar_h[i0 * L + l] - v3[i0 * L + l]);
+      z0_bar_h[i0 * L + l] += v12[i0 * L + l] + (z1_bar_h[i0 * L + l] - v1[i0 * L + l]);
     }
   }
   // %200 = contract f64[100,49] -> d.F.layer0.weight
@@ -2679,7 +2672,7 @@ extern "C" void gnode_walker2d_nc_step_vjp(const void* /*ctx*/, double /*t*/, do
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = v0[i1 * L + l] * v10[i0 * L + l];
+          sum[l] = v0[i1 * L + l] * v9[i0 * L + l];
         }
         theta_bar_F_layer0_weight[i0 * 49 + i1] += lane_sum<L>(sum);
       }
@@ -2692,7 +2685,7 @@ extern "C" void gnode_walker2d_nc_step_vjp(const void* /*ctx*/, double /*t*/, do
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = v11[i0 * L + l] * v5[i1 * L + l];
+          sum[l] = v10[i0 * L + l] * v4[i1 * L + l];
         }
         theta_bar_F_layer1_weight[i0 * 100 + i1] += lane_sum<L>(sum);
       }
@@ -2705,7 +2698,7 @@ extern "C" void gnode_walker2d_nc_step_vjp(const void* /*ctx*/, double /*t*/, do
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = v8[i0 * L + l] * v6[i1 * L + l];
+          sum[l] = v7[i0 * L + l] * v5[i1 * L + l];
         }
         theta_bar_F_layer2_weight[i0 * 100 + i1] += lane_sum<L>(sum);
       }
@@ -2718,7 +2711,7 @@ extern "C" void gnode_walker2d_nc_step_vjp(const void* /*ctx*/, double /*t*/, do
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = v0[i1 * L + l] * v7[i0 * L + l];
+          sum[l] = v0[i1 * L + l] * v6[i0 * L + l];
         }
         theta_bar_Wz[i0 * 49 + i1] += lane_sum<L>(sum);
       }
@@ -2730,7 +2723,7 @@ extern "C" void gnode_walker2d_nc_step_vjp(const void* /*ctx*/, double /*t*/, do
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v10[i0 * L + l];
+        sum[l] = v9[i0 * L + l];
       }
       theta_bar_F_layer0_bias[i0] += lane_sum<L>(sum);
     }
@@ -2741,7 +2734,7 @@ extern "C" void gnode_walker2d_nc_step_vjp(const void* /*ctx*/, double /*t*/, do
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v11[i0 * L + l];
+        sum[l] = v10[i0 * L + l];
       }
       theta_bar_F_layer1_bias[i0] += lane_sum<L>(sum);
     }
@@ -2752,7 +2745,7 @@ extern "C" void gnode_walker2d_nc_step_vjp(const void* /*ctx*/, double /*t*/, do
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v8[i0 * L + l];
+        sum[l] = v7[i0 * L + l];
       }
       theta_bar_F_layer2_bias[i0] += lane_sum<L>(sum);
     }
@@ -2763,7 +2756,7 @@ extern "C" void gnode_walker2d_nc_step_vjp(const void* /*ctx*/, double /*t*/, do
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v7[i0 * L + l];
+        sum[l] = v6[i0 * L + l];
       }
       theta_bar_bz[i0] += lane_sum<L>(sum);
     }
@@ -2826,7 +2819,6 @@ extern "C" void gnode_walker2d_nc_adjoint_step(const void* /*ctx*/, double /*t*/
   T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18496);
   T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19520);
   T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22720);
-  T* __restrict u12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25920);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -3185,13 +3177,6 @@ extern "C" void gnode_walker2d_nc_adjoint_step(const void* /*ctx*/, double /*t*/
           a0[i0 * L + l] - (((v2[i0 * L + l] + v4[i0 * L + l]) - v7[i0 * L + l]) * T(h));
     }
   }
-  // %320 = contract f64[49] -> v2
-  for (int64_t i0 = 0; i0 < 49; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v0[i0 * L + l] * T(h);
-    }
-  }
   // %322 = neg f64[100,49] -> adj.F.layer0.weight
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     for (int64_t i1 = 0; i1 < 49; ++i1) {
@@ -3199,7 +3184,7 @@ extern "C" void gnode_walker2d_nc_adjoint_step(const void* /*ctx*/, double /*t*/
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v10[i0 * L + l] * v2[i1 * L + l]);
+          sum[l] = -(v10[i0 * L + l] * (v0[i1 * L + l] * T(h)));
         }
         dtheta_F_layer0_weight[i0 * 49 + i1] += lane_sum<L>(sum);
       }
@@ -3216,13 +3201,6 @@ extern "C" void gnode_walker2d_nc_adjoint_step(const void* /*ctx*/, double /*t*/
       dtheta_F_layer0_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %327 = contract f64[100] -> v2
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v11[i0 * L + l] * T(h);
-    }
-  }
   // %346 = neg f64[100,100] -> adj.F.layer1.weight
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     for (int64_t i1 = 0; i1 < 100; ++i1) {
@@ -3230,7 +3208,7 @@ extern "C" void gnode_walker2d_nc_adjoint_step(const void* /*ctx*/, double /*t*/
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v1[i1 * L + l] * v2[i0 * L + l]);
+          sum[l] = -(v1[i1 * L + l] * (v11[i0 * L + l] * T(h)));
         }
         dtheta_F_layer1_weight[i0 * 100 + i1] += lane_sum<L>(sum);
       }
@@ -3242,16 +3220,9 @@ extern "C" void gnode_walker2d_nc_adjoint_step(const void* /*ctx*/, double /*t*/
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -v2[i0 * L + l];
+        sum[l] = -(v11[i0 * L + l] * T(h));
       }
       dtheta_F_layer1_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %335 = contract f64[32] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v9[i0 * L + l] * T(h);
     }
   }
   // %337 = neg f64[32,100] -> adj.F.layer2.weight
@@ -3261,7 +3232,7 @@ extern "C" void gnode_walker2d_nc_adjoint_step(const void* /*ctx*/, double /*t*/
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v5[i0 * L + l] * v3[i1 * L + l]);
+          sum[l] = -((v9[i0 * L + l] * T(h)) * v3[i1 * L + l]);
         }
         dtheta_F_layer2_weight[i0 * 100 + i1] += lane_sum<L>(sum);
       }
@@ -3273,16 +3244,9 @@ extern "C" void gnode_walker2d_nc_adjoint_step(const void* /*ctx*/, double /*t*/
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -v5[i0 * L + l];
+        sum[l] = -(v9[i0 * L + l] * T(h));
       }
       dtheta_F_layer2_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %340 = contract f64[32] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v6[i0 * L + l] * T(h);
     }
   }
   // %343 = neg f64[32,49] -> adj.Wz
@@ -3292,7 +3256,7 @@ extern "C" void gnode_walker2d_nc_adjoint_step(const void* /*ctx*/, double /*t*/
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v0[i1 * L + l] * v5[i0 * L + l]);
+          sum[l] = -(v0[i1 * L + l] * (v6[i0 * L + l] * T(h)));
         }
         dtheta_Wz[i0 * 49 + i1] += lane_sum<L>(sum);
       }
@@ -3304,28 +3268,26 @@ extern "C" void gnode_walker2d_nc_adjoint_step(const void* /*ctx*/, double /*t*/
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -v5[i0 * L + l];
+        sum[l] = -(v6[i0 * L + l] * T(h));
       }
       dtheta_bz[i0] += lane_sum<L>(sum);
     }
   }
-  // %303 = mul f64[] -> u12
-  u12[0] = T(h) * -0.0f;
   // %304 = broadcast f64[32,17] -> adj.h0.weight
   for (int64_t i0 = 0; i0 < 544; ++i0) {
-    dtheta_h0_weight[i0] += u12[0] * 8.0f;
+    dtheta_h0_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %305 = broadcast f64[32] -> adj.h0.bias
   for (int64_t i0 = 0; i0 < 32; ++i0) {
-    dtheta_h0_bias[i0] += u12[0] * 8.0f;
+    dtheta_h0_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %306 = broadcast f64[17,32] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 544; ++i0) {
-    dtheta_out_weight[i0] += u12[0] * 8.0f;
+    dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %307 = broadcast f64[17] -> adj.out.bias
   for (int64_t i0 = 0; i0 < 17; ++i0) {
-    dtheta_out_bias[i0] += u12[0] * 8.0f;
+    dtheta_out_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
 }
 
@@ -3511,7 +3473,7 @@ extern "C" void gnode_walker2d_nc_loss(const void* /*ctx*/, const void* y_ptr,
 /// loss_vjp: runtime/abi.h's plastic_loss_vjp_fn.
 extern "C" void gnode_walker2d_nc_loss_vjp(const void* /*ctx*/, const void* y_ptr,
                                            const void* target_ptr, const void* loss_bar_ptr,
-                                           void* y_bar_ptr, void* scratch) {
+                                           void* y_bar_ptr, void* /*scratch*/) {
   const T* __restrict y = static_cast<const T*>(y_ptr);
   const T* y_pred = y;
   const T* __restrict target = static_cast<const T*>(target_ptr);
@@ -3519,18 +3481,13 @@ extern "C" void gnode_walker2d_nc_loss_vjp(const void* /*ctx*/, const void* y_pt
   const T* __restrict loss_bar = static_cast<const T*>(loss_bar_ptr);
   T* __restrict y_bar = static_cast<T*>(y_bar_ptr);
   T* y_bar_pred = y_bar;
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   // gnode_walker2d_nc.loss.vjp: 7 nodes
-  // %156 = mul f64[] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v0[l] = loss_bar[l] * 0.11764706f;
-  }
   // %157 = contract f64[17] -> d.pred
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      y_bar_pred[i0 * L + l] += (y_pred[i0 * L + l] - target_y[i0 * L + l]) * v0[l];
+      y_bar_pred[i0 * L + l] +=
+          (y_pred[i0 * L + l] - target_y[i0 * L + l]) * (loss_bar[l] * 0.11764706f);
     }
   }
 }
@@ -3728,12 +3685,12 @@ const plastic_model kModel = {
             .field_vjp = 26496,
             .adjoint_field = 43520,
             .step = 8000,
-            .step_vjp = 29696,
-            .adjoint_step = 25984,
+            .step_vjp = 30272,
+            .adjoint_step = 25920,
             .output = 576,
             .output_vjp = 0,
             .loss = 64,
-            .loss_vjp = 64,
+            .loss_vjp = 0,
         },
     .kernels =
         {

@@ -118,12 +118,12 @@ enum { gnode_walker2d_nc_step_lanes = 8, gnode_walker2d_nc_step_scratch_bytes = 
  *   z0_bar: varying[32] = 256 floats
  *   theta_bar: uniform[21069] = 21069 floats
  *   u_stages_bar: varying[17] = 136 floats, may be NULL
- *   scratch: scratch arena, 29696 bytes, 64-byte aligned
+ *   scratch: scratch arena, 30272 bytes, 64-byte aligned
  */
 void gnode_walker2d_nc_step_vjp(const void* ctx, double t, double h, const void* z0,
                                 const void* theta, const void* u_stages, const void* z1_bar,
                                 void* z0_bar, void* theta_bar, void* u_stages_bar, void* scratch);
-enum { gnode_walker2d_nc_step_vjp_lanes = 8, gnode_walker2d_nc_step_vjp_scratch_bytes = 29696 };
+enum { gnode_walker2d_nc_step_vjp_lanes = 8, gnode_walker2d_nc_step_vjp_scratch_bytes = 30272 };
 
 /* gnode_walker2d_nc_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -138,7 +138,7 @@ enum { gnode_walker2d_nc_step_vjp_lanes = 8, gnode_walker2d_nc_step_vjp_scratch_
  *   dtheta: uniform[21069] = 21069 floats
  *   err: varying[64] = 512 floats, may be NULL
  *   dtheta_err: uniform[21069] = 21069 floats, may be NULL
- *   scratch: scratch arena, 25984 bytes, 64-byte aligned
+ *   scratch: scratch arena, 25920 bytes, 64-byte aligned
  */
 void gnode_walker2d_nc_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                     const void* a0, const void* theta, const void* u_stages,
@@ -146,7 +146,7 @@ void gnode_walker2d_nc_adjoint_step(const void* ctx, double t, double h, const v
                                     void* scratch);
 enum {
   gnode_walker2d_nc_adjoint_step_lanes = 8,
-  gnode_walker2d_nc_adjoint_step_scratch_bytes = 25984
+  gnode_walker2d_nc_adjoint_step_scratch_bytes = 25920
 };
 
 /* gnode_walker2d_nc_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
@@ -196,11 +196,11 @@ enum { gnode_walker2d_nc_loss_lanes = 8, gnode_walker2d_nc_loss_scratch_bytes = 
  *   target: varying[17] = 136 floats, read-only
  *   loss_bar: varying[1] = 8 floats, read-only
  *   y_bar: varying[17] = 136 floats
- *   scratch: scratch arena, 64 bytes, 64-byte aligned
+ *   scratch: scratch arena, 0 bytes, 64-byte aligned
  */
 void gnode_walker2d_nc_loss_vjp(const void* ctx, const void* y, const void* target,
                                 const void* loss_bar, void* y_bar, void* scratch);
-enum { gnode_walker2d_nc_loss_vjp_lanes = 8, gnode_walker2d_nc_loss_vjp_scratch_bytes = 64 };
+enum { gnode_walker2d_nc_loss_vjp_lanes = 8, gnode_walker2d_nc_loss_vjp_scratch_bytes = 0 };
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -2328,44 +2328,36 @@ extern "C" void gnode_walker2d_odelstm_step_vjp(const void* /*ctx*/, double /*t*
   T* theta_bar_bz = theta_bar + 20032;
   T* __restrict u_stages_bar = static_cast<T*>(u_stages_bar_ptr);
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1024);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1600);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2624);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3648);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4672);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7872);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11072);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14272);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6848);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10048);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13248);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16448);
   T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17472);
   T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18496);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19520);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21120);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24320);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20096);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23296);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
   // gnode_walker2d_odelstm.field.step.euler.vjp: 54 nodes
-  // %180 = mul f64[32] -> v0
+  // %162 = concat f64[50] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = z1_bar_h[i0 * L + l] * T(h);
-    }
-  }
-  // %162 = concat f64[50] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = z0_h[i0 * L + l];
+      v0[i0 * L + l] = z0_h[i0 * L + l];
     }
   }
   for (int64_t i0 = 0; i0 < 18; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 + 32) * L + l] = u_stages[i0 * L + l];
+      v0[(i0 + 32) * L + l] = u_stages[i0 * L + l];
     }
   }
-  // %163 = contract f64[32] -> v2
+  // %163 = contract f64[32] -> v1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2377,35 +2369,35 @@ extern "C" void gnode_walker2d_odelstm_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 50; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 200 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wz[i0 * 200 + i1 + 50], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wz[i0 * 200 + i1 + 100], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wz[i0 * 200 + i1 + 150], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 200 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wz[i0 * 200 + i1 + 50], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wz[i0 * 200 + i1 + 100], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wz[i0 * 200 + i1 + 150], v0[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 4) * L + l] = acc0_v[l];
+      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %165 = sigmoid f64[32] -> v3
+  // %165 = sigmoid f64[32] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = sigmoid(bz[i0] + v2[i0 * L + l]);
+      v2[i0 * L + l] = sigmoid(bz[i0] + v1[i0 * L + l]);
     }
   }
-  // %181 = mul f64[32] -> v2
+  // %181 = mul f64[32] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v0[i0 * L + l] * v3[i0 * L + l];
+      v1[i0 * L + l] = (z1_bar_h[i0 * L + l] * T(h)) * v2[i0 * L + l];
     }
   }
-  // %166 = contract f64[100] -> v4
+  // %166 = contract f64[100] -> v3
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2417,35 +2409,35 @@ extern "C" void gnode_walker2d_odelstm_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 50; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 200 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 200 + i1 + 50], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 200 + i1 + 100], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 200 + i1 + 150], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 200 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 200 + i1 + 50], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 200 + i1 + 100], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 200 + i1 + 150], v0[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %167 = add f64[100] -> v5
+  // %167 = add f64[100] -> v4
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = F_layer0_bias[i0] + v4[i0 * L + l];
+      v4[i0 * L + l] = F_layer0_bias[i0] + v3[i0 * L + l];
     }
   }
-  // %168 = relu f64[100] -> v4
+  // %168 = relu f64[100] -> v3
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = relu(v5[i0 * L + l]);
+      v3[i0 * L + l] = relu(v4[i0 * L + l]);
     }
   }
-  // %169 = contract f64[100] -> v6
+  // %169 = contract f64[100] -> v5
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2457,206 +2449,10 @@ extern "C" void gnode_walker2d_odelstm_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v4[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %170 = add f64[100] -> v7
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = F_layer1_bias[i0] + v6[i0 * L + l];
-    }
-  }
-  // %171 = relu f64[100] -> v6
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = relu(v7[i0 * L + l]);
-    }
-  }
-  // %172 = contract f64[32] -> v8
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 100; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v6[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %174 = tanh f64[32] -> v9
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = vm::tanh(v8[i0 * L + l] + F_layer2_bias[i0]);
-    }
-  }
-  // %185 = mul f64[32] -> v8
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = (v0[i0 * L + l] * (v9[i0 * L + l] - z0_h[i0 * L + l])) *
-                       ((1.0f - v3[i0 * L + l]) * v3[i0 * L + l]);
-    }
-  }
-  // %187 = contract f64[50] -> v10
-  for (int64_t i0 = 0; i0 < 12; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 4 + i1 * 50], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wz[i0 * 4 + i1 * 50 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wz[i0 * 4 + i1 * 50 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wz[i0 * 4 + i1 * 50 + 3], v8[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 48; i0 < 50; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 + i1 * 50], v8[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %192 = mul f64[32] -> v0
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v2[i0 * L + l] * (1.0f - square(v9[i0 * L + l]));
-    }
-  }
-  // %194 = contract f64[100] -> v11
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v0[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %196 = mul f64[100] -> v12
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v11[i0 * L + l] * step(v7[i0 * L + l]);
-    }
-  }
-  // %198 = contract f64[100] -> v7
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 100; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v12[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %200 = mul f64[100] -> v11
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = step(v5[i0 * L + l]) * v7[i0 * L + l];
-    }
-  }
-  // %202 = contract f64[50] -> v5
-  for (int64_t i0 = 0; i0 < 12; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 100; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 50], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 50 + 1], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 50 + 2], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 50 + 3], v11[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -2667,6 +2463,202 @@ extern "C" void gnode_walker2d_odelstm_step_vjp(const void* /*ctx*/, double /*t*
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
+  // %170 = add f64[100] -> v6
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = F_layer1_bias[i0] + v5[i0 * L + l];
+    }
+  }
+  // %171 = relu f64[100] -> v5
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = relu(v6[i0 * L + l]);
+    }
+  }
+  // %172 = contract f64[32] -> v7
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v5[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %174 = tanh f64[32] -> v8
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = vm::tanh(v7[i0 * L + l] + F_layer2_bias[i0]);
+    }
+  }
+  // %185 = mul f64[32] -> v7
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = ((z1_bar_h[i0 * L + l] * T(h)) * (v8[i0 * L + l] - z0_h[i0 * L + l])) *
+                       ((1.0f - v2[i0 * L + l]) * v2[i0 * L + l]);
+    }
+  }
+  // %187 = contract f64[50] -> v9
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wz[i0 * 4 + i1 * 50], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wz[i0 * 4 + i1 * 50 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wz[i0 * 4 + i1 * 50 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wz[i0 * 4 + i1 * 50 + 3], v7[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  for (int64_t i0 = 48; i0 < 50; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 50], v7[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %192 = mul f64[32] -> v2
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = v1[i0 * L + l] * (1.0f - square(v8[i0 * L + l]));
+    }
+  }
+  // %194 = contract f64[100] -> v10
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v2[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %196 = mul f64[100] -> v11
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = v10[i0 * L + l] * step(v6[i0 * L + l]);
+    }
+  }
+  // %198 = contract f64[100] -> v6
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v11[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %200 = mul f64[100] -> v10
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = step(v4[i0 * L + l]) * v6[i0 * L + l];
+    }
+  }
+  // %202 = contract f64[50] -> v4
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 50], v10[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 50 + 1], v10[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 50 + 2], v10[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 50 + 3], v10[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
   for (int64_t i0 = 48; i0 < 50; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2675,26 +2667,26 @@ extern "C" void gnode_walker2d_odelstm_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 50], v11[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 50], v10[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = acc0_v[l];
+      v4[i0 * L + l] = acc0_v[l];
     }
   }
-  // %203 = add f64[50] -> v7
+  // %203 = add f64[50] -> v6
   for (int64_t i0 = 0; i0 < 50; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v10[i0 * L + l] + v5[i0 * L + l];
+      v6[i0 * L + l] = v9[i0 * L + l] + v4[i0 * L + l];
     }
   }
   // %206 = add f64[32] -> d.h
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z0_bar_h[i0 * L + l] += (z1_bar_h[i0 * L + l] - v2[i0 * L + l]) + v7[i0 * L + l];
+      z0_bar_h[i0 * L + l] += (z1_bar_h[i0 * L + l] - v1[i0 * L + l]) + v6[i0 * L + l];
     }
   }
   // %201 = contract f64[100,50] -> d.F.layer0.weight
@@ -2704,7 +2696,7 @@ extern "C" void gnode_walker2d_odelstm_step_vjp(const void* /*ctx*/, double /*t*
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = v1[i1 * L + l] * v11[i0 * L + l];
+          sum[l] = v0[i1 * L + l] * v10[i0 * L + l];
         }
         theta_bar_F_layer0_weight[i0 * 50 + i1] += lane_sum<L>(sum);
       }
@@ -2717,7 +2709,7 @@ extern "C" void gnode_walker2d_odelstm_step_vjp(const void* /*ctx*/, double /*t*
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = v4[i1 * L + l] * v12[i0 * L + l];
+          sum[l] = v3[i1 * L + l] * v11[i0 * L + l];
         }
         theta_bar_F_layer1_weight[i0 * 100 + i1] += lane_sum<L>(sum);
       }
@@ -2730,7 +2722,7 @@ extern "C" void gnode_walker2d_odelstm_step_vjp(const void* /*ctx*/, double /*t*
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = v0[i0 * L + l] * v6[i1 * L + l];
+          sum[l] = v2[i0 * L + l] * v5[i1 * L + l];
         }
         theta_bar_F_layer2_weight[i0 * 100 + i1] += lane_sum<L>(sum);
       }
@@ -2743,7 +2735,7 @@ extern "C" void gnode_walker2d_odelstm_step_vjp(const void* /*ctx*/, double /*t*
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = v8[i0 * L + l] * v1[i1 * L + l];
+          sum[l] = v7[i0 * L + l] * v0[i1 * L + l];
         }
         theta_bar_Wz[i0 * 50 + i1] += lane_sum<L>(sum);
       }
@@ -2755,7 +2747,7 @@ extern "C" void gnode_walker2d_odelstm_step_vjp(const void* /*ctx*/, double /*t*
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v11[i0 * L + l];
+        sum[l] = v10[i0 * L + l];
       }
       theta_bar_F_layer0_bias[i0] += lane_sum<L>(sum);
     }
@@ -2766,7 +2758,7 @@ extern "C" void gnode_walker2d_odelstm_step_vjp(const void* /*ctx*/, double /*t*
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v12[i0 * L + l];
+        sum[l] = v11[i0 * L + l];
       }
       theta_bar_F_layer1_bias[i0] += lane_sum<L>(sum);
     }
@@ -2777,7 +2769,7 @@ extern "C" void gnode_walker2d_odelstm_step_vjp(const void* /*ctx*/, double /*t*
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v0[i0 * L + l];
+        sum[l] = v2[i0 * L + l];
       }
       theta_bar_F_layer2_bias[i0] += lane_sum<L>(sum);
     }
@@ -2788,7 +2780,7 @@ extern "C" void gnode_walker2d_odelstm_step_vjp(const void* /*ctx*/, double /*t*
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v8[i0 * L + l];
+        sum[l] = v7[i0 * L + l];
       }
       theta_bar_bz[i0] += lane_sum<L>(sum);
     }
@@ -2798,7 +2790,7 @@ extern "C" void gnode_walker2d_odelstm_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t i0 = 0; i0 < 18; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[i0 * L + l] += v7[(i0 + 32) * L + l];
+        u_stages_bar[i0 * L + l] += v6[(i0 + 32) * L + l];
       }
     }
   }
@@ -2852,7 +2844,6 @@ extern "C" void gnode_walker2d_odelstm_adjoint_step(const void* /*ctx*/, double 
   T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18496);
   T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20096);
   T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23296);
-  T* __restrict u12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26496);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -3215,13 +3206,6 @@ extern "C" void gnode_walker2d_odelstm_adjoint_step(const void* /*ctx*/, double 
           a0[i0 * L + l] - (((v9[i0 * L + l] + v2[i0 * L + l]) - v5[i0 * L + l]) * T(h));
     }
   }
-  // %322 = contract f64[50] -> v9
-  for (int64_t i0 = 0; i0 < 50; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v0[i0 * L + l] * T(h);
-    }
-  }
   // %325 = neg f64[100,50] -> adj.F.layer0.weight
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     for (int64_t i1 = 0; i1 < 50; ++i1) {
@@ -3229,7 +3213,7 @@ extern "C" void gnode_walker2d_odelstm_adjoint_step(const void* /*ctx*/, double 
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v9[i1 * L + l] * v10[i0 * L + l]);
+          sum[l] = -((v0[i1 * L + l] * T(h)) * v10[i0 * L + l]);
         }
         dtheta_F_layer0_weight[i0 * 50 + i1] += lane_sum<L>(sum);
       }
@@ -3246,13 +3230,6 @@ extern "C" void gnode_walker2d_odelstm_adjoint_step(const void* /*ctx*/, double 
       dtheta_F_layer0_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %331 = contract f64[100] -> v2
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v1[i0 * L + l] * T(h);
-    }
-  }
   // %334 = neg f64[100,100] -> adj.F.layer1.weight
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     for (int64_t i1 = 0; i1 < 100; ++i1) {
@@ -3260,7 +3237,7 @@ extern "C" void gnode_walker2d_odelstm_adjoint_step(const void* /*ctx*/, double 
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v2[i1 * L + l] * v11[i0 * L + l]);
+          sum[l] = -((v1[i1 * L + l] * T(h)) * v11[i0 * L + l]);
         }
         dtheta_F_layer1_weight[i0 * 100 + i1] += lane_sum<L>(sum);
       }
@@ -3277,13 +3254,6 @@ extern "C" void gnode_walker2d_odelstm_adjoint_step(const void* /*ctx*/, double 
       dtheta_F_layer1_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %339 = contract f64[32] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v8[i0 * L + l] * T(h);
-    }
-  }
   // %342 = neg f64[32,100] -> adj.F.layer2.weight
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 100; ++i1) {
@@ -3291,7 +3261,7 @@ extern "C" void gnode_walker2d_odelstm_adjoint_step(const void* /*ctx*/, double 
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v3[i1 * L + l] * v5[i0 * L + l]);
+          sum[l] = -(v3[i1 * L + l] * (v8[i0 * L + l] * T(h)));
         }
         dtheta_F_layer2_weight[i0 * 100 + i1] += lane_sum<L>(sum);
       }
@@ -3303,16 +3273,9 @@ extern "C" void gnode_walker2d_odelstm_adjoint_step(const void* /*ctx*/, double 
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -v5[i0 * L + l];
+        sum[l] = -(v8[i0 * L + l] * T(h));
       }
       dtheta_F_layer2_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %346 = contract f64[32] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v7[i0 * L + l] * T(h);
     }
   }
   // %349 = neg f64[32,50] -> adj.Wz
@@ -3322,7 +3285,7 @@ extern "C" void gnode_walker2d_odelstm_adjoint_step(const void* /*ctx*/, double 
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v0[i1 * L + l] * v5[i0 * L + l]);
+          sum[l] = -(v0[i1 * L + l] * (v7[i0 * L + l] * T(h)));
         }
         dtheta_Wz[i0 * 50 + i1] += lane_sum<L>(sum);
       }
@@ -3334,28 +3297,26 @@ extern "C" void gnode_walker2d_odelstm_adjoint_step(const void* /*ctx*/, double 
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -v5[i0 * L + l];
+        sum[l] = -(v7[i0 * L + l] * T(h));
       }
       dtheta_bz[i0] += lane_sum<L>(sum);
     }
   }
-  // %303 = mul f64[] -> u12
-  u12[0] = T(h) * -0.0f;
   // %304 = broadcast f64[32,18] -> adj.h0.weight
   for (int64_t i0 = 0; i0 < 576; ++i0) {
-    dtheta_h0_weight[i0] += u12[0] * 8.0f;
+    dtheta_h0_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %305 = broadcast f64[32] -> adj.h0.bias
   for (int64_t i0 = 0; i0 < 32; ++i0) {
-    dtheta_h0_bias[i0] += u12[0] * 8.0f;
+    dtheta_h0_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %306 = broadcast f64[17,32] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 544; ++i0) {
-    dtheta_out_weight[i0] += u12[0] * 8.0f;
+    dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %307 = broadcast f64[17] -> adj.out.bias
   for (int64_t i0 = 0; i0 < 17; ++i0) {
-    dtheta_out_bias[i0] += u12[0] * 8.0f;
+    dtheta_out_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
 }
 
@@ -3541,7 +3502,7 @@ extern "C" void gnode_walker2d_odelstm_loss(const void* /*ctx*/, const void* y_p
 /// loss_vjp: runtime/abi.h's plastic_loss_vjp_fn.
 extern "C" void gnode_walker2d_odelstm_loss_vjp(const void* /*ctx*/, const void* y_ptr,
                                                 const void* target_ptr, const void* loss_bar_ptr,
-                                                void* y_bar_ptr, void* scratch) {
+                                                void* y_bar_ptr, void* /*scratch*/) {
   const T* __restrict y = static_cast<const T*>(y_ptr);
   const T* y_pred = y;
   const T* __restrict target = static_cast<const T*>(target_ptr);
@@ -3549,18 +3510,13 @@ extern "C" void gnode_walker2d_odelstm_loss_vjp(const void* /*ctx*/, const void*
   const T* __restrict loss_bar = static_cast<const T*>(loss_bar_ptr);
   T* __restrict y_bar = static_cast<T*>(y_bar_ptr);
   T* y_bar_pred = y_bar;
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   // gnode_walker2d_odelstm.loss.vjp: 7 nodes
-  // %157 = mul f64[] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v0[l] = loss_bar[l] * 0.11764706f;
-  }
   // %158 = contract f64[17] -> d.pred
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      y_bar_pred[i0 * L + l] += (y_pred[i0 * L + l] - target_y[i0 * L + l]) * v0[l];
+      y_bar_pred[i0 * L + l] +=
+          (y_pred[i0 * L + l] - target_y[i0 * L + l]) * (loss_bar[l] * 0.11764706f);
     }
   }
 }
@@ -3758,12 +3714,12 @@ const plastic_model kModel = {
             .field_vjp = 28096,
             .adjoint_field = 45120,
             .step = 8000,
-            .step_vjp = 27520,
-            .adjoint_step = 26560,
+            .step_vjp = 26496,
+            .adjoint_step = 26496,
             .output = 576,
             .output_vjp = 0,
             .loss = 64,
-            .loss_vjp = 64,
+            .loss_vjp = 0,
         },
     .kernels =
         {

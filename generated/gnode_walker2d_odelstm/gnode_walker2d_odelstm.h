@@ -116,7 +116,7 @@ enum { gnode_walker2d_odelstm_step_lanes = 8, gnode_walker2d_odelstm_step_scratc
  *   z0_bar: varying[32] = 256 floats
  *   theta_bar: uniform[21233] = 21233 floats
  *   u_stages_bar: varying[18] = 144 floats, may be NULL
- *   scratch: scratch arena, 27520 bytes, 64-byte aligned
+ *   scratch: scratch arena, 26496 bytes, 64-byte aligned
  */
 void gnode_walker2d_odelstm_step_vjp(const void* ctx, double t, double h, const void* z0,
                                      const void* theta, const void* u_stages, const void* z1_bar,
@@ -124,7 +124,7 @@ void gnode_walker2d_odelstm_step_vjp(const void* ctx, double t, double h, const 
                                      void* scratch);
 enum {
   gnode_walker2d_odelstm_step_vjp_lanes = 8,
-  gnode_walker2d_odelstm_step_vjp_scratch_bytes = 27520
+  gnode_walker2d_odelstm_step_vjp_scratch_bytes = 26496
 };
 
 /* gnode_walker2d_odelstm_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved
@@ -137,7 +137,7 @@ enum {
  *   dtheta: uniform[21233] = 21233 floats
  *   err: varying[64] = 512 floats, may be NULL
  *   dtheta_err: uniform[21233] = 21233 floats, may be NULL
- *   scratch: scratch arena, 26560 bytes, 64-byte aligned
+ *   scratch: scratch arena, 26496 bytes, 64-byte aligned
  */
 void gnode_walker2d_odelstm_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                          const void* a0, const void* theta, const void* u_stages,
@@ -145,7 +145,7 @@ void gnode_walker2d_odelstm_adjoint_step(const void* ctx, double t, double h, co
                                          void* dtheta_err, void* scratch);
 enum {
   gnode_walker2d_odelstm_adjoint_step_lanes = 8,
-  gnode_walker2d_odelstm_adjoint_step_scratch_bytes = 26560
+  gnode_walker2d_odelstm_adjoint_step_scratch_bytes = 26496
 };
 
 /* gnode_walker2d_odelstm_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
@@ -198,13 +198,13 @@ enum { gnode_walker2d_odelstm_loss_lanes = 8, gnode_walker2d_odelstm_loss_scratc
  *   target: varying[17] = 136 floats, read-only
  *   loss_bar: varying[1] = 8 floats, read-only
  *   y_bar: varying[17] = 136 floats
- *   scratch: scratch arena, 64 bytes, 64-byte aligned
+ *   scratch: scratch arena, 0 bytes, 64-byte aligned
  */
 void gnode_walker2d_odelstm_loss_vjp(const void* ctx, const void* y, const void* target,
                                      const void* loss_bar, void* y_bar, void* scratch);
 enum {
   gnode_walker2d_odelstm_loss_vjp_lanes = 8,
-  gnode_walker2d_odelstm_loss_vjp_scratch_bytes = 64
+  gnode_walker2d_odelstm_loss_vjp_scratch_bytes = 0
 };
 
 #ifdef __cplusplus

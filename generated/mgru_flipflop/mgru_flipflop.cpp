@@ -1866,7 +1866,6 @@ extern "C" void mgru_flipflop_adjoint_step(const void* /*ctx*/, double /*t*/, do
   T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16128);
   T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19328);
   T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22656);
-  T* __restrict u8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25984);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -2092,13 +2091,6 @@ extern "C" void mgru_flipflop_adjoint_step(const void* /*ctx*/, double /*t*/, do
           a0[i0 * L + l] - (T(h) * ((v6[i0 * L + l] + v7[i0 * L + l]) - v1[i0 * L + l]));
     }
   }
-  // %233 = contract f64[100] -> v1
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v3[i0 * L + l] * T(h);
-    }
-  }
   // %235 = neg f64[100,103] -> adj.Wh
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     for (int64_t i1 = 0; i1 < 103; ++i1) {
@@ -2106,7 +2098,7 @@ extern "C" void mgru_flipflop_adjoint_step(const void* /*ctx*/, double /*t*/, do
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v1[i0 * L + l] * v0[i1 * L + l]);
+          sum[l] = -((v3[i0 * L + l] * T(h)) * v0[i1 * L + l]);
         }
         dtheta_Wh[i0 * 103 + i1] += lane_sum<L>(sum);
       }
@@ -2118,16 +2110,9 @@ extern "C" void mgru_flipflop_adjoint_step(const void* /*ctx*/, double /*t*/, do
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -v1[i0 * L + l];
+        sum[l] = -(v3[i0 * L + l] * T(h));
       }
       dtheta_bh[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %238 = contract f64[100] -> v1
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v5[i0 * L + l] * T(h);
     }
   }
   // %241 = neg f64[100,103] -> adj.Wz
@@ -2137,7 +2122,7 @@ extern "C" void mgru_flipflop_adjoint_step(const void* /*ctx*/, double /*t*/, do
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v0[i1 * L + l] * v1[i0 * L + l]);
+          sum[l] = -(v0[i1 * L + l] * (v5[i0 * L + l] * T(h)));
         }
         dtheta_Wz[i0 * 103 + i1] += lane_sum<L>(sum);
       }
@@ -2149,28 +2134,26 @@ extern "C" void mgru_flipflop_adjoint_step(const void* /*ctx*/, double /*t*/, do
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -v1[i0 * L + l];
+        sum[l] = -(v5[i0 * L + l] * T(h));
       }
       dtheta_bz[i0] += lane_sum<L>(sum);
     }
   }
-  // %216 = mul f64[] -> u8
-  u8[0] = T(h) * -0.0f;
   // %217 = broadcast f64[100,3] -> adj.h0.weight
   for (int64_t i0 = 0; i0 < 300; ++i0) {
-    dtheta_h0_weight[i0] += u8[0] * 8.0f;
+    dtheta_h0_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %218 = broadcast f64[100] -> adj.h0.bias
   for (int64_t i0 = 0; i0 < 100; ++i0) {
-    dtheta_h0_bias[i0] += u8[0] * 8.0f;
+    dtheta_h0_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %219 = broadcast f64[3,100] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 300; ++i0) {
-    dtheta_out_weight[i0] += u8[0] * 8.0f;
+    dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %220 = broadcast f64[3] -> adj.out.bias
   for (int64_t i0 = 0; i0 < 3; ++i0) {
-    dtheta_out_bias[i0] += u8[0] * 8.0f;
+    dtheta_out_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
 }
 
@@ -2329,7 +2312,7 @@ extern "C" void mgru_flipflop_loss(const void* /*ctx*/, const void* y_ptr, const
 /// loss_vjp: runtime/abi.h's plastic_loss_vjp_fn.
 extern "C" void mgru_flipflop_loss_vjp(const void* /*ctx*/, const void* y_ptr,
                                        const void* target_ptr, const void* loss_bar_ptr,
-                                       void* y_bar_ptr, void* scratch) {
+                                       void* y_bar_ptr, void* /*scratch*/) {
   const T* __restrict y = static_cast<const T*>(y_ptr);
   const T* y_pred = y;
   const T* __restrict target = static_cast<const T*>(target_ptr);
@@ -2337,18 +2320,13 @@ extern "C" void mgru_flipflop_loss_vjp(const void* /*ctx*/, const void* y_ptr,
   const T* __restrict loss_bar = static_cast<const T*>(loss_bar_ptr);
   T* __restrict y_bar = static_cast<T*>(y_bar_ptr);
   T* y_bar_pred = y_bar;
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   // mgru_flipflop.loss.vjp: 7 nodes
-  // %123 = mul f64[] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v0[l] = loss_bar[l] * 0.6666667f;
-  }
   // %124 = contract f64[3] -> d.pred
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      y_bar_pred[i0 * L + l] += (y_pred[i0 * L + l] - target_y[i0 * L + l]) * v0[l];
+      y_bar_pred[i0 * L + l] +=
+          (y_pred[i0 * L + l] - target_y[i0 * L + l]) * (loss_bar[l] * 0.6666667f);
     }
   }
 }
@@ -2503,11 +2481,11 @@ const plastic_model kModel = {
             .adjoint_field = 45440,
             .step = 9728,
             .step_vjp = 29312,
-            .adjoint_step = 26048,
+            .adjoint_step = 25984,
             .output = 128,
             .output_vjp = 0,
             .loss = 64,
-            .loss_vjp = 64,
+            .loss_vjp = 0,
         },
     .kernels =
         {

@@ -131,12 +131,12 @@ enum { mgru_flipflop_step_vjp_lanes = 8, mgru_flipflop_step_vjp_scratch_bytes = 
  *   dtheta: uniform[21503] = 21503 floats
  *   err: varying[200] = 1600 floats, may be NULL
  *   dtheta_err: uniform[21503] = 21503 floats, may be NULL
- *   scratch: scratch arena, 26048 bytes, 64-byte aligned
+ *   scratch: scratch arena, 25984 bytes, 64-byte aligned
  */
 void mgru_flipflop_adjoint_step(const void* ctx, double t, double h, const void* z0, const void* a0,
                                 const void* theta, const void* u_stages, void* z1, void* a1,
                                 void* dtheta, void* err, void* dtheta_err, void* scratch);
-enum { mgru_flipflop_adjoint_step_lanes = 8, mgru_flipflop_adjoint_step_scratch_bytes = 26048 };
+enum { mgru_flipflop_adjoint_step_lanes = 8, mgru_flipflop_adjoint_step_scratch_bytes = 25984 };
 
 /* mgru_flipflop_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -185,11 +185,11 @@ enum { mgru_flipflop_loss_lanes = 8, mgru_flipflop_loss_scratch_bytes = 64 };
  *   target: varying[3] = 24 floats, read-only
  *   loss_bar: varying[1] = 8 floats, read-only
  *   y_bar: varying[3] = 24 floats
- *   scratch: scratch arena, 64 bytes, 64-byte aligned
+ *   scratch: scratch arena, 0 bytes, 64-byte aligned
  */
 void mgru_flipflop_loss_vjp(const void* ctx, const void* y, const void* target,
                             const void* loss_bar, void* y_bar, void* scratch);
-enum { mgru_flipflop_loss_vjp_lanes = 8, mgru_flipflop_loss_vjp_scratch_bytes = 64 };
+enum { mgru_flipflop_loss_vjp_lanes = 8, mgru_flipflop_loss_vjp_scratch_bytes = 0 };
 
 #ifdef __cplusplus
 } /* extern "C" */

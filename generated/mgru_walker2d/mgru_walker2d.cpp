@@ -1536,40 +1536,32 @@ extern "C" void mgru_walker2d_step_vjp(const void* /*ctx*/, double /*t*/, double
   T* theta_bar_bz = theta_bar + 3168;
   T* __restrict u_stages_bar = static_cast<T*>(u_stages_bar_ptr);
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1024);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1600);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2624);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3648);
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4672);
   T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5696);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6720);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8320);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9920);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7296);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8896);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
   // mgru_walker2d.field.step.euler.vjp: 36 nodes
-  // %136 = mul f64[32] -> v0
+  // %124 = concat f64[49] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = z1_bar_h[i0 * L + l] * T(h);
-    }
-  }
-  // %124 = concat f64[49] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = z0_h[i0 * L + l];
+      v0[i0 * L + l] = z0_h[i0 * L + l];
     }
   }
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 + 32) * L + l] = u_stages[i0 * L + l];
+      v0[(i0 + 32) * L + l] = u_stages[i0 * L + l];
     }
   }
-  // %129 = contract f64[32] -> v2
+  // %129 = contract f64[32] -> v1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1581,35 +1573,35 @@ extern "C" void mgru_walker2d_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 49; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 196 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wz[i0 * 196 + i1 + 49], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wz[i0 * 196 + i1 + 98], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wz[i0 * 196 + i1 + 147], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 196 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wz[i0 * 196 + i1 + 49], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wz[i0 * 196 + i1 + 98], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wz[i0 * 196 + i1 + 147], v0[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 4) * L + l] = acc0_v[l];
+      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %131 = sigmoid f64[32] -> v3
+  // %131 = sigmoid f64[32] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = sigmoid(v2[i0 * L + l] + bz[i0]);
+      v2[i0 * L + l] = sigmoid(v1[i0 * L + l] + bz[i0]);
     }
   }
-  // %137 = mul f64[32] -> v2
+  // %137 = mul f64[32] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v0[i0 * L + l] * v3[i0 * L + l];
+      v1[i0 * L + l] = (z1_bar_h[i0 * L + l] * T(h)) * v2[i0 * L + l];
     }
   }
-  // %125 = contract f64[32] -> v4
+  // %125 = contract f64[32] -> v3
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1621,36 +1613,36 @@ extern "C" void mgru_walker2d_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 49; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wh[i0 * 196 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wh[i0 * 196 + i1 + 49], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wh[i0 * 196 + i1 + 98], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wh[i0 * 196 + i1 + 147], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wh[i0 * 196 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wh[i0 * 196 + i1 + 49], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wh[i0 * 196 + i1 + 98], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wh[i0 * 196 + i1 + 147], v0[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %127 = tanh f64[32] -> v5
+  // %127 = tanh f64[32] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = vm::tanh(bh[i0] + v4[i0 * L + l]);
+      v4[i0 * L + l] = vm::tanh(bh[i0] + v3[i0 * L + l]);
     }
   }
-  // %141 = mul f64[32] -> v4
+  // %141 = mul f64[32] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = (v0[i0 * L + l] * (v5[i0 * L + l] - z0_h[i0 * L + l])) *
-                       ((1.0f - v3[i0 * L + l]) * v3[i0 * L + l]);
+      v3[i0 * L + l] = ((z1_bar_h[i0 * L + l] * T(h)) * (v4[i0 * L + l] - z0_h[i0 * L + l])) *
+                       ((1.0f - v2[i0 * L + l]) * v2[i0 * L + l]);
     }
   }
-  // %143 = contract f64[49] -> v6
+  // %143 = contract f64[49] -> v5
   for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1662,10 +1654,57 @@ extern "C" void mgru_walker2d_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 4 + i1 * 49], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wz[i0 * 4 + i1 * 49 + 1], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wz[i0 * 4 + i1 * 49 + 2], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wz[i0 * 4 + i1 * 49 + 3], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 4 + i1 * 49], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wz[i0 * 4 + i1 * 49 + 1], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wz[i0 * 4 + i1 * 49 + 2], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wz[i0 * 4 + i1 * 49 + 3], v3[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wz[i0 * 49 + 48], v3[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v5[48 * L + l] = acc0_v[l];
+  }
+  // %148 = mul f64[32] -> v2
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = (1.0f - square(v4[i0 * L + l])) * v1[i0 * L + l];
+    }
+  }
+  // %150 = contract f64[49] -> v6
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wh[i0 * 4 + i1 * 49], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wh[i0 * 4 + i1 * 49 + 1], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wh[i0 * 4 + i1 * 49 + 2], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wh[i0 * 4 + i1 * 49 + 3], v2[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -1683,72 +1722,25 @@ extern "C" void mgru_walker2d_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wz[i0 * 49 + 48], v4[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wh[i0 * 49 + 48], v2[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v6[48 * L + l] = acc0_v[l];
   }
-  // %148 = mul f64[32] -> v0
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (1.0f - square(v5[i0 * L + l])) * v2[i0 * L + l];
-    }
-  }
-  // %150 = contract f64[49] -> v7
-  for (int64_t i0 = 0; i0 < 12; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wh[i0 * 4 + i1 * 49], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wh[i0 * 4 + i1 * 49 + 1], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wh[i0 * 4 + i1 * 49 + 2], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wh[i0 * 4 + i1 * 49 + 3], v0[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wh[i0 * 49 + 48], v0[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v7[48 * L + l] = acc0_v[l];
-  }
-  // %151 = add f64[49] -> v8
+  // %151 = add f64[49] -> v7
   for (int64_t i0 = 0; i0 < 49; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v6[i0 * L + l] + v7[i0 * L + l];
+      v7[i0 * L + l] = v5[i0 * L + l] + v6[i0 * L + l];
     }
   }
   // %154 = add f64[32] -> d.h
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z0_bar_h[i0 * L + l] += (z1_bar_h[i0 * L + l] - v2[i0 * L + l]) + v8[i0 * L + l];
+      z0_bar_h[i0 * L + l] += (z1_bar_h[i0 * L + l] - v1[i0 * L + l]) + v7[i0 * L + l];
     }
   }
   // %149 = contract f64[32,49] -> d.Wh
@@ -1758,7 +1750,7 @@ extern "C" void mgru_walker2d_step_vjp(const void* /*ctx*/, double /*t*/, double
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = v1[i1 * L + l] * v0[i0 * L + l];
+          sum[l] = v0[i1 * L + l] * v2[i0 * L + l];
         }
         theta_bar_Wh[i0 * 49 + i1] += lane_sum<L>(sum);
       }
@@ -1771,7 +1763,7 @@ extern "C" void mgru_walker2d_step_vjp(const void* /*ctx*/, double /*t*/, double
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = v1[i1 * L + l] * v4[i0 * L + l];
+          sum[l] = v0[i1 * L + l] * v3[i0 * L + l];
         }
         theta_bar_Wz[i0 * 49 + i1] += lane_sum<L>(sum);
       }
@@ -1783,7 +1775,7 @@ extern "C" void mgru_walker2d_step_vjp(const void* /*ctx*/, double /*t*/, double
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v0[i0 * L + l];
+        sum[l] = v2[i0 * L + l];
       }
       theta_bar_bh[i0] += lane_sum<L>(sum);
     }
@@ -1794,7 +1786,7 @@ extern "C" void mgru_walker2d_step_vjp(const void* /*ctx*/, double /*t*/, double
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v4[i0 * L + l];
+        sum[l] = v3[i0 * L + l];
       }
       theta_bar_bz[i0] += lane_sum<L>(sum);
     }
@@ -1804,7 +1796,7 @@ extern "C" void mgru_walker2d_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[i0 * L + l] += v8[(i0 + 32) * L + l];
+        u_stages_bar[i0 * L + l] += v7[(i0 + 32) * L + l];
       }
     }
   }
@@ -1844,7 +1836,6 @@ extern "C" void mgru_walker2d_adjoint_step(const void* /*ctx*/, double /*t*/, do
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4672);
   T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5696);
   T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7296);
-  T* __restrict u7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8896);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -2057,13 +2048,6 @@ extern "C" void mgru_walker2d_adjoint_step(const void* /*ctx*/, double /*t*/, do
           a0[i0 * L + l] - (((v5[i0 * L + l] + v6[i0 * L + l]) - v1[i0 * L + l]) * T(h));
     }
   }
-  // %243 = contract f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v4[i0 * L + l] * T(h);
-    }
-  }
   // %246 = neg f64[32,49] -> adj.Wh
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 49; ++i1) {
@@ -2071,7 +2055,7 @@ extern "C" void mgru_walker2d_adjoint_step(const void* /*ctx*/, double /*t*/, do
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v0[i1 * L + l] * v1[i0 * L + l]);
+          sum[l] = -(v0[i1 * L + l] * (v4[i0 * L + l] * T(h)));
         }
         dtheta_Wh[i0 * 49 + i1] += lane_sum<L>(sum);
       }
@@ -2083,16 +2067,9 @@ extern "C" void mgru_walker2d_adjoint_step(const void* /*ctx*/, double /*t*/, do
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -v1[i0 * L + l];
+        sum[l] = -(v4[i0 * L + l] * T(h));
       }
       dtheta_bh[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %250 = contract f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v3[i0 * L + l] * T(h);
     }
   }
   // %253 = neg f64[32,49] -> adj.Wz
@@ -2102,7 +2079,7 @@ extern "C" void mgru_walker2d_adjoint_step(const void* /*ctx*/, double /*t*/, do
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v0[i1 * L + l] * v1[i0 * L + l]);
+          sum[l] = -(v0[i1 * L + l] * (v3[i0 * L + l] * T(h)));
         }
         dtheta_Wz[i0 * 49 + i1] += lane_sum<L>(sum);
       }
@@ -2114,28 +2091,26 @@ extern "C" void mgru_walker2d_adjoint_step(const void* /*ctx*/, double /*t*/, do
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -v1[i0 * L + l];
+        sum[l] = -(v3[i0 * L + l] * T(h));
       }
       dtheta_bz[i0] += lane_sum<L>(sum);
     }
   }
-  // %227 = mul f64[] -> u7
-  u7[0] = T(h) * -0.0f;
   // %228 = broadcast f64[32,17] -> adj.h0.weight
   for (int64_t i0 = 0; i0 < 544; ++i0) {
-    dtheta_h0_weight[i0] += u7[0] * 8.0f;
+    dtheta_h0_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %229 = broadcast f64[32] -> adj.h0.bias
   for (int64_t i0 = 0; i0 < 32; ++i0) {
-    dtheta_h0_bias[i0] += u7[0] * 8.0f;
+    dtheta_h0_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %230 = broadcast f64[17,32] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 544; ++i0) {
-    dtheta_out_weight[i0] += u7[0] * 8.0f;
+    dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %231 = broadcast f64[17] -> adj.out.bias
   for (int64_t i0 = 0; i0 < 17; ++i0) {
-    dtheta_out_bias[i0] += u7[0] * 8.0f;
+    dtheta_out_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
 }
 
@@ -2320,7 +2295,7 @@ extern "C" void mgru_walker2d_loss(const void* /*ctx*/, const void* y_ptr, const
 /// loss_vjp: runtime/abi.h's plastic_loss_vjp_fn.
 extern "C" void mgru_walker2d_loss_vjp(const void* /*ctx*/, const void* y_ptr,
                                        const void* target_ptr, const void* loss_bar_ptr,
-                                       void* y_bar_ptr, void* scratch) {
+                                       void* y_bar_ptr, void* /*scratch*/) {
   const T* __restrict y = static_cast<const T*>(y_ptr);
   const T* y_pred = y;
   const T* __restrict target = static_cast<const T*>(target_ptr);
@@ -2328,18 +2303,13 @@ extern "C" void mgru_walker2d_loss_vjp(const void* /*ctx*/, const void* y_ptr,
   const T* __restrict loss_bar = static_cast<const T*>(loss_bar_ptr);
   T* __restrict y_bar = static_cast<T*>(y_bar_ptr);
   T* y_bar_pred = y_bar;
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   // mgru_walker2d.loss.vjp: 7 nodes
-  // %119 = mul f64[] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v0[l] = loss_bar[l] * 0.11764706f;
-  }
   // %120 = contract f64[17] -> d.pred
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      y_bar_pred[i0 * L + l] += (y_pred[i0 * L + l] - target_y[i0 * L + l]) * v0[l];
+      y_bar_pred[i0 * L + l] +=
+          (y_pred[i0 * L + l] - target_y[i0 * L + l]) * (loss_bar[l] * 0.11764706f);
     }
   }
 }
@@ -2493,12 +2463,12 @@ const plastic_model kModel = {
             .field_vjp = 11520,
             .adjoint_field = 15168,
             .step = 3648,
-            .step_vjp = 11520,
-            .adjoint_step = 8960,
+            .step_vjp = 10496,
+            .adjoint_step = 8896,
             .output = 576,
             .output_vjp = 0,
             .loss = 64,
-            .loss_vjp = 64,
+            .loss_vjp = 0,
         },
     .kernels =
         {

@@ -111,12 +111,12 @@ enum { mgru_walker2d_step_lanes = 8, mgru_walker2d_step_scratch_bytes = 3648 };
  *   z0_bar: varying[32] = 256 floats
  *   theta_bar: uniform[4337] = 4337 floats
  *   u_stages_bar: varying[17] = 136 floats, may be NULL
- *   scratch: scratch arena, 11520 bytes, 64-byte aligned
+ *   scratch: scratch arena, 10496 bytes, 64-byte aligned
  */
 void mgru_walker2d_step_vjp(const void* ctx, double t, double h, const void* z0, const void* theta,
                             const void* u_stages, const void* z1_bar, void* z0_bar, void* theta_bar,
                             void* u_stages_bar, void* scratch);
-enum { mgru_walker2d_step_vjp_lanes = 8, mgru_walker2d_step_vjp_scratch_bytes = 11520 };
+enum { mgru_walker2d_step_vjp_lanes = 8, mgru_walker2d_step_vjp_scratch_bytes = 10496 };
 
 /* mgru_walker2d_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -131,12 +131,12 @@ enum { mgru_walker2d_step_vjp_lanes = 8, mgru_walker2d_step_vjp_scratch_bytes = 
  *   dtheta: uniform[4337] = 4337 floats
  *   err: varying[64] = 512 floats, may be NULL
  *   dtheta_err: uniform[4337] = 4337 floats, may be NULL
- *   scratch: scratch arena, 8960 bytes, 64-byte aligned
+ *   scratch: scratch arena, 8896 bytes, 64-byte aligned
  */
 void mgru_walker2d_adjoint_step(const void* ctx, double t, double h, const void* z0, const void* a0,
                                 const void* theta, const void* u_stages, void* z1, void* a1,
                                 void* dtheta, void* err, void* dtheta_err, void* scratch);
-enum { mgru_walker2d_adjoint_step_lanes = 8, mgru_walker2d_adjoint_step_scratch_bytes = 8960 };
+enum { mgru_walker2d_adjoint_step_lanes = 8, mgru_walker2d_adjoint_step_scratch_bytes = 8896 };
 
 /* mgru_walker2d_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -185,11 +185,11 @@ enum { mgru_walker2d_loss_lanes = 8, mgru_walker2d_loss_scratch_bytes = 64 };
  *   target: varying[17] = 136 floats, read-only
  *   loss_bar: varying[1] = 8 floats, read-only
  *   y_bar: varying[17] = 136 floats
- *   scratch: scratch arena, 64 bytes, 64-byte aligned
+ *   scratch: scratch arena, 0 bytes, 64-byte aligned
  */
 void mgru_walker2d_loss_vjp(const void* ctx, const void* y, const void* target,
                             const void* loss_bar, void* y_bar, void* scratch);
-enum { mgru_walker2d_loss_vjp_lanes = 8, mgru_walker2d_loss_vjp_scratch_bytes = 64 };
+enum { mgru_walker2d_loss_vjp_lanes = 8, mgru_walker2d_loss_vjp_scratch_bytes = 0 };
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -1879,11 +1879,10 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2048);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4096);
-  T* __restrict u3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8192);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8256);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10304);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14400);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16448);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8192);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10240);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14336);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16384);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -2060,13 +2059,11 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %145 = mul f64[] -> u3
-  u3[0] = T(h) * 0.2f;
   // %530 = add f64[32] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = (v0[i0 * L + l] * u3[0]) + z0_z[i0 * L + l];
+      v1[i0 * L + l] = (v0[i0 * L + l] * (T(h) * 0.2f)) + z0_z[i0 * L + l];
     }
   }
   // %597 = contract f64[64] -> v2
@@ -2235,7 +2232,7 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
           (T(h) * ((v0[i0 * L + l] * 0.075f) + (v1[i0 * L + l] * 0.225f))) + z0_z[i0 * L + l];
     }
   }
-  // %617 = contract f64[64] -> v4
+  // %617 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2255,20 +2252,20 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %619 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = relu(v4[i0 * L + l] + f_layer0_bias[i0]);
+      v2[i0 * L + l] = relu(v3[i0 * L + l] + f_layer0_bias[i0]);
     }
   }
-  // %620 = contract f64[64] -> v4
+  // %620 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2288,20 +2285,20 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %622 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = relu(v4[i0 * L + l] + f_layer1_bias[i0]);
+      v2[i0 * L + l] = relu(v3[i0 * L + l] + f_layer1_bias[i0]);
     }
   }
-  // %623 = contract f64[64] -> v4
+  // %623 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2321,20 +2318,20 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %625 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = relu(v4[i0 * L + l] + f_layer2_bias[i0]);
+      v2[i0 * L + l] = relu(v3[i0 * L + l] + f_layer2_bias[i0]);
     }
   }
-  // %626 = contract f64[128] -> v5
+  // %626 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2354,13 +2351,13 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %630 = contract f64[32] -> v4
+  // %630 = contract f64[32] -> v3
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2372,25 +2369,25 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(vm::tanh(v5[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
+        acc0_v[l] = std::fma(vm::tanh(v4[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
                              u_stages[(i1 + 20) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(vm::tanh(v5[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
+            std::fma(vm::tanh(v4[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
                      u_stages[(i1 + 20) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(vm::tanh(v5[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
+            std::fma(vm::tanh(v4[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
                      u_stages[(i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(vm::tanh(v5[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
+            std::fma(vm::tanh(v4[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
                      u_stages[(i1 + 20) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %634 = add f64[32] -> v2
@@ -2398,12 +2395,12 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] =
-          (T(h) * ((v4[i0 * L + l] * 3.5555556f) +
+          (T(h) * ((v3[i0 * L + l] * 3.5555556f) +
                    ((v0[i0 * L + l] * 0.9777778f) + (v1[i0 * L + l] * (-3.7333333f))))) +
           z0_z[i0 * L + l];
     }
   }
-  // %635 = contract f64[64] -> v5
+  // %635 = contract f64[64] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2423,20 +2420,20 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %637 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = relu(v5[i0 * L + l] + f_layer0_bias[i0]);
+      v2[i0 * L + l] = relu(v4[i0 * L + l] + f_layer0_bias[i0]);
     }
   }
-  // %638 = contract f64[64] -> v5
+  // %638 = contract f64[64] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2456,20 +2453,20 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %640 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = relu(f_layer1_bias[i0] + v5[i0 * L + l]);
+      v2[i0 * L + l] = relu(f_layer1_bias[i0] + v4[i0 * L + l]);
     }
   }
-  // %641 = contract f64[64] -> v5
+  // %641 = contract f64[64] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2489,20 +2486,20 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %643 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = relu(f_layer2_bias[i0] + v5[i0 * L + l]);
+      v2[i0 * L + l] = relu(f_layer2_bias[i0] + v4[i0 * L + l]);
     }
   }
-  // %644 = contract f64[128] -> v5
+  // %644 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2522,10 +2519,10 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %648 = contract f64[32] -> v2
@@ -2540,16 +2537,16 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(vm::tanh(v5[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
+        acc0_v[l] = std::fma(vm::tanh(v4[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
                              u_stages[(i1 + 28) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(vm::tanh(v5[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
+            std::fma(vm::tanh(v4[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
                      u_stages[(i1 + 28) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(vm::tanh(v5[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
+            std::fma(vm::tanh(v4[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
                      u_stages[(i1 + 28) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(vm::tanh(v5[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
+            std::fma(vm::tanh(v4[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
                      u_stages[(i1 + 28) * L + l], acc3_v[l]);
       }
     }
@@ -2561,18 +2558,18 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %660 = add f64[32] -> v5
+  // %660 = add f64[32] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] =
-          (T(h) * (((v4[i0 * L + l] * 9.822893f) +
+      v4[i0 * L + l] =
+          (T(h) * (((v3[i0 * L + l] * 9.822893f) +
                     ((v0[i0 * L + l] * 2.9525986f) + (v1[i0 * L + l] * (-11.595794f)))) +
                    (v2[i0 * L + l] * (-0.29080933f)))) +
           z0_z[i0 * L + l];
     }
   }
-  // %661 = contract f64[64] -> v6
+  // %661 = contract f64[64] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2584,28 +2581,28 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v4[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %663 = relu f64[64] -> v5
+  // %663 = relu f64[64] -> v4
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = relu(v6[i0 * L + l] + f_layer0_bias[i0]);
+      v4[i0 * L + l] = relu(v5[i0 * L + l] + f_layer0_bias[i0]);
     }
   }
-  // %664 = contract f64[64] -> v6
+  // %664 = contract f64[64] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2617,28 +2614,28 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %666 = relu f64[64] -> v5
+  // %666 = relu f64[64] -> v4
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = relu(v6[i0 * L + l] + f_layer1_bias[i0]);
+      v4[i0 * L + l] = relu(v5[i0 * L + l] + f_layer1_bias[i0]);
     }
   }
-  // %667 = contract f64[64] -> v6
+  // %667 = contract f64[64] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2650,28 +2647,28 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %669 = relu f64[64] -> v5
+  // %669 = relu f64[64] -> v4
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = relu(v6[i0 * L + l] + f_layer2_bias[i0]);
+      v4[i0 * L + l] = relu(v5[i0 * L + l] + f_layer2_bias[i0]);
     }
   }
-  // %670 = contract f64[128] -> v7
+  // %670 = contract f64[128] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2683,21 +2680,21 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %674 = contract f64[32] -> v6
+  // %674 = contract f64[32] -> v5
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2709,34 +2706,34 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(vm::tanh(v7[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
+        acc0_v[l] = std::fma(vm::tanh(v6[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
                              u_stages[(i1 + 36) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(vm::tanh(v7[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
+            std::fma(vm::tanh(v6[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
                      u_stages[(i1 + 36) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(vm::tanh(v7[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
+            std::fma(vm::tanh(v6[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
                      u_stages[(i1 + 36) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(vm::tanh(v7[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
+            std::fma(vm::tanh(v6[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
                      u_stages[(i1 + 36) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %686 = add f64[32] -> v5
+  // %686 = add f64[32] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] =
-          (T(h) * ((v6[i0 * L + l] * (-0.27353132f)) +
-                   (((v4[i0 * L + l] * 8.906423f) +
+      v4[i0 * L + l] =
+          (T(h) * ((v5[i0 * L + l] * (-0.27353132f)) +
+                   (((v3[i0 * L + l] * 8.906423f) +
                      ((v0[i0 * L + l] * 2.8462753f) + (v1[i0 * L + l] * (-10.757576f)))) +
                     (v2[i0 * L + l] * 0.2784091f)))) +
           z0_z[i0 * L + l];
@@ -2754,10 +2751,10 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v4[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -2768,11 +2765,11 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %689 = relu f64[64] -> v5
+  // %689 = relu f64[64] -> v4
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = relu(v1[i0 * L + l] + f_layer0_bias[i0]);
+      v4[i0 * L + l] = relu(v1[i0 * L + l] + f_layer0_bias[i0]);
     }
   }
   // %690 = contract f64[64] -> v1
@@ -2787,10 +2784,10 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -2801,11 +2798,11 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %692 = relu f64[64] -> v5
+  // %692 = relu f64[64] -> v4
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = relu(v1[i0 * L + l] + f_layer1_bias[i0]);
+      v4[i0 * L + l] = relu(v1[i0 * L + l] + f_layer1_bias[i0]);
     }
   }
   // %693 = contract f64[64] -> v1
@@ -2820,10 +2817,10 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -2834,14 +2831,14 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %695 = relu f64[64] -> v5
+  // %695 = relu f64[64] -> v4
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = relu(v1[i0 * L + l] + f_layer2_bias[i0]);
+      v4[i0 * L + l] = relu(v1[i0 * L + l] + f_layer2_bias[i0]);
     }
   }
-  // %696 = contract f64[128] -> v7
+  // %696 = contract f64[128] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2853,18 +2850,18 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %700 = contract f64[32] -> v1
@@ -2879,16 +2876,16 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(vm::tanh(v7[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
+        acc0_v[l] = std::fma(vm::tanh(v6[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
                              u_stages[(i1 + 44) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(vm::tanh(v7[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
+            std::fma(vm::tanh(v6[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
                      u_stages[(i1 + 44) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(vm::tanh(v7[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
+            std::fma(vm::tanh(v6[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
                      u_stages[(i1 + 44) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(vm::tanh(v7[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
+            std::fma(vm::tanh(v6[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
                      u_stages[(i1 + 44) * L + l], acc3_v[l]);
       }
     }
@@ -2905,9 +2902,9 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       z1_z[i0 * L + l] = z0_z[i0 * L + l] +
-                         ((((v6[i0 * L + l] * (-0.3223762f)) +
+                         ((((v5[i0 * L + l] * (-0.3223762f)) +
                             ((v2[i0 * L + l] * 0.6510417f) +
-                             ((v0[i0 * L + l] * 0.091145836f) + (v4[i0 * L + l] * 0.4492363f)))) +
+                             ((v0[i0 * L + l] * 0.091145836f) + (v3[i0 * L + l] * 0.4492363f)))) +
                            (v1[i0 * L + l] * 0.13095239f)) *
                           T(h));
     }
@@ -2954,67 +2951,64 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
   T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10240);
   T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12288);
   T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16384);
-  T* __restrict u8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20480);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20544);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21568);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23616);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25664);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27712);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29760);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 31808);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33856);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37952);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42048);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43072);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45120);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 47168);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49216);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51264);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53312);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 55360);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59456);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 63552);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64576);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 66624);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68672);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70720);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72768);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74816);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76864);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 80960);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 85056);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86080);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 87104);
-  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89152);
-  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 91200);
-  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 93248);
-  T* __restrict v42 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 95296);
-  T* __restrict v43 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 97344);
-  T* __restrict v44 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 99392);
-  T* __restrict v45 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 103488);
-  T* __restrict v46 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 107584);
-  T* __restrict v47 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 108608);
-  T* __restrict v48 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 110656);
-  T* __restrict v49 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 112704);
-  T* __restrict v50 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 114752);
-  T* __restrict v51 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 118848);
-  T* __restrict v52 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 122944);
-  T* __restrict v53 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 124992);
-  T* __restrict v54 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 126016);
-  T* __restrict v55 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 130112);
-  T* __restrict v56 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 134208);
-  T* __restrict v57 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 136256);
-  T* __restrict v58 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 137280);
-  T* __restrict v59 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 141376);
-  T* __restrict v60 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 145472);
-  T* __restrict v61 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 147520);
-  T* __restrict v62 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 148544);
-  T* __restrict v63 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 152640);
-  T* __restrict v64 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 156736);
-  T* __restrict u65 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 158784);
-  T* __restrict v66 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 158848);
-  T* __restrict v67 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 162944);
-  T* __restrict v68 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 167040);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20480);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21504);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23552);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25600);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27648);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29696);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 31744);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33792);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37888);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41984);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43008);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45056);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 47104);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49152);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51200);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53248);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 55296);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59392);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 63488);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64512);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 66560);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68608);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70656);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72704);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74752);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76800);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 80896);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84992);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86016);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 88064);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 90112);
+  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 92160);
+  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94208);
+  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 96256);
+  T* __restrict v42 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 98304);
+  T* __restrict v43 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102400);
+  T* __restrict v44 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 106496);
+  T* __restrict v45 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 107520);
+  T* __restrict v46 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 109568);
+  T* __restrict v47 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 111616);
+  T* __restrict v48 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 113664);
+  T* __restrict v49 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 117760);
+  T* __restrict v50 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 121856);
+  T* __restrict v51 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 123904);
+  T* __restrict v52 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 128000);
+  T* __restrict v53 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 132096);
+  T* __restrict v54 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 134144);
+  T* __restrict v55 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 138240);
+  T* __restrict v56 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 142336);
+  T* __restrict v57 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 144384);
+  T* __restrict v58 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 148480);
+  T* __restrict v59 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 152576);
+  T* __restrict v60 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 154624);
+  T* __restrict v61 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 158720);
+  T* __restrict v62 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 162816);
+  T* __restrict v63 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 164864);
+  T* __restrict v64 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 168960);
+  T* __restrict v65 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 173056);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -3220,16 +3214,14 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %145 = mul f64[] -> u8
-  u8[0] = T(h) * 0.2f;
-  // %530 = add f64[32] -> v9
+  // %530 = add f64[32] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = (v6[i0 * L + l] * u8[0]) + z0_z[i0 * L + l];
+      v8[i0 * L + l] = (v6[i0 * L + l] * (T(h) * 0.2f)) + z0_z[i0 * L + l];
     }
   }
-  // %597 = contract f64[64] -> v10
+  // %597 = contract f64[64] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3241,35 +3233,35 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v8[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %598 = add f64[64] -> v11
+  // %598 = add f64[64] -> v10
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = f_layer0_bias[i0] + v10[i0 * L + l];
+      v10[i0 * L + l] = f_layer0_bias[i0] + v9[i0 * L + l];
     }
   }
-  // %599 = relu f64[64] -> v10
+  // %599 = relu f64[64] -> v9
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = relu(v11[i0 * L + l]);
+      v9[i0 * L + l] = relu(v10[i0 * L + l]);
     }
   }
-  // %600 = contract f64[64] -> v12
+  // %600 = contract f64[64] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3281,35 +3273,35 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v9[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %601 = add f64[64] -> v13
+  // %601 = add f64[64] -> v12
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v12[i0 * L + l] + f_layer1_bias[i0];
+      v12[i0 * L + l] = v11[i0 * L + l] + f_layer1_bias[i0];
     }
   }
-  // %602 = relu f64[64] -> v12
+  // %602 = relu f64[64] -> v11
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = relu(v13[i0 * L + l]);
+      v11[i0 * L + l] = relu(v12[i0 * L + l]);
     }
   }
-  // %603 = contract f64[64] -> v14
+  // %603 = contract f64[64] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3321,35 +3313,35 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v12[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v11[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 4) * L + l] = acc0_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %604 = add f64[64] -> v15
+  // %604 = add f64[64] -> v14
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v14[i0 * L + l] + f_layer2_bias[i0];
+      v14[i0 * L + l] = v13[i0 * L + l] + f_layer2_bias[i0];
     }
   }
-  // %605 = relu f64[64] -> v14
+  // %605 = relu f64[64] -> v13
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = relu(v15[i0 * L + l]);
+      v13[i0 * L + l] = relu(v14[i0 * L + l]);
     }
   }
-  // %606 = contract f64[128] -> v16
+  // %606 = contract f64[128] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3361,28 +3353,28 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v14[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v14[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v14[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v14[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v13[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v13[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v13[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %608 = tanh f64[128] -> v17
+  // %608 = tanh f64[128] -> v16
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = vm::tanh(v16[i0 * L + l] + f_layer3_bias[i0]);
+      v16[i0 * L + l] = vm::tanh(v15[i0 * L + l] + f_layer3_bias[i0]);
     }
   }
-  // %610 = contract f64[32] -> v16
+  // %610 = contract f64[32] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3394,32 +3386,32 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 16 + i1) * L + l], u_stages[(i1 + 12) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 16 + i1) * L + l], u_stages[(i1 + 12) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v17[(i0 * 16 + i1 + 4) * L + l], u_stages[(i1 + 12) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 16 + i1 + 4) * L + l], u_stages[(i1 + 12) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v17[(i0 * 16 + i1 + 8) * L + l], u_stages[(i1 + 12) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 16 + i1 + 8) * L + l], u_stages[(i1 + 12) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v17[(i0 * 16 + i1 + 12) * L + l], u_stages[(i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 16 + i1 + 12) * L + l], u_stages[(i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %616 = add f64[32] -> v18
+  // %616 = add f64[32] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] =
-          (T(h) * ((v6[i0 * L + l] * 0.075f) + (v16[i0 * L + l] * 0.225f))) + z0_z[i0 * L + l];
+      v17[i0 * L + l] =
+          (T(h) * ((v6[i0 * L + l] * 0.075f) + (v15[i0 * L + l] * 0.225f))) + z0_z[i0 * L + l];
     }
   }
-  // %617 = contract f64[64] -> v19
+  // %617 = contract f64[64] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3431,35 +3423,35 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v18[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v18[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v18[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v18[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v17[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v17[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v17[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v17[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %618 = add f64[64] -> v20
+  // %618 = add f64[64] -> v19
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = v19[i0 * L + l] + f_layer0_bias[i0];
+      v19[i0 * L + l] = v18[i0 * L + l] + f_layer0_bias[i0];
     }
   }
-  // %619 = relu f64[64] -> v19
+  // %619 = relu f64[64] -> v18
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = relu(v20[i0 * L + l]);
+      v18[i0 * L + l] = relu(v19[i0 * L + l]);
     }
   }
-  // %620 = contract f64[64] -> v21
+  // %620 = contract f64[64] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3471,35 +3463,35 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v19[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v19[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v19[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v19[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v18[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v18[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v18[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v18[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %621 = add f64[64] -> v22
+  // %621 = add f64[64] -> v21
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v21[i0 * L + l] + f_layer1_bias[i0];
+      v21[i0 * L + l] = v20[i0 * L + l] + f_layer1_bias[i0];
     }
   }
-  // %622 = relu f64[64] -> v21
+  // %622 = relu f64[64] -> v20
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = relu(v22[i0 * L + l]);
+      v20[i0 * L + l] = relu(v21[i0 * L + l]);
     }
   }
-  // %623 = contract f64[64] -> v23
+  // %623 = contract f64[64] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3511,35 +3503,35 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v21[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v21[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v21[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v21[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v20[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v20[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v20[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v20[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 4) * L + l] = acc0_v[l];
+      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %624 = add f64[64] -> v24
+  // %624 = add f64[64] -> v23
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v23[i0 * L + l] + f_layer2_bias[i0];
+      v23[i0 * L + l] = v22[i0 * L + l] + f_layer2_bias[i0];
     }
   }
-  // %625 = relu f64[64] -> v23
+  // %625 = relu f64[64] -> v22
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = relu(v24[i0 * L + l]);
+      v22[i0 * L + l] = relu(v23[i0 * L + l]);
     }
   }
-  // %626 = contract f64[128] -> v25
+  // %626 = contract f64[128] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3551,28 +3543,28 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v23[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v23[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v23[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v23[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v22[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v22[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v22[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v22[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %628 = tanh f64[128] -> v26
+  // %628 = tanh f64[128] -> v25
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = vm::tanh(v25[i0 * L + l] + f_layer3_bias[i0]);
+      v25[i0 * L + l] = vm::tanh(v24[i0 * L + l] + f_layer3_bias[i0]);
     }
   }
-  // %630 = contract f64[32] -> v25
+  // %630 = contract f64[32] -> v24
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3584,34 +3576,34 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v26[(i0 * 16 + i1) * L + l], u_stages[(i1 + 20) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v25[(i0 * 16 + i1) * L + l], u_stages[(i1 + 20) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v26[(i0 * 16 + i1 + 4) * L + l], u_stages[(i1 + 20) * L + l], acc1_v[l]);
+            std::fma(v25[(i0 * 16 + i1 + 4) * L + l], u_stages[(i1 + 20) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v26[(i0 * 16 + i1 + 8) * L + l], u_stages[(i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v25[(i0 * 16 + i1 + 8) * L + l], u_stages[(i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v26[(i0 * 16 + i1 + 12) * L + l], u_stages[(i1 + 20) * L + l], acc3_v[l]);
+            std::fma(v25[(i0 * 16 + i1 + 12) * L + l], u_stages[(i1 + 20) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %634 = add f64[32] -> v27
+  // %634 = add f64[32] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] =
-          (T(h) * ((v25[i0 * L + l] * 3.5555556f) +
-                   ((v6[i0 * L + l] * 0.9777778f) + (v16[i0 * L + l] * (-3.7333333f))))) +
+      v26[i0 * L + l] =
+          (T(h) * ((v24[i0 * L + l] * 3.5555556f) +
+                   ((v6[i0 * L + l] * 0.9777778f) + (v15[i0 * L + l] * (-3.7333333f))))) +
           z0_z[i0 * L + l];
     }
   }
-  // %635 = contract f64[64] -> v28
+  // %635 = contract f64[64] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3623,35 +3615,35 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v27[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v27[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v27[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v27[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v26[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v26[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v26[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v26[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 4) * L + l] = acc0_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 4) * L + l] = acc0_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %636 = add f64[64] -> v29
+  // %636 = add f64[64] -> v28
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = v28[i0 * L + l] + f_layer0_bias[i0];
+      v28[i0 * L + l] = v27[i0 * L + l] + f_layer0_bias[i0];
     }
   }
-  // %637 = relu f64[64] -> v28
+  // %637 = relu f64[64] -> v27
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = relu(v29[i0 * L + l]);
+      v27[i0 * L + l] = relu(v28[i0 * L + l]);
     }
   }
-  // %638 = contract f64[64] -> v30
+  // %638 = contract f64[64] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3663,35 +3655,35 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v28[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v28[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v28[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v28[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v27[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v27[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v27[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v27[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 4) * L + l] = acc0_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v29[(i0 * 4) * L + l] = acc0_v[l];
+      v29[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v29[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v29[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %639 = add f64[64] -> v31
+  // %639 = add f64[64] -> v30
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = f_layer1_bias[i0] + v30[i0 * L + l];
+      v30[i0 * L + l] = f_layer1_bias[i0] + v29[i0 * L + l];
     }
   }
-  // %640 = relu f64[64] -> v30
+  // %640 = relu f64[64] -> v29
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = relu(v31[i0 * L + l]);
+      v29[i0 * L + l] = relu(v30[i0 * L + l]);
     }
   }
-  // %641 = contract f64[64] -> v32
+  // %641 = contract f64[64] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3703,35 +3695,35 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v30[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v30[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v30[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v30[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v29[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v29[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v29[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v29[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 * 4) * L + l] = acc0_v[l];
-      v32[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v32[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v31[(i0 * 4) * L + l] = acc0_v[l];
+      v31[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v31[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v31[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %642 = add f64[64] -> v33
+  // %642 = add f64[64] -> v32
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = f_layer2_bias[i0] + v32[i0 * L + l];
+      v32[i0 * L + l] = f_layer2_bias[i0] + v31[i0 * L + l];
     }
   }
-  // %643 = relu f64[64] -> v32
+  // %643 = relu f64[64] -> v31
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] = relu(v33[i0 * L + l]);
+      v31[i0 * L + l] = relu(v32[i0 * L + l]);
     }
   }
-  // %644 = contract f64[128] -> v34
+  // %644 = contract f64[128] -> v33
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3743,35 +3735,28 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v32[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v32[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v32[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v32[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v31[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v31[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v31[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v31[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[(i0 * 4) * L + l] = acc0_v[l];
-      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v33[(i0 * 4) * L + l] = acc0_v[l];
+      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %646 = tanh f64[128] -> v35
+  // %646 = tanh f64[128] -> v34
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v35[i0 * L + l] = vm::tanh(v34[i0 * L + l] + f_layer3_bias[i0]);
+      v34[i0 * L + l] = vm::tanh(v33[i0 * L + l] + f_layer3_bias[i0]);
     }
   }
-  // %327 = mul f64[32] -> v34
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = T(h) * z1_bar_z[i0 * L + l];
-    }
-  }
-  // %648 = contract f64[32] -> v36
+  // %648 = contract f64[32] -> v33
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3783,13 +3768,50 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v35[(i0 * 16 + i1) * L + l], u_stages[(i1 + 28) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v34[(i0 * 16 + i1) * L + l], u_stages[(i1 + 28) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v35[(i0 * 16 + i1 + 4) * L + l], u_stages[(i1 + 28) * L + l], acc1_v[l]);
+            std::fma(v34[(i0 * 16 + i1 + 4) * L + l], u_stages[(i1 + 28) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v35[(i0 * 16 + i1 + 8) * L + l], u_stages[(i1 + 28) * L + l], acc2_v[l]);
+            std::fma(v34[(i0 * 16 + i1 + 8) * L + l], u_stages[(i1 + 28) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v35[(i0 * 16 + i1 + 12) * L + l], u_stages[(i1 + 28) * L + l], acc3_v[l]);
+            std::fma(v34[(i0 * 16 + i1 + 12) * L + l], u_stages[(i1 + 28) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v33[(i0 * 4) * L + l] = acc0_v[l];
+      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %660 = add f64[32] -> v35
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v35[i0 * L + l] =
+          (T(h) * (((v24[i0 * L + l] * 9.822893f) +
+                    ((v6[i0 * L + l] * 2.9525986f) + (v15[i0 * L + l] * (-11.595794f)))) +
+                   (v33[i0 * L + l] * (-0.29080933f)))) +
+          z0_z[i0 * L + l];
+    }
+  }
+  // %661 = contract f64[64] -> v36
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v35[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v35[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v35[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v35[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3800,18 +3822,21 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       v36[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %660 = add f64[32] -> v37
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  // %662 = add f64[64] -> v37
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v37[i0 * L + l] =
-          (T(h) * (((v25[i0 * L + l] * 9.822893f) +
-                    ((v6[i0 * L + l] * 2.9525986f) + (v16[i0 * L + l] * (-11.595794f)))) +
-                   (v36[i0 * L + l] * (-0.29080933f)))) +
-          z0_z[i0 * L + l];
+      v37[i0 * L + l] = v36[i0 * L + l] + f_layer0_bias[i0];
     }
   }
-  // %661 = contract f64[64] -> v38
+  // %663 = relu f64[64] -> v36
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v36[i0 * L + l] = relu(v37[i0 * L + l]);
+    }
+  }
+  // %664 = contract f64[64] -> v38
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3820,13 +3845,13 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v37[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v37[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v37[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v37[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v36[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v36[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v36[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v36[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3837,21 +3862,21 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %662 = add f64[64] -> v39
+  // %665 = add f64[64] -> v39
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v39[i0 * L + l] = v38[i0 * L + l] + f_layer0_bias[i0];
+      v39[i0 * L + l] = v38[i0 * L + l] + f_layer1_bias[i0];
     }
   }
-  // %663 = relu f64[64] -> v38
+  // %666 = relu f64[64] -> v38
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v38[i0 * L + l] = relu(v39[i0 * L + l]);
     }
   }
-  // %664 = contract f64[64] -> v40
+  // %667 = contract f64[64] -> v40
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3863,10 +3888,10 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v38[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v38[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v38[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v38[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v38[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v38[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v38[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v38[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3877,61 +3902,21 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       v40[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %665 = add f64[64] -> v41
+  // %668 = add f64[64] -> v41
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v41[i0 * L + l] = v40[i0 * L + l] + f_layer1_bias[i0];
+      v41[i0 * L + l] = v40[i0 * L + l] + f_layer2_bias[i0];
     }
   }
-  // %666 = relu f64[64] -> v40
+  // %669 = relu f64[64] -> v40
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v40[i0 * L + l] = relu(v41[i0 * L + l]);
     }
   }
-  // %667 = contract f64[64] -> v42
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v40[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v40[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v40[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v40[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v42[(i0 * 4) * L + l] = acc0_v[l];
-      v42[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v42[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v42[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %668 = add f64[64] -> v43
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v43[i0 * L + l] = v42[i0 * L + l] + f_layer2_bias[i0];
-    }
-  }
-  // %669 = relu f64[64] -> v42
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v42[i0 * L + l] = relu(v43[i0 * L + l]);
-    }
-  }
-  // %670 = contract f64[128] -> v44
+  // %670 = contract f64[128] -> v42
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3943,28 +3928,28 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v42[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v42[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v42[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v42[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v40[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v40[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v40[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v40[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v44[(i0 * 4) * L + l] = acc0_v[l];
-      v44[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v44[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v44[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v42[(i0 * 4) * L + l] = acc0_v[l];
+      v42[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v42[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v42[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %672 = tanh f64[128] -> v45
+  // %672 = tanh f64[128] -> v43
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v45[i0 * L + l] = vm::tanh(v44[i0 * L + l] + f_layer3_bias[i0]);
+      v43[i0 * L + l] = vm::tanh(v42[i0 * L + l] + f_layer3_bias[i0]);
     }
   }
-  // %674 = contract f64[32] -> v44
+  // %674 = contract f64[32] -> v42
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3976,32 +3961,32 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v45[(i0 * 16 + i1) * L + l], u_stages[(i1 + 36) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v43[(i0 * 16 + i1) * L + l], u_stages[(i1 + 36) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v45[(i0 * 16 + i1 + 4) * L + l], u_stages[(i1 + 36) * L + l], acc1_v[l]);
+            std::fma(v43[(i0 * 16 + i1 + 4) * L + l], u_stages[(i1 + 36) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v45[(i0 * 16 + i1 + 8) * L + l], u_stages[(i1 + 36) * L + l], acc2_v[l]);
+            std::fma(v43[(i0 * 16 + i1 + 8) * L + l], u_stages[(i1 + 36) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v45[(i0 * 16 + i1 + 12) * L + l], u_stages[(i1 + 36) * L + l], acc3_v[l]);
+            std::fma(v43[(i0 * 16 + i1 + 12) * L + l], u_stages[(i1 + 36) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v44[(i0 * 4) * L + l] = acc0_v[l];
-      v44[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v44[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v44[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v42[(i0 * 4) * L + l] = acc0_v[l];
+      v42[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v42[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v42[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %686 = add f64[32] -> v46
+  // %686 = add f64[32] -> v44
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v46[i0 * L + l] =
-          (T(h) * ((v44[i0 * L + l] * (-0.27353132f)) +
-                   (((v25[i0 * L + l] * 8.906423f) +
-                     ((v6[i0 * L + l] * 2.8462753f) + (v16[i0 * L + l] * (-10.757576f)))) +
-                    (v36[i0 * L + l] * 0.2784091f)))) +
+      v44[i0 * L + l] =
+          (T(h) * ((v42[i0 * L + l] * (-0.27353132f)) +
+                   (((v24[i0 * L + l] * 8.906423f) +
+                     ((v6[i0 * L + l] * 2.8462753f) + (v15[i0 * L + l] * (-10.757576f)))) +
+                    (v33[i0 * L + l] * 0.2784091f)))) +
           z0_z[i0 * L + l];
     }
   }
@@ -4017,10 +4002,10 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v46[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v46[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v46[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v46[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v44[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v44[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v44[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v44[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -4031,21 +4016,21 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %688 = add f64[64] -> v16
+  // %688 = add f64[64] -> v15
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v6[i0 * L + l] + f_layer0_bias[i0];
+      v15[i0 * L + l] = v6[i0 * L + l] + f_layer0_bias[i0];
     }
   }
   // %689 = relu f64[64] -> v6
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = relu(v16[i0 * L + l]);
+      v6[i0 * L + l] = relu(v15[i0 * L + l]);
     }
   }
-  // %690 = contract f64[64] -> v25
+  // %690 = contract f64[64] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4065,43 +4050,43 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %691 = add f64[64] -> v44
+  // %691 = add f64[64] -> v33
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v44[i0 * L + l] = v25[i0 * L + l] + f_layer1_bias[i0];
+      v33[i0 * L + l] = v24[i0 * L + l] + f_layer1_bias[i0];
     }
   }
-  // %328 = mul f64[32] -> v36
+  // %328 = mul f64[32] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v36[i0 * L + l] = v34[i0 * L + l] * 0.13095239f;
+      v24[i0 * L + l] = (T(h) * z1_bar_z[i0 * L + l]) * 0.13095239f;
     }
   }
-  // %329 = contract f64[32,4] -> v25
+  // %329 = contract f64[32,4] -> v42
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 4 + i1) * L + l] = v36[i0 * L + l] * u_stages[(i1 + 44) * L + l];
+        v42[(i0 * 4 + i1) * L + l] = v24[i0 * L + l] * u_stages[(i1 + 44) * L + l];
       }
     }
   }
-  // %692 = relu f64[64] -> v47
+  // %692 = relu f64[64] -> v45
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v47[i0 * L + l] = relu(v44[i0 * L + l]);
+      v45[i0 * L + l] = relu(v33[i0 * L + l]);
     }
   }
-  // %693 = contract f64[64] -> v48
+  // %693 = contract f64[64] -> v46
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4113,35 +4098,35 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v47[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v47[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v47[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v47[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v45[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v45[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v45[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v45[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v48[(i0 * 4) * L + l] = acc0_v[l];
-      v48[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v48[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v48[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v46[(i0 * 4) * L + l] = acc0_v[l];
+      v46[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v46[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v46[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %694 = add f64[64] -> v49
+  // %694 = add f64[64] -> v47
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v49[i0 * L + l] = v48[i0 * L + l] + f_layer2_bias[i0];
+      v47[i0 * L + l] = v46[i0 * L + l] + f_layer2_bias[i0];
     }
   }
-  // %695 = relu f64[64] -> v48
+  // %695 = relu f64[64] -> v46
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v48[i0 * L + l] = relu(v49[i0 * L + l]);
+      v46[i0 * L + l] = relu(v47[i0 * L + l]);
     }
   }
-  // %696 = contract f64[128] -> v50
+  // %696 = contract f64[128] -> v48
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4153,35 +4138,35 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v48[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v48[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v48[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v48[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v46[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v46[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v46[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v46[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v50[(i0 * 4) * L + l] = acc0_v[l];
-      v50[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v50[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v50[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v48[(i0 * 4) * L + l] = acc0_v[l];
+      v48[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v48[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v48[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %698 = tanh f64[128] -> v51
+  // %698 = tanh f64[128] -> v49
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v51[i0 * L + l] = vm::tanh(v50[i0 * L + l] + f_layer3_bias[i0]);
+      v49[i0 * L + l] = vm::tanh(v48[i0 * L + l] + f_layer3_bias[i0]);
     }
   }
-  // %1062 = mul f64[128] -> v50
+  // %1062 = mul f64[128] -> v48
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v50[i0 * L + l] = v25[i0 * L + l] * (1.0f - square(v51[i0 * L + l]));
+      v48[i0 * L + l] = v42[i0 * L + l] * (1.0f - square(v49[i0 * L + l]));
     }
   }
-  // %1063 = contract f64[64] -> v25
+  // %1063 = contract f64[64] -> v42
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4193,28 +4178,28 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v50[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v50[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v50[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v50[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v48[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v48[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v48[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v48[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v42[(i0 * 4) * L + l] = acc0_v[l];
+      v42[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v42[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v42[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1065 = mul f64[64] -> v52
+  // %1065 = mul f64[64] -> v50
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v52[i0 * L + l] = v25[i0 * L + l] * step(v49[i0 * L + l]);
+      v50[i0 * L + l] = v42[i0 * L + l] * step(v47[i0 * L + l]);
     }
   }
-  // %1066 = contract f64[64] -> v49
+  // %1066 = contract f64[64] -> v47
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4226,28 +4211,28 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v52[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v52[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v52[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v52[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v50[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v50[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v50[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v50[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v49[(i0 * 4) * L + l] = acc0_v[l];
-      v49[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v49[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v49[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v47[(i0 * 4) * L + l] = acc0_v[l];
+      v47[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v47[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v47[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1067 = mul f64[64] -> v25
+  // %1067 = mul f64[64] -> v42
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = step(v44[i0 * L + l]) * v49[i0 * L + l];
+      v42[i0 * L + l] = step(v33[i0 * L + l]) * v47[i0 * L + l];
     }
   }
-  // %1068 = contract f64[64] -> v49
+  // %1068 = contract f64[64] -> v47
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4259,28 +4244,28 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v25[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v25[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v25[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v25[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v42[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v42[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v42[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v42[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v49[(i0 * 4) * L + l] = acc0_v[l];
-      v49[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v49[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v49[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v47[(i0 * 4) * L + l] = acc0_v[l];
+      v47[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v47[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v47[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1069 = mul f64[64] -> v44
+  // %1069 = mul f64[64] -> v33
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v44[i0 * L + l] = v49[i0 * L + l] * step(v16[i0 * L + l]);
+      v33[i0 * L + l] = v47[i0 * L + l] * step(v15[i0 * L + l]);
     }
   }
-  // %1070 = contract f64[32] -> v49
+  // %1070 = contract f64[32] -> v47
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4292,51 +4277,195 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v44[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v44[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v44[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v44[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v33[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v33[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v33[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v33[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v49[(i0 * 4) * L + l] = acc0_v[l];
-      v49[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v49[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v49[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v47[(i0 * 4) * L + l] = acc0_v[l];
+      v47[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v47[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v47[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1071 = mul f64[32] -> v16
+  // %1076 = add f64[32] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = T(h) * v49[i0 * L + l];
+      v15[i0 * L + l] = ((T(h) * z1_bar_z[i0 * L + l]) * (-0.3223762f)) +
+                        ((T(h) * v47[i0 * L + l]) * (-0.27353132f));
     }
   }
-  // %1076 = add f64[32] -> v53
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v53[i0 * L + l] = (v34[i0 * L + l] * (-0.3223762f)) + (v16[i0 * L + l] * (-0.27353132f));
-    }
-  }
-  // %1077 = contract f64[32,4] -> v54
+  // %1077 = contract f64[32,4] -> v51
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v54[(i0 * 4 + i1) * L + l] = u_stages[(i1 + 36) * L + l] * v53[i0 * L + l];
+        v51[(i0 * 4 + i1) * L + l] = u_stages[(i1 + 36) * L + l] * v15[i0 * L + l];
       }
     }
   }
-  // %1079 = mul f64[128] -> v55
+  // %1079 = mul f64[128] -> v52
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v55[i0 * L + l] = v54[i0 * L + l] * (1.0f - square(v45[i0 * L + l]));
+      v52[i0 * L + l] = v51[i0 * L + l] * (1.0f - square(v43[i0 * L + l]));
     }
   }
-  // %1080 = contract f64[64] -> v54
+  // %1080 = contract f64[64] -> v51
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v52[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v52[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v52[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v52[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v51[(i0 * 4) * L + l] = acc0_v[l];
+      v51[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v51[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v51[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1082 = mul f64[64] -> v53
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v53[i0 * L + l] = v51[i0 * L + l] * step(v41[i0 * L + l]);
+    }
+  }
+  // %1083 = contract f64[64] -> v41
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v53[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v53[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v53[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v53[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v41[(i0 * 4) * L + l] = acc0_v[l];
+      v41[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v41[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v41[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1085 = mul f64[64] -> v51
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v51[i0 * L + l] = v41[i0 * L + l] * step(v39[i0 * L + l]);
+    }
+  }
+  // %1086 = contract f64[64] -> v39
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v51[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v51[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v51[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v51[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v39[(i0 * 4) * L + l] = acc0_v[l];
+      v39[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v39[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v39[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1088 = mul f64[64] -> v41
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v41[i0 * L + l] = v39[i0 * L + l] * step(v37[i0 * L + l]);
+    }
+  }
+  // %1089 = contract f64[32] -> v37
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v41[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v41[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v41[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v41[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v37[(i0 * 4) * L + l] = acc0_v[l];
+      v37[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v37[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v37[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1099 = add f64[32] -> v39
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v39[i0 * L + l] =
+          ((T(h) * z1_bar_z[i0 * L + l]) * 0.6510417f) +
+          (((T(h) * v47[i0 * L + l]) * 0.2784091f) + ((T(h) * v37[i0 * L + l]) * (-0.29080933f)));
+    }
+  }
+  // %1100 = contract f64[32,4] -> v54
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v54[(i0 * 4 + i1) * L + l] = u_stages[(i1 + 28) * L + l] * v39[i0 * L + l];
+      }
+    }
+  }
+  // %1104 = mul f64[128] -> v55
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v55[i0 * L + l] = (1.0f - square(v34[i0 * L + l])) * v54[i0 * L + l];
+    }
+  }
+  // %1105 = contract f64[64] -> v54
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4362,14 +4491,14 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       v54[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1082 = mul f64[64] -> v56
+  // %1106 = mul f64[64] -> v56
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v56[i0 * L + l] = v54[i0 * L + l] * step(v43[i0 * L + l]);
+      v56[i0 * L + l] = v54[i0 * L + l] * step(v32[i0 * L + l]);
     }
   }
-  // %1083 = contract f64[64] -> v43
+  // %1107 = contract f64[64] -> v32
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4389,20 +4518,20 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v43[(i0 * 4) * L + l] = acc0_v[l];
-      v43[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v43[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v43[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v32[(i0 * 4) * L + l] = acc0_v[l];
+      v32[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v32[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1085 = mul f64[64] -> v54
+  // %1109 = mul f64[64] -> v54
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v54[i0 * L + l] = v43[i0 * L + l] * step(v41[i0 * L + l]);
+      v54[i0 * L + l] = step(v30[i0 * L + l]) * v32[i0 * L + l];
     }
   }
-  // %1086 = contract f64[64] -> v41
+  // %1110 = contract f64[64] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4422,20 +4551,20 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v41[(i0 * 4) * L + l] = acc0_v[l];
-      v41[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v41[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v41[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 4) * L + l] = acc0_v[l];
+      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1088 = mul f64[64] -> v43
+  // %1111 = mul f64[64] -> v32
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v43[i0 * L + l] = v41[i0 * L + l] * step(v39[i0 * L + l]);
+      v32[i0 * L + l] = step(v28[i0 * L + l]) * v30[i0 * L + l];
     }
   }
-  // %1089 = contract f64[32] -> v39
+  // %1112 = contract f64[32] -> v28
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4447,52 +4576,47 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v43[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v43[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v43[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v43[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v32[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v32[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v32[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v32[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v39[(i0 * 4) * L + l] = acc0_v[l];
-      v39[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v39[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v39[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 4) * L + l] = acc0_v[l];
+      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1090 = mul f64[32] -> v41
+  // %1119 = add f64[32] -> v30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v41[i0 * L + l] = T(h) * v39[i0 * L + l];
+      v30[i0 * L + l] =
+          ((v28[i0 * L + l] * T(h)) * 3.5555556f) +
+          (((T(h) * z1_bar_z[i0 * L + l]) * 0.4492363f) +
+           (((T(h) * v47[i0 * L + l]) * 8.906423f) + ((T(h) * v37[i0 * L + l]) * 9.822893f)));
     }
   }
-  // %1099 = add f64[32] -> v57
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v57[i0 * L + l] = (v34[i0 * L + l] * 0.6510417f) +
-                        ((v16[i0 * L + l] * 0.2784091f) + (v41[i0 * L + l] * (-0.29080933f)));
-    }
-  }
-  // %1100 = contract f64[32,4] -> v58
+  // %1120 = contract f64[32,4] -> v57
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v58[(i0 * 4 + i1) * L + l] = u_stages[(i1 + 28) * L + l] * v57[i0 * L + l];
+        v57[(i0 * 4 + i1) * L + l] = v30[i0 * L + l] * u_stages[(i1 + 20) * L + l];
       }
     }
   }
-  // %1104 = mul f64[128] -> v59
+  // %1124 = mul f64[128] -> v58
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v59[i0 * L + l] = (1.0f - square(v35[i0 * L + l])) * v58[i0 * L + l];
+      v58[i0 * L + l] = v57[i0 * L + l] * (1.0f - square(v25[i0 * L + l]));
     }
   }
-  // %1105 = contract f64[64] -> v58
+  // %1125 = contract f64[64] -> v57
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4504,28 +4628,28 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v59[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v59[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v59[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v59[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v58[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v58[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v58[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v58[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v58[(i0 * 4) * L + l] = acc0_v[l];
-      v58[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v58[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v58[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v57[(i0 * 4) * L + l] = acc0_v[l];
+      v57[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v57[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v57[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1106 = mul f64[64] -> v60
+  // %1127 = mul f64[64] -> v59
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v60[i0 * L + l] = v58[i0 * L + l] * step(v33[i0 * L + l]);
+      v59[i0 * L + l] = step(v23[i0 * L + l]) * v57[i0 * L + l];
     }
   }
-  // %1107 = contract f64[64] -> v33
+  // %1128 = contract f64[64] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4537,28 +4661,28 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v60[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v60[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v60[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v60[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v59[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v59[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v59[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v59[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[(i0 * 4) * L + l] = acc0_v[l];
-      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 4) * L + l] = acc0_v[l];
+      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1109 = mul f64[64] -> v58
+  // %1129 = mul f64[64] -> v57
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v58[i0 * L + l] = step(v31[i0 * L + l]) * v33[i0 * L + l];
+      v57[i0 * L + l] = step(v21[i0 * L + l]) * v23[i0 * L + l];
     }
   }
-  // %1110 = contract f64[64] -> v31
+  // %1130 = contract f64[64] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4570,28 +4694,28 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v58[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v58[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v58[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v58[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v57[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v57[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v57[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v57[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[(i0 * 4) * L + l] = acc0_v[l];
-      v31[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v31[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v31[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1111 = mul f64[64] -> v33
+  // %1132 = mul f64[64] -> v23
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = step(v29[i0 * L + l]) * v31[i0 * L + l];
+      v23[i0 * L + l] = step(v19[i0 * L + l]) * v21[i0 * L + l];
     }
   }
-  // %1112 = contract f64[32] -> v29
+  // %1133 = contract f64[32] -> v19
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4603,53 +4727,47 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v33[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v33[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v33[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v33[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v23[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v23[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v23[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v23[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[(i0 * 4) * L + l] = acc0_v[l];
-      v29[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v29[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v29[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1113 = mul f64[32] -> v31
+  // %1137 = add f64[32] -> v21
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = v29[i0 * L + l] * T(h);
+      v21[i0 * L + l] =
+          ((v19[i0 * L + l] * (T(h) * 0.225f)) + (((T(h) * v37[i0 * L + l]) * (-11.595794f)) +
+                                                  ((T(h) * v47[i0 * L + l]) * (-10.757576f)))) +
+          ((v28[i0 * L + l] * T(h)) * (-3.7333333f));
     }
   }
-  // %1119 = add f64[32] -> v61
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v61[i0 * L + l] = (v31[i0 * L + l] * 3.5555556f) +
-                        ((v34[i0 * L + l] * 0.4492363f) +
-                         ((v16[i0 * L + l] * 8.906423f) + (v41[i0 * L + l] * 9.822893f)));
-    }
-  }
-  // %1120 = contract f64[32,4] -> v62
+  // %1138 = contract f64[32,4] -> v60
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v62[(i0 * 4 + i1) * L + l] = v61[i0 * L + l] * u_stages[(i1 + 20) * L + l];
+        v60[(i0 * 4 + i1) * L + l] = v21[i0 * L + l] * u_stages[(i1 + 12) * L + l];
       }
     }
   }
-  // %1124 = mul f64[128] -> v63
+  // %1142 = mul f64[128] -> v61
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v63[i0 * L + l] = v62[i0 * L + l] * (1.0f - square(v26[i0 * L + l]));
+      v61[i0 * L + l] = (1.0f - square(v16[i0 * L + l])) * v60[i0 * L + l];
     }
   }
-  // %1125 = contract f64[64] -> v62
+  // %1143 = contract f64[64] -> v60
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4661,28 +4779,28 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v63[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v63[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v63[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v63[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v61[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v61[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v61[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v61[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v62[(i0 * 4) * L + l] = acc0_v[l];
-      v62[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v62[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v62[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v60[(i0 * 4) * L + l] = acc0_v[l];
+      v60[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v60[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v60[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1127 = mul f64[64] -> v64
+  // %1144 = mul f64[64] -> v62
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v64[i0 * L + l] = step(v24[i0 * L + l]) * v62[i0 * L + l];
+      v62[i0 * L + l] = v60[i0 * L + l] * step(v14[i0 * L + l]);
     }
   }
-  // %1128 = contract f64[64] -> v24
+  // %1145 = contract f64[64] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4694,28 +4812,28 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v64[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v64[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v64[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v64[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v62[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v62[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v62[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v62[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1129 = mul f64[64] -> v62
+  // %1146 = mul f64[64] -> v60
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v62[i0 * L + l] = step(v22[i0 * L + l]) * v24[i0 * L + l];
+      v60[i0 * L + l] = v14[i0 * L + l] * step(v12[i0 * L + l]);
     }
   }
-  // %1130 = contract f64[64] -> v22
+  // %1147 = contract f64[64] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4727,28 +4845,28 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v62[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v62[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v62[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v62[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v60[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v60[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v60[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v60[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1132 = mul f64[64] -> v24
+  // %1149 = mul f64[64] -> v14
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = step(v20[i0 * L + l]) * v22[i0 * L + l];
+      v14[i0 * L + l] = v12[i0 * L + l] * step(v10[i0 * L + l]);
     }
   }
-  // %1133 = contract f64[32] -> v20
+  // %1150 = contract f64[32] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4760,48 +4878,49 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v24[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v24[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v24[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v24[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v14[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v14[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v14[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v14[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %915 = mul f64[] -> u65
-  u65[0] = T(h) * 0.225f;
-  // %1137 = add f64[32] -> v22
+  // %1160 = add f64[32] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = ((v20[i0 * L + l] * u65[0]) +
-                         ((v41[i0 * L + l] * (-11.595794f)) + (v16[i0 * L + l] * (-10.757576f)))) +
-                        (v31[i0 * L + l] * (-3.7333333f));
+      v12[i0 * L + l] =
+          (v10[i0 * L + l] * (T(h) * 0.2f)) +
+          (((v28[i0 * L + l] * T(h)) * 0.9777778f) +
+           ((v19[i0 * L + l] * (T(h) * 0.075f)) +
+            (((T(h) * z1_bar_z[i0 * L + l]) * 0.091145836f) +
+             (((T(h) * v37[i0 * L + l]) * 2.9525986f) + ((T(h) * v47[i0 * L + l]) * 2.8462753f)))));
     }
   }
-  // %1138 = contract f64[32,4] -> v66
+  // %1161 = contract f64[32,4] -> v63
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v66[(i0 * 4 + i1) * L + l] = v22[i0 * L + l] * u_stages[(i1 + 12) * L + l];
+        v63[(i0 * 4 + i1) * L + l] = v12[i0 * L + l] * u_stages[(i1 + 4) * L + l];
       }
     }
   }
-  // %1142 = mul f64[128] -> v67
+  // %1163 = mul f64[128] -> v64
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v67[i0 * L + l] = (1.0f - square(v17[i0 * L + l])) * v66[i0 * L + l];
+      v64[i0 * L + l] = v63[i0 * L + l] * (1.0f - square(v7[i0 * L + l]));
     }
   }
-  // %1143 = contract f64[64] -> v66
+  // %1164 = contract f64[64] -> v63
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4813,179 +4932,25 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v67[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v67[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v67[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v67[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v64[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v64[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v64[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v64[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v66[(i0 * 4) * L + l] = acc0_v[l];
-      v66[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v66[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v66[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v63[(i0 * 4) * L + l] = acc0_v[l];
+      v63[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v63[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v63[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1144 = mul f64[64] -> v68
+  // %1165 = mul f64[64] -> v65
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v68[i0 * L + l] = v66[i0 * L + l] * step(v15[i0 * L + l]);
-    }
-  }
-  // %1145 = contract f64[64] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v68[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v68[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v68[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v68[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1146 = mul f64[64] -> v66
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v66[i0 * L + l] = v15[i0 * L + l] * step(v13[i0 * L + l]);
-    }
-  }
-  // %1147 = contract f64[64] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v66[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v66[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v66[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v66[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1149 = mul f64[64] -> v15
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v13[i0 * L + l] * step(v11[i0 * L + l]);
-    }
-  }
-  // %1150 = contract f64[32] -> v11
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v15[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %954 = mul f64[] -> u65
-  u65[0] = T(h) * 0.075f;
-  // %1160 = add f64[32] -> v13
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = (v11[i0 * L + l] * u8[0]) +
-                        ((v31[i0 * L + l] * 0.9777778f) +
-                         ((v20[i0 * L + l] * u65[0]) +
-                          ((v34[i0 * L + l] * 0.091145836f) +
-                           ((v41[i0 * L + l] * 2.9525986f) + (v16[i0 * L + l] * 2.8462753f)))));
-    }
-  }
-  // %1161 = contract f64[32,4] -> v16
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 4 + i1) * L + l] = v13[i0 * L + l] * u_stages[(i1 + 4) * L + l];
-      }
-    }
-  }
-  // %1163 = mul f64[128] -> v34
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = v16[i0 * L + l] * (1.0f - square(v7[i0 * L + l]));
-    }
-  }
-  // %1164 = contract f64[64] -> v31
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v34[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v34[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v34[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v34[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v31[(i0 * 4) * L + l] = acc0_v[l];
-      v31[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v31[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v31[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1165 = mul f64[64] -> v41
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v41[i0 * L + l] = step(v5[i0 * L + l]) * v31[i0 * L + l];
+      v65[i0 * L + l] = step(v5[i0 * L + l]) * v63[i0 * L + l];
     }
   }
   // %1166 = contract f64[64] -> v5
@@ -5000,10 +4965,10 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v41[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v41[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v41[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v41[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v65[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v65[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v65[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v65[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5014,11 +4979,11 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1167 = mul f64[64] -> v31
+  // %1167 = mul f64[64] -> v63
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = v5[i0 * L + l] * step(v3[i0 * L + l]);
+      v63[i0 * L + l] = v5[i0 * L + l] * step(v3[i0 * L + l]);
     }
   }
   // %1168 = contract f64[64] -> v3
@@ -5033,10 +4998,10 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v31[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v31[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v31[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v31[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v63[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v63[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v63[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v63[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5085,9 +5050,9 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       z0_bar_z[i0 * L + l] +=
-          (v11[i0 * L + l] +
-           ((v29[i0 * L + l] + ((z1_bar_z[i0 * L + l] + v49[i0 * L + l]) + v39[i0 * L + l])) +
-            v20[i0 * L + l])) +
+          (v10[i0 * L + l] +
+           ((v28[i0 * L + l] + ((z1_bar_z[i0 * L + l] + v47[i0 * L + l]) + v37[i0 * L + l])) +
+            v19[i0 * L + l])) +
           v1[i0 * L + l];
     }
   }
@@ -5099,10 +5064,10 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           sum[l] =
-              ((v9[i1 * L + l] * v15[i0 * L + l]) +
-               ((v24[i0 * L + l] * v18[i1 * L + l]) +
-                ((v27[i1 * L + l] * v33[i0 * L + l]) +
-                 ((v44[i0 * L + l] * v46[i1 * L + l]) + (v37[i1 * L + l] * v43[i0 * L + l]))))) +
+              ((v8[i1 * L + l] * v14[i0 * L + l]) +
+               ((v23[i0 * L + l] * v17[i1 * L + l]) +
+                ((v26[i1 * L + l] * v32[i0 * L + l]) +
+                 ((v33[i0 * L + l] * v44[i1 * L + l]) + (v35[i1 * L + l] * v41[i0 * L + l]))))) +
               (v5[i0 * L + l] * z0_z[i1 * L + l]);
         }
         theta_bar_f_layer0_weight[i0 * 32 + i1] += lane_sum<L>(sum);
@@ -5116,8 +5081,8 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         sum[l] = v5[i0 * L + l] +
-                 (v15[i0 * L + l] +
-                  (v24[i0 * L + l] + (v33[i0 * L + l] + (v44[i0 * L + l] + v43[i0 * L + l]))));
+                 (v14[i0 * L + l] +
+                  (v23[i0 * L + l] + (v32[i0 * L + l] + (v33[i0 * L + l] + v41[i0 * L + l]))));
       }
       theta_bar_f_layer0_bias[i0] += lane_sum<L>(sum);
     }
@@ -5129,11 +5094,11 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v0[i1 * L + l] * v31[i0 * L + l]) +
-                   ((v66[i0 * L + l] * v10[i1 * L + l]) +
-                    ((v62[i0 * L + l] * v19[i1 * L + l]) +
-                     ((v28[i1 * L + l] * v58[i0 * L + l]) +
-                      ((v54[i0 * L + l] * v38[i1 * L + l]) + (v25[i0 * L + l] * v6[i1 * L + l])))));
+          sum[l] = (v0[i1 * L + l] * v63[i0 * L + l]) +
+                   ((v60[i0 * L + l] * v9[i1 * L + l]) +
+                    ((v57[i0 * L + l] * v18[i1 * L + l]) +
+                     ((v27[i1 * L + l] * v54[i0 * L + l]) +
+                      ((v51[i0 * L + l] * v36[i1 * L + l]) + (v42[i0 * L + l] * v6[i1 * L + l])))));
         }
         theta_bar_f_layer1_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
@@ -5145,9 +5110,9 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v66[i0 * L + l] +
-                  (v62[i0 * L + l] + ((v25[i0 * L + l] + v54[i0 * L + l]) + v58[i0 * L + l]))) +
-                 v31[i0 * L + l];
+        sum[l] = (v60[i0 * L + l] +
+                  (v57[i0 * L + l] + ((v42[i0 * L + l] + v51[i0 * L + l]) + v54[i0 * L + l]))) +
+                 v63[i0 * L + l];
       }
       theta_bar_f_layer1_bias[i0] += lane_sum<L>(sum);
     }
@@ -5159,11 +5124,11 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v12[i1 * L + l] * v68[i0 * L + l]) +
-                    ((((v52[i0 * L + l] * v47[i1 * L + l]) + (v40[i1 * L + l] * v56[i0 * L + l])) +
-                      (v30[i1 * L + l] * v60[i0 * L + l])) +
-                     (v21[i1 * L + l] * v64[i0 * L + l]))) +
-                   (v2[i1 * L + l] * v41[i0 * L + l]);
+          sum[l] = ((v11[i1 * L + l] * v62[i0 * L + l]) +
+                    ((((v50[i0 * L + l] * v45[i1 * L + l]) + (v38[i1 * L + l] * v53[i0 * L + l])) +
+                      (v29[i1 * L + l] * v56[i0 * L + l])) +
+                     (v20[i1 * L + l] * v59[i0 * L + l]))) +
+                   (v2[i1 * L + l] * v65[i0 * L + l]);
         }
         theta_bar_f_layer2_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
@@ -5175,9 +5140,9 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v41[i0 * L + l] +
-                 ((v64[i0 * L + l] + ((v52[i0 * L + l] + v56[i0 * L + l]) + v60[i0 * L + l])) +
-                  v68[i0 * L + l]);
+        sum[l] = v65[i0 * L + l] +
+                 ((v59[i0 * L + l] + ((v50[i0 * L + l] + v53[i0 * L + l]) + v56[i0 * L + l])) +
+                  v62[i0 * L + l]);
       }
       theta_bar_f_layer2_bias[i0] += lane_sum<L>(sum);
     }
@@ -5190,11 +5155,11 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           sum[l] =
-              (v4[i1 * L + l] * v34[i0 * L + l]) +
-              ((v67[i0 * L + l] * v14[i1 * L + l]) +
-               ((v63[i0 * L + l] * v23[i1 * L + l]) +
-                ((v32[i1 * L + l] * v59[i0 * L + l]) +
-                 ((v50[i0 * L + l] * v48[i1 * L + l]) + (v42[i1 * L + l] * v55[i0 * L + l])))));
+              (v4[i1 * L + l] * v64[i0 * L + l]) +
+              ((v61[i0 * L + l] * v13[i1 * L + l]) +
+               ((v58[i0 * L + l] * v22[i1 * L + l]) +
+                ((v31[i1 * L + l] * v55[i0 * L + l]) +
+                 ((v48[i0 * L + l] * v46[i1 * L + l]) + (v40[i1 * L + l] * v52[i0 * L + l])))));
         }
         theta_bar_f_layer3_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
@@ -5206,9 +5171,9 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v34[i0 * L + l] +
-                 (v67[i0 * L + l] +
-                  (v63[i0 * L + l] + ((v50[i0 * L + l] + v55[i0 * L + l]) + v59[i0 * L + l])));
+        sum[l] = v64[i0 * L + l] +
+                 (v61[i0 * L + l] +
+                  (v58[i0 * L + l] + ((v48[i0 * L + l] + v52[i0 * L + l]) + v55[i0 * L + l])));
       }
       theta_bar_f_layer3_bias[i0] += lane_sum<L>(sum);
     }
@@ -5225,10 +5190,10 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 4) * L + l], v13[i0 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(v7[(i0 * 4 + 1) * L + l], v13[i0 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(v7[(i0 * 4 + 2) * L + l], v13[i0 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(v7[(i0 * 4 + 3) * L + l], v13[i0 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(v7[(i0 * 4) * L + l], v12[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(v7[(i0 * 4 + 1) * L + l], v12[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v7[(i0 * 4 + 2) * L + l], v12[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(v7[(i0 * 4 + 3) * L + l], v12[i0 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5249,10 +5214,10 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 4) * L + l], v22[i0 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(v17[(i0 * 4 + 1) * L + l], v22[i0 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(v17[(i0 * 4 + 2) * L + l], v22[i0 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(v17[(i0 * 4 + 3) * L + l], v22[i0 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 4) * L + l], v21[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(v16[(i0 * 4 + 1) * L + l], v21[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v16[(i0 * 4 + 2) * L + l], v21[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(v16[(i0 * 4 + 3) * L + l], v21[i0 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5273,10 +5238,10 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v26[(i0 * 4) * L + l], v61[i0 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(v26[(i0 * 4 + 1) * L + l], v61[i0 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(v26[(i0 * 4 + 2) * L + l], v61[i0 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(v26[(i0 * 4 + 3) * L + l], v61[i0 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(v25[(i0 * 4) * L + l], v30[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(v25[(i0 * 4 + 1) * L + l], v30[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v25[(i0 * 4 + 2) * L + l], v30[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(v25[(i0 * 4 + 3) * L + l], v30[i0 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5297,10 +5262,10 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v35[(i0 * 4) * L + l], v57[i0 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(v35[(i0 * 4 + 1) * L + l], v57[i0 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(v35[(i0 * 4 + 2) * L + l], v57[i0 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(v35[(i0 * 4 + 3) * L + l], v57[i0 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(v34[(i0 * 4) * L + l], v39[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(v34[(i0 * 4 + 1) * L + l], v39[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v34[(i0 * 4 + 2) * L + l], v39[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(v34[(i0 * 4 + 3) * L + l], v39[i0 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5321,10 +5286,10 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v45[(i0 * 4) * L + l], v53[i0 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(v45[(i0 * 4 + 1) * L + l], v53[i0 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(v45[(i0 * 4 + 2) * L + l], v53[i0 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(v45[(i0 * 4 + 3) * L + l], v53[i0 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(v43[(i0 * 4) * L + l], v15[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(v43[(i0 * 4 + 1) * L + l], v15[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v43[(i0 * 4 + 2) * L + l], v15[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(v43[(i0 * 4 + 3) * L + l], v15[i0 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5345,10 +5310,10 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v51[(i0 * 4) * L + l], v36[i0 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(v51[(i0 * 4 + 1) * L + l], v36[i0 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(v51[(i0 * 4 + 2) * L + l], v36[i0 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(v51[(i0 * 4 + 3) * L + l], v36[i0 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(v49[(i0 * 4) * L + l], v24[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(v49[(i0 * 4 + 1) * L + l], v24[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v49[(i0 * 4 + 2) * L + l], v24[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(v49[(i0 * 4 + 3) * L + l], v24[i0 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5386,28 +5351,191 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
   T* __restrict err = static_cast<T*>(err_ptr);
   T* err_z = err;
   T* __restrict k_last = static_cast<T*>(k_last_ptr);
-  T* __restrict u0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1088);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3136);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5184);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9280);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11328);
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1024);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3072);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5120);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9216);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11264);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
   // ncde_character.field.step.dopri5.fsal: 185 nodes
-  // %145 = mul f64[] -> u0
-  u0[0] = T(h) * 0.2f;
-  // %3217 = add f64[32] -> v1
+  // %3217 = add f64[32] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = z0_z[i0 * L + l] + (k_first_z[i0 * L + l] * u0[0]);
+      v0[i0 * L + l] = z0_z[i0 * L + l] + (k_first_z[i0 * L + l] * (T(h) * 0.2f));
     }
   }
-  // %3276 = contract f64[64] -> v2
+  // %3276 = contract f64[64] -> v1
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v0[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[(i0 * 4) * L + l] = acc0_v[l];
+      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3278 = relu f64[64] -> v2
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = relu(v1[i0 * L + l] + f_layer0_bias[i0]);
+    }
+  }
+  // %3279 = contract f64[64] -> v1
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[(i0 * 4) * L + l] = acc0_v[l];
+      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3281 = relu f64[64] -> v2
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = relu(v1[i0 * L + l] + f_layer1_bias[i0]);
+    }
+  }
+  // %3282 = contract f64[64] -> v1
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[(i0 * 4) * L + l] = acc0_v[l];
+      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3284 = relu f64[64] -> v2
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = relu(v1[i0 * L + l] + f_layer2_bias[i0]);
+    }
+  }
+  // %3285 = contract f64[128] -> v3
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3289 = contract f64[32] -> v0
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(vm::tanh(v3[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
+                             u_stages[(i1 + 12) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(vm::tanh(v3[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
+                     u_stages[(i1 + 12) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(vm::tanh(v3[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
+                     u_stages[(i1 + 12) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(vm::tanh(v3[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
+                     u_stages[(i1 + 12) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3293 = add f64[32] -> v1
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = (T(h) * ((k_first_z[i0 * L + l] * 0.075f) + (v0[i0 * L + l] * 0.225f))) +
+                       z0_z[i0 * L + l];
+    }
+  }
+  // %3294 = contract f64[64] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5433,14 +5561,14 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3278 = relu f64[64] -> v3
+  // %3296 = relu f64[64] -> v1
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = relu(v2[i0 * L + l] + f_layer0_bias[i0]);
+      v1[i0 * L + l] = relu(v2[i0 * L + l] + f_layer0_bias[i0]);
     }
   }
-  // %3279 = contract f64[64] -> v2
+  // %3297 = contract f64[64] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5452,10 +5580,10 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5466,14 +5594,14 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3281 = relu f64[64] -> v3
+  // %3299 = relu f64[64] -> v1
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = relu(v2[i0 * L + l] + f_layer1_bias[i0]);
+      v1[i0 * L + l] = relu(v2[i0 * L + l] + f_layer1_bias[i0]);
     }
   }
-  // %3282 = contract f64[64] -> v2
+  // %3300 = contract f64[64] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5485,10 +5613,10 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5499,14 +5627,14 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3284 = relu f64[64] -> v3
+  // %3302 = relu f64[64] -> v1
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = relu(v2[i0 * L + l] + f_layer2_bias[i0]);
+      v1[i0 * L + l] = relu(v2[i0 * L + l] + f_layer2_bias[i0]);
     }
   }
-  // %3285 = contract f64[128] -> v4
+  // %3303 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5518,21 +5646,21 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3289 = contract f64[32] -> v1
+  // %3307 = contract f64[32] -> v1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5544,17 +5672,17 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(vm::tanh(v4[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
-                             u_stages[(i1 + 12) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(vm::tanh(v3[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
+                             u_stages[(i1 + 20) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(vm::tanh(v4[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
-                     u_stages[(i1 + 12) * L + l], acc1_v[l]);
+            std::fma(vm::tanh(v3[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
+                     u_stages[(i1 + 20) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(vm::tanh(v4[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
-                     u_stages[(i1 + 12) * L + l], acc2_v[l]);
+            std::fma(vm::tanh(v3[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
+                     u_stages[(i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(vm::tanh(v4[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
-                     u_stages[(i1 + 12) * L + l], acc3_v[l]);
+            std::fma(vm::tanh(v3[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
+                     u_stages[(i1 + 20) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5565,15 +5693,17 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3293 = add f64[32] -> v2
+  // %3317 = add f64[32] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (T(h) * ((k_first_z[i0 * L + l] * 0.075f) + (v1[i0 * L + l] * 0.225f))) +
-                       z0_z[i0 * L + l];
+      v2[i0 * L + l] =
+          z0_z[i0 * L + l] +
+          (T(h) * (((k_first_z[i0 * L + l] * 0.9777778f) + (v0[i0 * L + l] * (-3.7333333f))) +
+                   (v1[i0 * L + l] * 3.5555556f)));
     }
   }
-  // %3294 = contract f64[64] -> v3
+  // %3318 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5599,14 +5729,14 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3296 = relu f64[64] -> v2
+  // %3320 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = relu(v3[i0 * L + l] + f_layer0_bias[i0]);
     }
   }
-  // %3297 = contract f64[64] -> v3
+  // %3321 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5632,14 +5762,14 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3299 = relu f64[64] -> v2
+  // %3323 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = relu(v3[i0 * L + l] + f_layer1_bias[i0]);
+      v2[i0 * L + l] = relu(f_layer1_bias[i0] + v3[i0 * L + l]);
     }
   }
-  // %3300 = contract f64[64] -> v3
+  // %3324 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5665,14 +5795,14 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3302 = relu f64[64] -> v2
+  // %3326 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = relu(v3[i0 * L + l] + f_layer2_bias[i0]);
     }
   }
-  // %3303 = contract f64[128] -> v4
+  // %3327 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5692,13 +5822,13 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3307 = contract f64[32] -> v2
+  // %3331 = contract f64[32] -> v2
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5710,17 +5840,17 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(vm::tanh(v4[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
-                             u_stages[(i1 + 20) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(vm::tanh(v3[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
+                             u_stages[(i1 + 28) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(vm::tanh(v4[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
-                     u_stages[(i1 + 20) * L + l], acc1_v[l]);
+            std::fma(vm::tanh(v3[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
+                     u_stages[(i1 + 28) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(vm::tanh(v4[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
-                     u_stages[(i1 + 20) * L + l], acc2_v[l]);
+            std::fma(vm::tanh(v3[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
+                     u_stages[(i1 + 28) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(vm::tanh(v4[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
-                     u_stages[(i1 + 20) * L + l], acc3_v[l]);
+            std::fma(vm::tanh(v3[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
+                     u_stages[(i1 + 28) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5731,17 +5861,18 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3317 = add f64[32] -> v3
+  // %3335 = add f64[32] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] =
-          z0_z[i0 * L + l] +
-          (T(h) * (((k_first_z[i0 * L + l] * 0.9777778f) + (v1[i0 * L + l] * (-3.7333333f))) +
-                   (v2[i0 * L + l] * 3.5555556f)));
+          (T(h) * ((v2[i0 * L + l] * (-0.29080933f)) +
+                   (((v0[i0 * L + l] * (-11.595794f)) + (k_first_z[i0 * L + l] * 2.9525986f)) +
+                    (v1[i0 * L + l] * 9.822893f)))) +
+          z0_z[i0 * L + l];
     }
   }
-  // %3318 = contract f64[64] -> v4
+  // %3336 = contract f64[64] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5767,14 +5898,14 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3320 = relu f64[64] -> v3
+  // %3338 = relu f64[64] -> v3
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = relu(v4[i0 * L + l] + f_layer0_bias[i0]);
     }
   }
-  // %3321 = contract f64[64] -> v4
+  // %3339 = contract f64[64] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5800,14 +5931,14 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3323 = relu f64[64] -> v3
+  // %3341 = relu f64[64] -> v3
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = relu(f_layer1_bias[i0] + v4[i0 * L + l]);
+      v3[i0 * L + l] = relu(v4[i0 * L + l] + f_layer1_bias[i0]);
     }
   }
-  // %3324 = contract f64[64] -> v4
+  // %3342 = contract f64[64] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5833,14 +5964,14 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3326 = relu f64[64] -> v3
+  // %3344 = relu f64[64] -> v3
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = relu(v4[i0 * L + l] + f_layer2_bias[i0]);
     }
   }
-  // %3327 = contract f64[128] -> v4
+  // %3345 = contract f64[128] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5860,228 +5991,59 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3349 = contract f64[32] -> v4
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(vm::tanh(v5[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
+                             u_stages[(i1 + 36) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(vm::tanh(v5[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
+                     u_stages[(i1 + 36) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(vm::tanh(v5[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
+                     u_stages[(i1 + 36) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(vm::tanh(v5[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
+                     u_stages[(i1 + 36) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
       v4[(i0 * 4) * L + l] = acc0_v[l];
       v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3331 = contract f64[32] -> v3
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(vm::tanh(v4[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
-                             u_stages[(i1 + 28) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(vm::tanh(v4[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
-                     u_stages[(i1 + 28) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(vm::tanh(v4[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
-                     u_stages[(i1 + 28) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(vm::tanh(v4[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
-                     u_stages[(i1 + 28) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %3335 = add f64[32] -> v4
+  // %3359 = add f64[32] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] =
-          (T(h) * ((v3[i0 * L + l] * (-0.29080933f)) +
-                   (((v1[i0 * L + l] * (-11.595794f)) + (k_first_z[i0 * L + l] * 2.9525986f)) +
-                    (v2[i0 * L + l] * 9.822893f)))) +
-          z0_z[i0 * L + l];
-    }
-  }
-  // %3336 = contract f64[64] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v4[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %3338 = relu f64[64] -> v4
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = relu(v5[i0 * L + l] + f_layer0_bias[i0]);
-    }
-  }
-  // %3339 = contract f64[64] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %3341 = relu f64[64] -> v4
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = relu(v5[i0 * L + l] + f_layer1_bias[i0]);
-    }
-  }
-  // %3342 = contract f64[64] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %3344 = relu f64[64] -> v4
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = relu(v5[i0 * L + l] + f_layer2_bias[i0]);
-    }
-  }
-  // %3345 = contract f64[128] -> v6
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %3349 = contract f64[32] -> v5
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(vm::tanh(v6[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
-                             u_stages[(i1 + 36) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(vm::tanh(v6[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
-                     u_stages[(i1 + 36) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(vm::tanh(v6[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
-                     u_stages[(i1 + 36) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(vm::tanh(v6[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
-                     u_stages[(i1 + 36) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %3359 = add f64[32] -> v4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] =
-          ((((v3[i0 * L + l] * 0.2784091f) +
-             (((v1[i0 * L + l] * (-10.757576f)) + (k_first_z[i0 * L + l] * 2.8462753f)) +
-              (v2[i0 * L + l] * 8.906423f))) +
-            (v5[i0 * L + l] * (-0.27353132f))) *
+      v3[i0 * L + l] =
+          ((((v2[i0 * L + l] * 0.2784091f) +
+             (((v0[i0 * L + l] * (-10.757576f)) + (k_first_z[i0 * L + l] * 2.8462753f)) +
+              (v1[i0 * L + l] * 8.906423f))) +
+            (v4[i0 * L + l] * (-0.27353132f))) *
            T(h)) +
           z0_z[i0 * L + l];
     }
   }
-  // %3360 = contract f64[64] -> v6
+  // %3360 = contract f64[64] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6093,28 +6055,28 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v3[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3362 = relu f64[64] -> v4
+  // %3362 = relu f64[64] -> v3
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = relu(f_layer0_bias[i0] + v6[i0 * L + l]);
+      v3[i0 * L + l] = relu(f_layer0_bias[i0] + v5[i0 * L + l]);
     }
   }
-  // %3363 = contract f64[64] -> v6
+  // %3363 = contract f64[64] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6126,28 +6088,28 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v3[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3365 = relu f64[64] -> v4
+  // %3365 = relu f64[64] -> v3
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = relu(v6[i0 * L + l] + f_layer1_bias[i0]);
+      v3[i0 * L + l] = relu(v5[i0 * L + l] + f_layer1_bias[i0]);
     }
   }
-  // %3366 = contract f64[64] -> v6
+  // %3366 = contract f64[64] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6159,28 +6121,28 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v3[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3368 = relu f64[64] -> v4
+  // %3368 = relu f64[64] -> v3
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = relu(f_layer2_bias[i0] + v6[i0 * L + l]);
+      v3[i0 * L + l] = relu(f_layer2_bias[i0] + v5[i0 * L + l]);
     }
   }
-  // %3369 = contract f64[128] -> v6
+  // %3369 = contract f64[128] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6192,21 +6154,21 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v3[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3373 = contract f64[32] -> v1
+  // %3373 = contract f64[32] -> v0
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6218,25 +6180,25 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(vm::tanh(v6[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
+        acc0_v[l] = std::fma(vm::tanh(v5[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
                              u_stages[(i1 + 44) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(vm::tanh(v6[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
+            std::fma(vm::tanh(v5[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
                      u_stages[(i1 + 44) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(vm::tanh(v6[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
+            std::fma(vm::tanh(v5[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
                      u_stages[(i1 + 44) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(vm::tanh(v6[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
+            std::fma(vm::tanh(v5[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
                      u_stages[(i1 + 44) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %3383 = add f64[32] -> z
@@ -6244,15 +6206,15 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       z1_z[i0 * L + l] =
-          ((((v5[i0 * L + l] * (-0.3223762f)) +
-             ((v3[i0 * L + l] * 0.6510417f) +
-              ((v2[i0 * L + l] * 0.4492363f) + (k_first_z[i0 * L + l] * 0.091145836f)))) +
-            (v1[i0 * L + l] * 0.13095239f)) *
+          ((((v4[i0 * L + l] * (-0.3223762f)) +
+             ((v2[i0 * L + l] * 0.6510417f) +
+              ((v1[i0 * L + l] * 0.4492363f) + (k_first_z[i0 * L + l] * 0.091145836f)))) +
+            (v0[i0 * L + l] * 0.13095239f)) *
            T(h)) +
           z0_z[i0 * L + l];
     }
   }
-  // %3392 = contract f64[64] -> v4
+  // %3392 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6272,20 +6234,20 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3394 = relu f64[64] -> v6
+  // %3394 = relu f64[64] -> v5
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = relu(f_layer0_bias[i0] + v4[i0 * L + l]);
+      v5[i0 * L + l] = relu(f_layer0_bias[i0] + v3[i0 * L + l]);
     }
   }
-  // %3395 = contract f64[64] -> v4
+  // %3395 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6297,28 +6259,28 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3397 = relu f64[64] -> v6
+  // %3397 = relu f64[64] -> v5
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = relu(v4[i0 * L + l] + f_layer1_bias[i0]);
+      v5[i0 * L + l] = relu(v3[i0 * L + l] + f_layer1_bias[i0]);
     }
   }
-  // %3398 = contract f64[64] -> v4
+  // %3398 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6330,28 +6292,28 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3400 = relu f64[64] -> v6
+  // %3400 = relu f64[64] -> v5
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = relu(v4[i0 * L + l] + f_layer2_bias[i0]);
+      v5[i0 * L + l] = relu(v3[i0 * L + l] + f_layer2_bias[i0]);
     }
   }
-  // %3401 = contract f64[128] -> v4
+  // %3401 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6363,21 +6325,21 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3405 = contract f64[32] -> v6
+  // %3405 = contract f64[32] -> v5
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6389,25 +6351,25 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(vm::tanh(v4[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
+        acc0_v[l] = std::fma(vm::tanh(v3[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
                              u_stages[(i1 + 44) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(vm::tanh(v4[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
+            std::fma(vm::tanh(v3[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
                      u_stages[(i1 + 44) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(vm::tanh(v4[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
+            std::fma(vm::tanh(v3[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
                      u_stages[(i1 + 44) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(vm::tanh(v4[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
+            std::fma(vm::tanh(v3[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
                      u_stages[(i1 + 44) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %3408 = mul f64[32] -> err.z
@@ -6415,11 +6377,11 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       err_z[i0 * L + l] =
-          T(h) * ((v6[i0 * L + l] * (-0.025f)) +
-                  ((((v3[i0 * L + l] * 0.036979165f) + ((k_first_z[i0 * L + l] * 0.0012326388f) +
-                                                        (v2[i0 * L + l] * (-0.0042527704f)))) +
-                    (v5[i0 * L + l] * (-0.0508638f))) +
-                   (v1[i0 * L + l] * 0.041904762f)));
+          T(h) * ((v5[i0 * L + l] * (-0.025f)) +
+                  ((((v2[i0 * L + l] * 0.036979165f) + ((k_first_z[i0 * L + l] * 0.0012326388f) +
+                                                        (v1[i0 * L + l] * (-0.0042527704f)))) +
+                    (v4[i0 * L + l] * (-0.0508638f))) +
+                   (v0[i0 * L + l] * 0.041904762f)));
     }
   }
   if (k_last) {
@@ -6427,7 +6389,7 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        k_last[i0 * L + l] = v6[i0 * L + l];
+        k_last[i0 * L + l] = v5[i0 * L + l];
       }
     }
   }
@@ -6478,63 +6440,55 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
   T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10240);
   T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12288);
   T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16384);
-  T* __restrict u8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20480);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20544);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21568);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23616);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25664);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27712);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29760);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33856);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37952);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40000);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42048);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44096);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46144);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48192);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52288);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56384);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57408);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59456);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61504);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 63552);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65600);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67648);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69696);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73792);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77888);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78912);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 80960);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 83008);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 85056);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 87104);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89152);
-  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 91200);
-  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 95296);
-  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 99392);
-  T* __restrict v42 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100416);
-  T* __restrict v43 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102464);
-  T* __restrict v44 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 104512);
-  T* __restrict v45 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 106560);
-  T* __restrict v46 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 108608);
-  T* __restrict v47 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 110656);
-  T* __restrict v48 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 112704);
-  T* __restrict v49 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 116800);
-  T* __restrict v50 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 120896);
-  T* __restrict v51 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 124992);
-  T* __restrict v52 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 129088);
-  T* __restrict u53 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 133184);
-  T* __restrict u54 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 133248);
-  T* __restrict u55 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 133312);
-  T* __restrict u56 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 133376);
-  T* __restrict v57 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 133440);
-  T* __restrict u58 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 134464);
-  T* __restrict v59 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 134528);
-  T* __restrict v60 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 135552);
-  T* __restrict v61 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 137600);
-  T* __restrict v62 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 139648);
-  T* __restrict v63 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 141696);
-  T* __restrict v64 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 145792);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20480);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21504);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23552);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25600);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27648);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29696);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33792);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37888);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39936);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41984);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44032);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46080);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48128);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52224);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56320);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57344);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59392);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61440);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 63488);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65536);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67584);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69632);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73728);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77824);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78848);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 80896);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 82944);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84992);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 87040);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89088);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 91136);
+  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 95232);
+  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 99328);
+  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100352);
+  T* __restrict v42 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102400);
+  T* __restrict v43 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 104448);
+  T* __restrict v44 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 106496);
+  T* __restrict v45 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 108544);
+  T* __restrict v46 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 110592);
+  T* __restrict v47 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 112640);
+  T* __restrict v48 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 116736);
+  T* __restrict v49 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 120832);
+  T* __restrict v50 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 124928);
+  T* __restrict v51 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 129024);
+  T* __restrict v52 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 133120);
+  T* __restrict v53 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 135168);
+  T* __restrict v54 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 137216);
+  T* __restrict v55 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 139264);
+  T* __restrict v56 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 143360);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -6748,16 +6702,14 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %145 = mul f64[] -> u8
-  u8[0] = T(h) * 0.2f;
-  // %530 = add f64[32] -> v9
+  // %530 = add f64[32] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = (v6[i0 * L + l] * u8[0]) + z0_z[i0 * L + l];
+      v8[i0 * L + l] = (v6[i0 * L + l] * (T(h) * 0.2f)) + z0_z[i0 * L + l];
     }
   }
-  // %597 = contract f64[64] -> v10
+  // %597 = contract f64[64] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6769,35 +6721,35 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v8[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %598 = add f64[64] -> v11
+  // %598 = add f64[64] -> v10
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = f_layer0_bias[i0] + v10[i0 * L + l];
+      v10[i0 * L + l] = f_layer0_bias[i0] + v9[i0 * L + l];
     }
   }
-  // %599 = relu f64[64] -> v10
+  // %599 = relu f64[64] -> v9
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = relu(v11[i0 * L + l]);
+      v9[i0 * L + l] = relu(v10[i0 * L + l]);
     }
   }
-  // %600 = contract f64[64] -> v12
+  // %600 = contract f64[64] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6809,10 +6761,50 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v9[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %601 = add f64[64] -> v9
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = v11[i0 * L + l] + f_layer1_bias[i0];
+    }
+  }
+  // %602 = relu f64[64] -> v11
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = relu(v9[i0 * L + l]);
+    }
+  }
+  // %603 = contract f64[64] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v11[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6823,22 +6815,22 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %601 = add f64[64] -> v10
+  // %604 = add f64[64] -> v11
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v12[i0 * L + l] + f_layer1_bias[i0];
+      v11[i0 * L + l] = v12[i0 * L + l] + f_layer2_bias[i0];
     }
   }
-  // %602 = relu f64[64] -> v12
+  // %605 = relu f64[64] -> v12
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = relu(v10[i0 * L + l]);
+      v12[i0 * L + l] = relu(v11[i0 * L + l]);
     }
   }
-  // %603 = contract f64[64] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  // %606 = contract f64[128] -> v13
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6849,10 +6841,10 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v12[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v12[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6863,54 +6855,14 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %604 = add f64[64] -> v12
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v13[i0 * L + l] + f_layer2_bias[i0];
-    }
-  }
-  // %605 = relu f64[64] -> v13
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = relu(v12[i0 * L + l]);
-    }
-  }
-  // %606 = contract f64[128] -> v14
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v13[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %608 = tanh f64[128] -> v15
+  // %608 = tanh f64[128] -> v14
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = vm::tanh(v14[i0 * L + l] + f_layer3_bias[i0]);
+      v14[i0 * L + l] = vm::tanh(v13[i0 * L + l] + f_layer3_bias[i0]);
     }
   }
-  // %610 = contract f64[32] -> v9
+  // %610 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6922,32 +6874,32 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 16 + i1) * L + l], u_stages[(i1 + 12) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v14[(i0 * 16 + i1) * L + l], u_stages[(i1 + 12) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v15[(i0 * 16 + i1 + 4) * L + l], u_stages[(i1 + 12) * L + l], acc1_v[l]);
+            std::fma(v14[(i0 * 16 + i1 + 4) * L + l], u_stages[(i1 + 12) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v15[(i0 * 16 + i1 + 8) * L + l], u_stages[(i1 + 12) * L + l], acc2_v[l]);
+            std::fma(v14[(i0 * 16 + i1 + 8) * L + l], u_stages[(i1 + 12) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v15[(i0 * 16 + i1 + 12) * L + l], u_stages[(i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v14[(i0 * 16 + i1 + 12) * L + l], u_stages[(i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %616 = add f64[32] -> v13
+  // %616 = add f64[32] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] =
-          (T(h) * ((v6[i0 * L + l] * 0.075f) + (v9[i0 * L + l] * 0.225f))) + z0_z[i0 * L + l];
+      v12[i0 * L + l] =
+          (T(h) * ((v6[i0 * L + l] * 0.075f) + (v8[i0 * L + l] * 0.225f))) + z0_z[i0 * L + l];
     }
   }
-  // %617 = contract f64[64] -> v14
+  // %617 = contract f64[64] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6959,35 +6911,35 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v13[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v12[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 4) * L + l] = acc0_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %618 = add f64[64] -> v16
+  // %618 = add f64[64] -> v15
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v14[i0 * L + l] + f_layer0_bias[i0];
+      v15[i0 * L + l] = v13[i0 * L + l] + f_layer0_bias[i0];
     }
   }
-  // %619 = relu f64[64] -> v14
+  // %619 = relu f64[64] -> v13
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = relu(v16[i0 * L + l]);
+      v13[i0 * L + l] = relu(v15[i0 * L + l]);
     }
   }
-  // %620 = contract f64[64] -> v17
+  // %620 = contract f64[64] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6999,35 +6951,35 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v14[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v14[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v14[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v14[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v13[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v13[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v13[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %621 = add f64[64] -> v18
+  // %621 = add f64[64] -> v17
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = v17[i0 * L + l] + f_layer1_bias[i0];
+      v17[i0 * L + l] = v16[i0 * L + l] + f_layer1_bias[i0];
     }
   }
-  // %622 = relu f64[64] -> v17
+  // %622 = relu f64[64] -> v16
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = relu(v18[i0 * L + l]);
+      v16[i0 * L + l] = relu(v17[i0 * L + l]);
     }
   }
-  // %623 = contract f64[64] -> v19
+  // %623 = contract f64[64] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7039,35 +6991,35 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v17[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v17[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v17[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v17[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v16[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v16[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v16[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v16[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %624 = add f64[64] -> v20
+  // %624 = add f64[64] -> v19
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = v19[i0 * L + l] + f_layer2_bias[i0];
+      v19[i0 * L + l] = v18[i0 * L + l] + f_layer2_bias[i0];
     }
   }
-  // %625 = relu f64[64] -> v19
+  // %625 = relu f64[64] -> v18
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = relu(v20[i0 * L + l]);
+      v18[i0 * L + l] = relu(v19[i0 * L + l]);
     }
   }
-  // %626 = contract f64[128] -> v21
+  // %626 = contract f64[128] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7079,28 +7031,28 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v19[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v19[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v19[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v19[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v18[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v18[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v18[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v18[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %628 = tanh f64[128] -> v22
+  // %628 = tanh f64[128] -> v21
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = vm::tanh(v21[i0 * L + l] + f_layer3_bias[i0]);
+      v21[i0 * L + l] = vm::tanh(v20[i0 * L + l] + f_layer3_bias[i0]);
     }
   }
-  // %630 = contract f64[32] -> v21
+  // %630 = contract f64[32] -> v20
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7112,34 +7064,34 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v22[(i0 * 16 + i1) * L + l], u_stages[(i1 + 20) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v21[(i0 * 16 + i1) * L + l], u_stages[(i1 + 20) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v22[(i0 * 16 + i1 + 4) * L + l], u_stages[(i1 + 20) * L + l], acc1_v[l]);
+            std::fma(v21[(i0 * 16 + i1 + 4) * L + l], u_stages[(i1 + 20) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v22[(i0 * 16 + i1 + 8) * L + l], u_stages[(i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v21[(i0 * 16 + i1 + 8) * L + l], u_stages[(i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v22[(i0 * 16 + i1 + 12) * L + l], u_stages[(i1 + 20) * L + l], acc3_v[l]);
+            std::fma(v21[(i0 * 16 + i1 + 12) * L + l], u_stages[(i1 + 20) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %634 = add f64[32] -> v23
+  // %634 = add f64[32] -> v22
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] =
-          (T(h) * ((v21[i0 * L + l] * 3.5555556f) +
-                   ((v6[i0 * L + l] * 0.9777778f) + (v9[i0 * L + l] * (-3.7333333f))))) +
+      v22[i0 * L + l] =
+          (T(h) * ((v20[i0 * L + l] * 3.5555556f) +
+                   ((v6[i0 * L + l] * 0.9777778f) + (v8[i0 * L + l] * (-3.7333333f))))) +
           z0_z[i0 * L + l];
     }
   }
-  // %635 = contract f64[64] -> v24
+  // %635 = contract f64[64] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7151,35 +7103,35 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v23[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v23[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v23[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v23[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v22[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v22[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v22[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v22[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 4) * L + l] = acc0_v[l];
+      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %636 = add f64[64] -> v25
+  // %636 = add f64[64] -> v24
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v24[i0 * L + l] + f_layer0_bias[i0];
+      v24[i0 * L + l] = v23[i0 * L + l] + f_layer0_bias[i0];
     }
   }
-  // %637 = relu f64[64] -> v24
+  // %637 = relu f64[64] -> v23
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = relu(v25[i0 * L + l]);
+      v23[i0 * L + l] = relu(v24[i0 * L + l]);
     }
   }
-  // %638 = contract f64[64] -> v26
+  // %638 = contract f64[64] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7191,35 +7143,35 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v24[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v24[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v24[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v24[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v23[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v23[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v23[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v23[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 4) * L + l] = acc0_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %639 = add f64[64] -> v27
+  // %639 = add f64[64] -> v26
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = f_layer1_bias[i0] + v26[i0 * L + l];
+      v26[i0 * L + l] = f_layer1_bias[i0] + v25[i0 * L + l];
     }
   }
-  // %640 = relu f64[64] -> v26
+  // %640 = relu f64[64] -> v25
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = relu(v27[i0 * L + l]);
+      v25[i0 * L + l] = relu(v26[i0 * L + l]);
     }
   }
-  // %641 = contract f64[64] -> v28
+  // %641 = contract f64[64] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7231,35 +7183,35 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v26[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v26[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v26[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v26[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v25[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v25[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v25[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v25[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 4) * L + l] = acc0_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 4) * L + l] = acc0_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %642 = add f64[64] -> v29
+  // %642 = add f64[64] -> v28
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = f_layer2_bias[i0] + v28[i0 * L + l];
+      v28[i0 * L + l] = f_layer2_bias[i0] + v27[i0 * L + l];
     }
   }
-  // %643 = relu f64[64] -> v28
+  // %643 = relu f64[64] -> v27
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = relu(v29[i0 * L + l]);
+      v27[i0 * L + l] = relu(v28[i0 * L + l]);
     }
   }
-  // %644 = contract f64[128] -> v30
+  // %644 = contract f64[128] -> v29
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7271,28 +7223,28 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v28[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v28[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v28[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v28[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v27[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v27[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v27[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v27[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 4) * L + l] = acc0_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v29[(i0 * 4) * L + l] = acc0_v[l];
+      v29[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v29[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v29[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %646 = tanh f64[128] -> v31
+  // %646 = tanh f64[128] -> v30
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = vm::tanh(v30[i0 * L + l] + f_layer3_bias[i0]);
+      v30[i0 * L + l] = vm::tanh(v29[i0 * L + l] + f_layer3_bias[i0]);
     }
   }
-  // %648 = contract f64[32] -> v30
+  // %648 = contract f64[32] -> v29
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7304,35 +7256,35 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v31[(i0 * 16 + i1) * L + l], u_stages[(i1 + 28) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v30[(i0 * 16 + i1) * L + l], u_stages[(i1 + 28) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v31[(i0 * 16 + i1 + 4) * L + l], u_stages[(i1 + 28) * L + l], acc1_v[l]);
+            std::fma(v30[(i0 * 16 + i1 + 4) * L + l], u_stages[(i1 + 28) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v31[(i0 * 16 + i1 + 8) * L + l], u_stages[(i1 + 28) * L + l], acc2_v[l]);
+            std::fma(v30[(i0 * 16 + i1 + 8) * L + l], u_stages[(i1 + 28) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v31[(i0 * 16 + i1 + 12) * L + l], u_stages[(i1 + 28) * L + l], acc3_v[l]);
+            std::fma(v30[(i0 * 16 + i1 + 12) * L + l], u_stages[(i1 + 28) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 4) * L + l] = acc0_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v29[(i0 * 4) * L + l] = acc0_v[l];
+      v29[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v29[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v29[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %660 = add f64[32] -> v32
+  // %660 = add f64[32] -> v31
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] =
-          (T(h) * (((v21[i0 * L + l] * 9.822893f) +
-                    ((v6[i0 * L + l] * 2.9525986f) + (v9[i0 * L + l] * (-11.595794f)))) +
-                   (v30[i0 * L + l] * (-0.29080933f)))) +
+      v31[i0 * L + l] =
+          (T(h) * (((v20[i0 * L + l] * 9.822893f) +
+                    ((v6[i0 * L + l] * 2.9525986f) + (v8[i0 * L + l] * (-11.595794f)))) +
+                   (v29[i0 * L + l] * (-0.29080933f)))) +
           z0_z[i0 * L + l];
     }
   }
-  // %661 = contract f64[64] -> v33
+  // %661 = contract f64[64] -> v32
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7344,35 +7296,35 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v32[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v32[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v32[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v32[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v31[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v31[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v31[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v31[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[(i0 * 4) * L + l] = acc0_v[l];
-      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v32[(i0 * 4) * L + l] = acc0_v[l];
+      v32[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v32[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %662 = add f64[64] -> v34
+  // %662 = add f64[64] -> v33
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = v33[i0 * L + l] + f_layer0_bias[i0];
+      v33[i0 * L + l] = v32[i0 * L + l] + f_layer0_bias[i0];
     }
   }
-  // %663 = relu f64[64] -> v33
+  // %663 = relu f64[64] -> v32
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = relu(v34[i0 * L + l]);
+      v32[i0 * L + l] = relu(v33[i0 * L + l]);
     }
   }
-  // %664 = contract f64[64] -> v35
+  // %664 = contract f64[64] -> v34
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7384,35 +7336,35 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v33[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v33[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v33[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v33[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v32[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v32[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v32[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v32[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 4) * L + l] = acc0_v[l];
-      v35[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v35[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 4) * L + l] = acc0_v[l];
+      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %665 = add f64[64] -> v36
+  // %665 = add f64[64] -> v35
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v36[i0 * L + l] = v35[i0 * L + l] + f_layer1_bias[i0];
+      v35[i0 * L + l] = v34[i0 * L + l] + f_layer1_bias[i0];
     }
   }
-  // %666 = relu f64[64] -> v35
+  // %666 = relu f64[64] -> v34
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v35[i0 * L + l] = relu(v36[i0 * L + l]);
+      v34[i0 * L + l] = relu(v35[i0 * L + l]);
     }
   }
-  // %667 = contract f64[64] -> v37
+  // %667 = contract f64[64] -> v36
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7424,35 +7376,35 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v35[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v35[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v35[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v35[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v34[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v34[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v34[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v34[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v37[(i0 * 4) * L + l] = acc0_v[l];
-      v37[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v37[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v37[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v36[(i0 * 4) * L + l] = acc0_v[l];
+      v36[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v36[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v36[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %668 = add f64[64] -> v38
+  // %668 = add f64[64] -> v37
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[i0 * L + l] = v37[i0 * L + l] + f_layer2_bias[i0];
+      v37[i0 * L + l] = v36[i0 * L + l] + f_layer2_bias[i0];
     }
   }
-  // %669 = relu f64[64] -> v37
+  // %669 = relu f64[64] -> v36
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v37[i0 * L + l] = relu(v38[i0 * L + l]);
+      v36[i0 * L + l] = relu(v37[i0 * L + l]);
     }
   }
-  // %670 = contract f64[128] -> v39
+  // %670 = contract f64[128] -> v38
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7464,28 +7416,28 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v37[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v37[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v37[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v37[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v36[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v36[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v36[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v36[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v39[(i0 * 4) * L + l] = acc0_v[l];
-      v39[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v39[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v39[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 4) * L + l] = acc0_v[l];
+      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %672 = tanh f64[128] -> v40
+  // %672 = tanh f64[128] -> v39
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v40[i0 * L + l] = vm::tanh(v39[i0 * L + l] + f_layer3_bias[i0]);
+      v39[i0 * L + l] = vm::tanh(v38[i0 * L + l] + f_layer3_bias[i0]);
     }
   }
-  // %674 = contract f64[32] -> v39
+  // %674 = contract f64[32] -> v38
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7497,36 +7449,36 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v40[(i0 * 16 + i1) * L + l], u_stages[(i1 + 36) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v39[(i0 * 16 + i1) * L + l], u_stages[(i1 + 36) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v40[(i0 * 16 + i1 + 4) * L + l], u_stages[(i1 + 36) * L + l], acc1_v[l]);
+            std::fma(v39[(i0 * 16 + i1 + 4) * L + l], u_stages[(i1 + 36) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v40[(i0 * 16 + i1 + 8) * L + l], u_stages[(i1 + 36) * L + l], acc2_v[l]);
+            std::fma(v39[(i0 * 16 + i1 + 8) * L + l], u_stages[(i1 + 36) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v40[(i0 * 16 + i1 + 12) * L + l], u_stages[(i1 + 36) * L + l], acc3_v[l]);
+            std::fma(v39[(i0 * 16 + i1 + 12) * L + l], u_stages[(i1 + 36) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v39[(i0 * 4) * L + l] = acc0_v[l];
-      v39[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v39[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v39[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 4) * L + l] = acc0_v[l];
+      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %686 = add f64[32] -> v41
+  // %686 = add f64[32] -> v40
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v41[i0 * L + l] =
-          (T(h) * ((v39[i0 * L + l] * (-0.27353132f)) +
-                   (((v21[i0 * L + l] * 8.906423f) +
-                     ((v6[i0 * L + l] * 2.8462753f) + (v9[i0 * L + l] * (-10.757576f)))) +
-                    (v30[i0 * L + l] * 0.2784091f)))) +
+      v40[i0 * L + l] =
+          (T(h) * ((v38[i0 * L + l] * (-0.27353132f)) +
+                   (((v20[i0 * L + l] * 8.906423f) +
+                     ((v6[i0 * L + l] * 2.8462753f) + (v8[i0 * L + l] * (-10.757576f)))) +
+                    (v29[i0 * L + l] * 0.2784091f)))) +
           z0_z[i0 * L + l];
     }
   }
-  // %687 = contract f64[64] -> v42
+  // %687 = contract f64[64] -> v41
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7538,35 +7490,35 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v41[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v41[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v41[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v41[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v40[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v40[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v40[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v40[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v42[(i0 * 4) * L + l] = acc0_v[l];
-      v42[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v42[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v42[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v41[(i0 * 4) * L + l] = acc0_v[l];
+      v41[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v41[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v41[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %688 = add f64[64] -> v43
+  // %688 = add f64[64] -> v42
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v43[i0 * L + l] = v42[i0 * L + l] + f_layer0_bias[i0];
+      v42[i0 * L + l] = v41[i0 * L + l] + f_layer0_bias[i0];
     }
   }
-  // %689 = relu f64[64] -> v42
+  // %689 = relu f64[64] -> v41
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v42[i0 * L + l] = relu(v43[i0 * L + l]);
+      v41[i0 * L + l] = relu(v42[i0 * L + l]);
     }
   }
-  // %690 = contract f64[64] -> v44
+  // %690 = contract f64[64] -> v43
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7578,35 +7530,35 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v42[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v42[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v42[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v42[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v41[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v41[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v41[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v41[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v44[(i0 * 4) * L + l] = acc0_v[l];
-      v44[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v44[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v44[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v43[(i0 * 4) * L + l] = acc0_v[l];
+      v43[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v43[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v43[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %691 = add f64[64] -> v45
+  // %691 = add f64[64] -> v44
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v45[i0 * L + l] = v44[i0 * L + l] + f_layer1_bias[i0];
+      v44[i0 * L + l] = v43[i0 * L + l] + f_layer1_bias[i0];
     }
   }
-  // %692 = relu f64[64] -> v44
+  // %692 = relu f64[64] -> v43
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v44[i0 * L + l] = relu(v45[i0 * L + l]);
+      v43[i0 * L + l] = relu(v44[i0 * L + l]);
     }
   }
-  // %693 = contract f64[64] -> v46
+  // %693 = contract f64[64] -> v45
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7618,35 +7570,35 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v44[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v44[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v44[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v44[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v43[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v43[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v43[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v43[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v46[(i0 * 4) * L + l] = acc0_v[l];
-      v46[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v46[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v46[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v45[(i0 * 4) * L + l] = acc0_v[l];
+      v45[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v45[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v45[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %694 = add f64[64] -> v47
+  // %694 = add f64[64] -> v46
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v47[i0 * L + l] = v46[i0 * L + l] + f_layer2_bias[i0];
+      v46[i0 * L + l] = v45[i0 * L + l] + f_layer2_bias[i0];
     }
   }
-  // %695 = relu f64[64] -> v46
+  // %695 = relu f64[64] -> v45
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v46[i0 * L + l] = relu(v47[i0 * L + l]);
+      v45[i0 * L + l] = relu(v46[i0 * L + l]);
     }
   }
-  // %696 = contract f64[128] -> v48
+  // %696 = contract f64[128] -> v47
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7658,28 +7610,28 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v46[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v46[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v46[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v46[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v45[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v45[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v45[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v45[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v48[(i0 * 4) * L + l] = acc0_v[l];
-      v48[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v48[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v48[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v47[(i0 * 4) * L + l] = acc0_v[l];
+      v47[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v47[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v47[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %698 = tanh f64[128] -> v49
+  // %698 = tanh f64[128] -> v48
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v49[i0 * L + l] = vm::tanh(v48[i0 * L + l] + f_layer3_bias[i0]);
+      v48[i0 * L + l] = vm::tanh(v47[i0 * L + l] + f_layer3_bias[i0]);
     }
   }
-  // %700 = contract f64[32] -> v9
+  // %700 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7691,21 +7643,21 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v49[(i0 * 16 + i1) * L + l], u_stages[(i1 + 44) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v48[(i0 * 16 + i1) * L + l], u_stages[(i1 + 44) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v49[(i0 * 16 + i1 + 4) * L + l], u_stages[(i1 + 44) * L + l], acc1_v[l]);
+            std::fma(v48[(i0 * 16 + i1 + 4) * L + l], u_stages[(i1 + 44) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v49[(i0 * 16 + i1 + 8) * L + l], u_stages[(i1 + 44) * L + l], acc2_v[l]);
+            std::fma(v48[(i0 * 16 + i1 + 8) * L + l], u_stages[(i1 + 44) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v49[(i0 * 16 + i1 + 12) * L + l], u_stages[(i1 + 44) * L + l], acc3_v[l]);
+            std::fma(v48[(i0 * 16 + i1 + 12) * L + l], u_stages[(i1 + 44) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %704 = add f64[32] -> z
@@ -7713,27 +7665,27 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       z1_z[i0 * L + l] = z0_z[i0 * L + l] +
-                         ((((v39[i0 * L + l] * (-0.3223762f)) +
-                            ((v30[i0 * L + l] * 0.6510417f) +
-                             ((v6[i0 * L + l] * 0.091145836f) + (v21[i0 * L + l] * 0.4492363f)))) +
-                           (v9[i0 * L + l] * 0.13095239f)) *
+                         ((((v38[i0 * L + l] * (-0.3223762f)) +
+                            ((v29[i0 * L + l] * 0.6510417f) +
+                             ((v6[i0 * L + l] * 0.091145836f) + (v20[i0 * L + l] * 0.4492363f)))) +
+                           (v8[i0 * L + l] * 0.13095239f)) *
                           T(h));
     }
   }
-  // %1425 = contract f64[32,4] -> v48
+  // %1425 = contract f64[32,4] -> v47
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v48[(i0 * 4 + i1) * L + l] = u_stages[(i1 + 4) * L + l] * a0[i0 * L + l];
+        v47[(i0 * 4 + i1) * L + l] = u_stages[(i1 + 4) * L + l] * a0[i0 * L + l];
       }
     }
   }
-  // %1427 = mul f64[128] -> v50
+  // %1427 = mul f64[128] -> v49
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v50[i0 * L + l] = v48[i0 * L + l] * (1.0f - square(v7[i0 * L + l]));
+      v49[i0 * L + l] = v47[i0 * L + l] * (1.0f - square(v7[i0 * L + l]));
     }
   }
   // %1428 = contract f64[64] -> v7
@@ -7748,10 +7700,10 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v50[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v50[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v50[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v50[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v49[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v49[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v49[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v49[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7762,11 +7714,11 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1429 = mul f64[64] -> v48
+  // %1429 = mul f64[64] -> v47
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v48[i0 * L + l] = v7[i0 * L + l] * step(v5[i0 * L + l]);
+      v47[i0 * L + l] = v7[i0 * L + l] * step(v5[i0 * L + l]);
     }
   }
   // %1430 = contract f64[64] -> v5
@@ -7781,10 +7733,10 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v48[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v48[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v48[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v48[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v47[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v47[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v47[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v47[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7865,175 +7817,26 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = a0[i0 * L + l] - (v1[i0 * L + l] * u8[0]);
+      v3[i0 * L + l] = a0[i0 * L + l] - (v1[i0 * L + l] * (T(h) * 0.2f));
     }
   }
-  // %2572 = contract f64[32,4] -> v51
+  // %2572 = contract f64[32,4] -> v50
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v51[(i0 * 4 + i1) * L + l] = v3[i0 * L + l] * u_stages[(i1 + 12) * L + l];
+        v50[(i0 * 4 + i1) * L + l] = v3[i0 * L + l] * u_stages[(i1 + 12) * L + l];
       }
     }
   }
-  // %2574 = mul f64[128] -> v52
+  // %2574 = mul f64[128] -> v51
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v52[i0 * L + l] = (1.0f - square(v15[i0 * L + l])) * v51[i0 * L + l];
+      v51[i0 * L + l] = (1.0f - square(v14[i0 * L + l])) * v50[i0 * L + l];
     }
   }
   // %2575 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v52[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v52[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v52[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v52[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2576 = mul f64[64] -> v15
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = step(v12[i0 * L + l]) * v3[i0 * L + l];
-    }
-  }
-  // %2577 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v15[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2578 = mul f64[64] -> v12
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v3[i0 * L + l] * step(v10[i0 * L + l]);
-    }
-  }
-  // %2579 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v12[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2580 = mul f64[64] -> v10
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v3[i0 * L + l] * step(v11[i0 * L + l]);
-    }
-  }
-  // %2581 = contract f64[32] -> v3
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v10[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2586 = add f64[32] -> v10
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] =
-          (T(h) * ((-(v3[i0 * L + l] * 0.225f)) - (v1[i0 * L + l] * 0.075f))) + a0[i0 * L + l];
-    }
-  }
-  // %2587 = contract f64[32,4] -> v15
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 4 + i1) * L + l] = v10[i0 * L + l] * u_stages[(i1 + 20) * L + l];
-      }
-    }
-  }
-  // %2589 = mul f64[128] -> v51
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v51[i0 * L + l] = (1.0f - square(v22[i0 * L + l])) * v15[i0 * L + l];
-    }
-  }
-  // %2590 = contract f64[64] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8053,20 +7856,20 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2591 = mul f64[64] -> v11
+  // %2576 = mul f64[64] -> v14
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = step(v20[i0 * L + l]) * v10[i0 * L + l];
+      v14[i0 * L + l] = step(v11[i0 * L + l]) * v3[i0 * L + l];
     }
   }
-  // %2592 = contract f64[64] -> v10
+  // %2577 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8078,28 +7881,28 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v11[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v14[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v14[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v14[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v14[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2593 = mul f64[64] -> v12
+  // %2578 = mul f64[64] -> v11
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v10[i0 * L + l] * step(v18[i0 * L + l]);
+      v11[i0 * L + l] = v3[i0 * L + l] * step(v9[i0 * L + l]);
     }
   }
-  // %2594 = contract f64[64] -> v10
+  // %2579 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8111,28 +7914,28 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v12[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v11[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2595 = mul f64[64] -> v18
+  // %2580 = mul f64[64] -> v9
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = step(v16[i0 * L + l]) * v10[i0 * L + l];
+      v9[i0 * L + l] = v3[i0 * L + l] * step(v10[i0 * L + l]);
     }
   }
-  // %2596 = contract f64[32] -> v10
+  // %2581 = contract f64[32] -> v3
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8144,993 +7947,196 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v18[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v18[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v18[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v18[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v9[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2604 = add f64[32] -> v16
+  // %2586 = add f64[32] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] =
+      v9[i0 * L + l] =
+          (T(h) * ((-(v3[i0 * L + l] * 0.225f)) - (v1[i0 * L + l] * 0.075f))) + a0[i0 * L + l];
+    }
+  }
+  // %2587 = contract f64[32,4] -> v14
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 4 + i1) * L + l] = v9[i0 * L + l] * u_stages[(i1 + 20) * L + l];
+      }
+    }
+  }
+  // %2589 = mul f64[128] -> v50
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v50[i0 * L + l] = (1.0f - square(v21[i0 * L + l])) * v14[i0 * L + l];
+    }
+  }
+  // %2590 = contract f64[64] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v50[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v50[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v50[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v50[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2591 = mul f64[64] -> v10
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = step(v19[i0 * L + l]) * v9[i0 * L + l];
+    }
+  }
+  // %2592 = contract f64[64] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v10[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v10[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v10[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v10[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2593 = mul f64[64] -> v11
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = v9[i0 * L + l] * step(v17[i0 * L + l]);
+    }
+  }
+  // %2594 = contract f64[64] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v11[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2595 = mul f64[64] -> v17
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = step(v15[i0 * L + l]) * v9[i0 * L + l];
+    }
+  }
+  // %2596 = contract f64[32] -> v9
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v17[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v17[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v17[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v17[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2604 = add f64[32] -> v15
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] =
           (T(h) * (((-(v1[i0 * L + l] * 0.9777778f)) - (v3[i0 * L + l] * (-3.7333333f))) -
-                   (v10[i0 * L + l] * 3.5555556f))) +
+                   (v9[i0 * L + l] * 3.5555556f))) +
           a0[i0 * L + l];
     }
   }
-  // %2605 = contract f64[32,4] -> v15
+  // %2605 = contract f64[32,4] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 4 + i1) * L + l] = u_stages[(i1 + 28) * L + l] * v16[i0 * L + l];
+        v14[(i0 * 4 + i1) * L + l] = u_stages[(i1 + 28) * L + l] * v15[i0 * L + l];
       }
     }
   }
-  // %2607 = mul f64[128] -> v22
+  // %2607 = mul f64[128] -> v21
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v15[i0 * L + l] * (1.0f - square(v31[i0 * L + l]));
+      v21[i0 * L + l] = v14[i0 * L + l] * (1.0f - square(v30[i0 * L + l]));
     }
   }
-  // %2608 = contract f64[64] -> v16
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v22[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v22[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v22[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v22[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2609 = mul f64[64] -> v20
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = step(v29[i0 * L + l]) * v16[i0 * L + l];
-    }
-  }
-  // %2610 = contract f64[64] -> v16
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v20[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v20[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v20[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v20[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2611 = mul f64[64] -> v29
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = step(v27[i0 * L + l]) * v16[i0 * L + l];
-    }
-  }
-  // %2612 = contract f64[64] -> v16
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v29[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v29[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v29[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v29[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2613 = mul f64[64] -> v27
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = step(v25[i0 * L + l]) * v16[i0 * L + l];
-    }
-  }
-  // %2614 = contract f64[32] -> v16
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v27[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v27[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v27[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v27[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2624 = add f64[32] -> v25
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = (T(h) * ((((v3[i0 * L + l] * 11.595794f) - (v1[i0 * L + l] * 2.9525986f)) -
-                                  (v10[i0 * L + l] * 9.822893f)) -
-                                 (v16[i0 * L + l] * (-0.29080933f)))) +
-                        a0[i0 * L + l];
-    }
-  }
-  // %2625 = contract f64[32,4] -> v15
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 4 + i1) * L + l] = u_stages[(i1 + 36) * L + l] * v25[i0 * L + l];
-      }
-    }
-  }
-  // %2627 = mul f64[128] -> v31
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = v15[i0 * L + l] * (1.0f - square(v40[i0 * L + l]));
-    }
-  }
-  // %2628 = contract f64[64] -> v25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v31[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v31[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v31[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v31[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2629 = mul f64[64] -> v15
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v25[i0 * L + l] * step(v38[i0 * L + l]);
-    }
-  }
-  // %2630 = contract f64[64] -> v25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v15[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2631 = mul f64[64] -> v38
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v38[i0 * L + l] = v25[i0 * L + l] * step(v36[i0 * L + l]);
-    }
-  }
-  // %2632 = contract f64[64] -> v25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v38[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v38[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v38[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v38[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2633 = mul f64[64] -> v36
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v36[i0 * L + l] = v25[i0 * L + l] * step(v34[i0 * L + l]);
-    }
-  }
-  // %2634 = contract f64[32] -> v25
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v36[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v36[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v36[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v36[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2646 = add f64[32] -> v34
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = ((((((-(v1[i0 * L + l] * 2.8462753f)) - (v3[i0 * L + l] * (-10.757576f))) -
-                            (v10[i0 * L + l] * 8.906423f)) -
-                           (v16[i0 * L + l] * 0.2784091f)) -
-                          (v25[i0 * L + l] * (-0.27353132f))) *
-                         T(h)) +
-                        a0[i0 * L + l];
-    }
-  }
-  // %2647 = contract f64[32,4] -> v40
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v40[(i0 * 4 + i1) * L + l] = v34[i0 * L + l] * u_stages[(i1 + 44) * L + l];
-      }
-    }
-  }
-  // %2649 = mul f64[128] -> v52
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v52[i0 * L + l] = (1.0f - square(v49[i0 * L + l])) * v40[i0 * L + l];
-    }
-  }
-  // %2650 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v52[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v52[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v52[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v52[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2651 = mul f64[64] -> v34
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = step(v47[i0 * L + l]) * v3[i0 * L + l];
-    }
-  }
-  // %2652 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v34[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v34[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v34[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v34[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2653 = mul f64[64] -> v47
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v47[i0 * L + l] = v3[i0 * L + l] * step(v45[i0 * L + l]);
-    }
-  }
-  // %2654 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v47[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v47[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v47[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v47[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2655 = mul f64[64] -> v45
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v45[i0 * L + l] = v3[i0 * L + l] * step(v43[i0 * L + l]);
-    }
-  }
-  // %2656 = contract f64[32] -> v3
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v45[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v45[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v45[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v45[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2660 = add f64[32] -> a.z
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      a1[i0 * L + l] = ((((((-(v1[i0 * L + l] * 0.091145836f)) - (v10[i0 * L + l] * 0.4492363f)) -
-                           (v16[i0 * L + l] * 0.6510417f)) -
-                          (v25[i0 * L + l] * (-0.3223762f))) -
-                         (v3[i0 * L + l] * 0.13095239f)) *
-                        T(h)) +
-                       a0[i0 * L + l];
-    }
-  }
-  // %2041 = mul f64[] -> u8
-  u8[0] = T(h) * 0.0f;
-  // %2042 = broadcast f64[32,4] -> adj.zeta.weight, err.adj.zeta.weight
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    dtheta_zeta_weight[i0] += u8[0] * 8.0f;
-    dtheta_err[i0] += u8[0] * 8.0f;
-  }
-  // %2043 = broadcast f64[32] -> adj.zeta.bias, err.adj.zeta.bias
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    dtheta_zeta_bias[i0] += u8[0] * 8.0f;
-    dtheta_err[i0 + 128] += u8[0] * 8.0f;
-  }
-  // %963 = mul f64[] -> u53
-  u53[0] = T(h) * 0.091145836f;
-  // %2183 = contract f64[32] -> v43
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v43[i0 * L + l] = z0_z[i0 * L + l] * u53[0];
-    }
-  }
-  // %882 = mul f64[] -> u54
-  u54[0] = T(h) * 0.4492363f;
-  // %2661 = contract f64[32] -> v40
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v40[i0 * L + l] = v13[i0 * L + l] * u54[0];
-    }
-  }
-  // %846 = mul f64[] -> u55
-  u55[0] = T(h) * 0.6510417f;
-  // %2664 = contract f64[32] -> v49
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v49[i0 * L + l] = v23[i0 * L + l] * u55[0];
-    }
-  }
-  // %813 = mul f64[] -> u56
-  u56[0] = T(h) * 0.3223762f;
-  // %2667 = contract f64[32] -> v57
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v57[i0 * L + l] = v32[i0 * L + l] * u56[0];
-    }
-  }
-  // %790 = mul f64[] -> u58
-  u58[0] = T(h) * 0.13095239f;
-  // %2670 = contract f64[32] -> v59
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v59[i0 * L + l] = v41[i0 * L + l] * u58[0];
-    }
-  }
-  // %2672 = sub f64[64,32] -> adj.f.layer0.weight
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      {
-        T sum[L];
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((((-(v43[i1 * L + l] * v5[i0 * L + l])) - (v18[i0 * L + l] * v40[i1 * L + l])) -
-                     (v49[i1 * L + l] * v27[i0 * L + l])) +
-                    (v36[i0 * L + l] * v57[i1 * L + l])) -
-                   (v45[i0 * L + l] * v59[i1 * L + l]);
-        }
-        dtheta_f_layer0_weight[i0 * 32 + i1] += lane_sum<L>(sum);
-      }
-    }
-  }
-  // %2682 = mul f64[64] -> adj.f.layer0.bias
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * (((((-(v18[i0 * L + l] * 0.4492363f)) - (v5[i0 * L + l] * 0.091145836f)) -
-                           (v27[i0 * L + l] * 0.6510417f)) -
-                          (v36[i0 * L + l] * (-0.3223762f))) -
-                         (v45[i0 * L + l] * 0.13095239f));
-      }
-      dtheta_f_layer0_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %2689 = contract f64[64] -> v43
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v43[i0 * L + l] = v38[i0 * L + l] * u56[0];
-    }
-  }
-  // %2223 = contract f64[64] -> v40
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v40[i0 * L + l] = v0[i0 * L + l] * u53[0];
-    }
-  }
-  // %2683 = contract f64[64] -> v49
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v49[i0 * L + l] = v12[i0 * L + l] * u54[0];
-    }
-  }
-  // %2686 = contract f64[64] -> v60
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v60[i0 * L + l] = v29[i0 * L + l] * u55[0];
-    }
-  }
-  // %2692 = contract f64[64] -> v61
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v61[i0 * L + l] = v42[i0 * L + l] * u58[0];
-    }
-  }
-  // %2694 = sub f64[64,64] -> adj.f.layer1.weight
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      {
-        T sum[L];
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v43[i0 * L + l] * v33[i1 * L + l]) +
-                    (((-(v40[i1 * L + l] * v7[i0 * L + l])) - (v49[i0 * L + l] * v14[i1 * L + l])) -
-                     (v60[i0 * L + l] * v24[i1 * L + l]))) -
-                   (v61[i1 * L + l] * v47[i0 * L + l]);
-        }
-        dtheta_f_layer1_weight[i0 * 64 + i1] += lane_sum<L>(sum);
-      }
-    }
-  }
-  // %2703 = mul f64[64] -> adj.f.layer1.bias
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * (((((-(v7[i0 * L + l] * 0.091145836f)) - (v12[i0 * L + l] * 0.4492363f)) -
-                           (v29[i0 * L + l] * 0.6510417f)) -
-                          (v38[i0 * L + l] * (-0.3223762f))) -
-                         (v47[i0 * L + l] * 0.13095239f));
-      }
-      dtheta_f_layer1_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %2704 = contract f64[64] -> v43
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v43[i0 * L + l] = v11[i0 * L + l] * u54[0];
-    }
-  }
-  // %2265 = contract f64[64] -> v60
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v60[i0 * L + l] = v2[i0 * L + l] * u53[0];
-    }
-  }
-  // %2708 = contract f64[64] -> v61
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v61[i0 * L + l] = v26[i0 * L + l] * u55[0];
-    }
-  }
-  // %2711 = contract f64[64] -> v40
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v40[i0 * L + l] = v35[i0 * L + l] * u56[0];
-    }
-  }
-  // %2714 = contract f64[64] -> v49
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v49[i0 * L + l] = v34[i0 * L + l] * u58[0];
-    }
-  }
-  // %2716 = sub f64[64,64] -> adj.f.layer2.weight
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      {
-        T sum[L];
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          sum[l] =
-              ((((-(v17[i1 * L + l] * v43[i0 * L + l])) - (v48[i0 * L + l] * v60[i1 * L + l])) -
-                (v20[i0 * L + l] * v61[i1 * L + l])) +
-               (v15[i0 * L + l] * v40[i1 * L + l])) -
-              (v49[i0 * L + l] * v44[i1 * L + l]);
-        }
-        dtheta_f_layer2_weight[i0 * 64 + i1] += lane_sum<L>(sum);
-      }
-    }
-  }
-  // %2726 = mul f64[64] -> adj.f.layer2.bias
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * (((((-(v11[i0 * L + l] * 0.4492363f)) - (v48[i0 * L + l] * 0.091145836f)) -
-                           (v20[i0 * L + l] * 0.6510417f)) -
-                          (v15[i0 * L + l] * (-0.3223762f))) -
-                         (v34[i0 * L + l] * 0.13095239f));
-      }
-      dtheta_f_layer2_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %2733 = contract f64[64] -> v43
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v43[i0 * L + l] = v37[i0 * L + l] * u56[0];
-    }
-  }
-  // %2304 = contract f64[64] -> v60
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v60[i0 * L + l] = v4[i0 * L + l] * u53[0];
-    }
-  }
-  // %2727 = contract f64[64] -> v61
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v61[i0 * L + l] = v19[i0 * L + l] * u54[0];
-    }
-  }
-  // %2730 = contract f64[64] -> v40
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v40[i0 * L + l] = v28[i0 * L + l] * u55[0];
-    }
-  }
-  // %2736 = contract f64[64] -> v49
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v49[i0 * L + l] = v46[i0 * L + l] * u58[0];
-    }
-  }
-  // %2738 = sub f64[128,64] -> adj.f.layer3.weight
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      {
-        T sum[L];
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          sum[l] =
-              ((v31[i0 * L + l] * v43[i1 * L + l]) +
-               (((-(v60[i1 * L + l] * v50[i0 * L + l])) - (v51[i0 * L + l] * v61[i1 * L + l])) -
-                (v22[i0 * L + l] * v40[i1 * L + l]))) -
-              (v52[i0 * L + l] * v49[i1 * L + l]);
-        }
-        dtheta_f_layer3_weight[i0 * 64 + i1] += lane_sum<L>(sum);
-      }
-    }
-  }
-  // %2747 = mul f64[128] -> adj.f.layer3.bias
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (((((-(v50[i0 * L + l] * 0.091145836f)) - (v51[i0 * L + l] * 0.4492363f)) -
-                    (v22[i0 * L + l] * 0.6510417f)) -
-                   (v31[i0 * L + l] * (-0.3223762f))) -
-                  (v52[i0 * L + l] * 0.13095239f)) *
-                 T(h);
-      }
-      dtheta_f_layer3_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %2044 = broadcast f64[20,32] -> adj.out.weight, err.adj.out.weight
-  for (int64_t i0 = 0; i0 < 640; ++i0) {
-    dtheta_out_weight[i0] += u8[0] * 8.0f;
-    dtheta_err[i0 + 18912] += u8[0] * 8.0f;
-  }
-  // %2045 = broadcast f64[20] -> adj.out.bias, err.adj.out.bias
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    dtheta_out_bias[i0] += u8[0] * 8.0f;
-    dtheta_err[i0 + 19552] += u8[0] * 8.0f;
-  }
-  // %713 = contract f64[64] -> v43
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], z1_z[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], z1_z[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], z1_z[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], z1_z[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v43[(i0 * 4) * L + l] = acc0_v[l];
-      v43[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v43[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v43[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %714 = add f64[64] -> v60
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v60[i0 * L + l] = f_layer0_bias[i0] + v43[i0 * L + l];
-    }
-  }
-  // %715 = relu f64[64] -> v43
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v43[i0 * L + l] = relu(v60[i0 * L + l]);
-    }
-  }
-  // %716 = contract f64[64] -> v61
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v43[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v43[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v43[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v43[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v61[(i0 * 4) * L + l] = acc0_v[l];
-      v61[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v61[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v61[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %717 = add f64[64] -> v40
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v40[i0 * L + l] = v61[i0 * L + l] + f_layer1_bias[i0];
-    }
-  }
-  // %718 = relu f64[64] -> v61
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v61[i0 * L + l] = relu(v40[i0 * L + l]);
-    }
-  }
-  // %719 = contract f64[64] -> v49
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v61[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v61[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v61[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v61[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v49[(i0 * 4) * L + l] = acc0_v[l];
-      v49[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v49[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v49[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %720 = add f64[64] -> v62
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v62[i0 * L + l] = v49[i0 * L + l] + f_layer2_bias[i0];
-    }
-  }
-  // %721 = relu f64[64] -> v49
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v49[i0 * L + l] = relu(v62[i0 * L + l]);
-    }
-  }
-  // %722 = contract f64[128] -> v63
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v49[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v49[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v49[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v49[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v63[(i0 * 4) * L + l] = acc0_v[l];
-      v63[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v63[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v63[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %724 = tanh f64[128] -> v64
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v64[i0 * L + l] = vm::tanh(v63[i0 * L + l] + f_layer3_bias[i0]);
-    }
-  }
-  // %726 = contract f64[32] -> v57
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v64[(i0 * 16 + i1) * L + l], u_stages[(i1 + 44) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v64[(i0 * 16 + i1 + 4) * L + l], u_stages[(i1 + 44) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v64[(i0 * 16 + i1 + 8) * L + l], u_stages[(i1 + 44) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v64[(i0 * 16 + i1 + 12) * L + l], u_stages[(i1 + 44) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v57[(i0 * 4) * L + l] = acc0_v[l];
-      v57[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v57[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v57[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %729 = mul f64[32] -> err.z
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      err[i0 * L + l] =
-          T(h) * ((((((v21[i0 * L + l] * (-0.0042527704f)) + (v6[i0 * L + l] * 0.0012326388f)) +
-                     (v30[i0 * L + l] * 0.036979165f)) +
-                    (v39[i0 * L + l] * (-0.0508638f))) +
-                   (v9[i0 * L + l] * 0.041904762f)) +
-                  (v57[i0 * L + l] * (-0.025f)));
-    }
-  }
-  // %2760 = contract f64[32,4] -> v6
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 4 + i1) * L + l] = a1[i0 * L + l] * u_stages[(i1 + 44) * L + l];
-      }
-    }
-  }
-  // %2762 = mul f64[128] -> v21
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = (1.0f - square(v64[i0 * L + l])) * v6[i0 * L + l];
-    }
-  }
-  // %2763 = contract f64[64] -> v6
+  // %2608 = contract f64[64] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9150,20 +8156,20 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2765 = mul f64[64] -> v30
+  // %2609 = mul f64[64] -> v19
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = step(v62[i0 * L + l]) * v6[i0 * L + l];
+      v19[i0 * L + l] = step(v28[i0 * L + l]) * v15[i0 * L + l];
     }
   }
-  // %2766 = contract f64[64] -> v62
+  // %2610 = contract f64[64] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9175,28 +8181,824 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v30[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v30[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v30[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v30[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v19[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v19[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v19[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v19[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v62[(i0 * 4) * L + l] = acc0_v[l];
-      v62[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v62[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v62[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2611 = mul f64[64] -> v28
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[i0 * L + l] = step(v26[i0 * L + l]) * v15[i0 * L + l];
+    }
+  }
+  // %2612 = contract f64[64] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v28[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v28[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v28[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v28[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2613 = mul f64[64] -> v26
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v26[i0 * L + l] = step(v24[i0 * L + l]) * v15[i0 * L + l];
+    }
+  }
+  // %2614 = contract f64[32] -> v15
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v26[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v26[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v26[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v26[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2624 = add f64[32] -> v24
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[i0 * L + l] = (T(h) * ((((v3[i0 * L + l] * 11.595794f) - (v1[i0 * L + l] * 2.9525986f)) -
+                                  (v9[i0 * L + l] * 9.822893f)) -
+                                 (v15[i0 * L + l] * (-0.29080933f)))) +
+                        a0[i0 * L + l];
+    }
+  }
+  // %2625 = contract f64[32,4] -> v14
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 4 + i1) * L + l] = u_stages[(i1 + 36) * L + l] * v24[i0 * L + l];
+      }
+    }
+  }
+  // %2627 = mul f64[128] -> v30
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[i0 * L + l] = v14[i0 * L + l] * (1.0f - square(v39[i0 * L + l]));
+    }
+  }
+  // %2628 = contract f64[64] -> v24
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v30[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v30[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v30[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v30[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2629 = mul f64[64] -> v14
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = v24[i0 * L + l] * step(v37[i0 * L + l]);
+    }
+  }
+  // %2630 = contract f64[64] -> v24
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v14[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v14[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v14[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v14[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2631 = mul f64[64] -> v37
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v37[i0 * L + l] = v24[i0 * L + l] * step(v35[i0 * L + l]);
+    }
+  }
+  // %2632 = contract f64[64] -> v24
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v37[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v37[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v37[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v37[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2633 = mul f64[64] -> v35
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v35[i0 * L + l] = v24[i0 * L + l] * step(v33[i0 * L + l]);
+    }
+  }
+  // %2634 = contract f64[32] -> v24
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v35[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v35[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v35[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v35[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2646 = add f64[32] -> v33
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v33[i0 * L + l] = ((((((-(v1[i0 * L + l] * 2.8462753f)) - (v3[i0 * L + l] * (-10.757576f))) -
+                            (v9[i0 * L + l] * 8.906423f)) -
+                           (v15[i0 * L + l] * 0.2784091f)) -
+                          (v24[i0 * L + l] * (-0.27353132f))) *
+                         T(h)) +
+                        a0[i0 * L + l];
+    }
+  }
+  // %2647 = contract f64[32,4] -> v39
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v39[(i0 * 4 + i1) * L + l] = v33[i0 * L + l] * u_stages[(i1 + 44) * L + l];
+      }
+    }
+  }
+  // %2649 = mul f64[128] -> v51
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v51[i0 * L + l] = (1.0f - square(v48[i0 * L + l])) * v39[i0 * L + l];
+    }
+  }
+  // %2650 = contract f64[64] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v51[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v51[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v51[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v51[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2651 = mul f64[64] -> v33
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v33[i0 * L + l] = step(v46[i0 * L + l]) * v3[i0 * L + l];
+    }
+  }
+  // %2652 = contract f64[64] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v33[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v33[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v33[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v33[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2653 = mul f64[64] -> v46
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v46[i0 * L + l] = v3[i0 * L + l] * step(v44[i0 * L + l]);
+    }
+  }
+  // %2654 = contract f64[64] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v46[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v46[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v46[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v46[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2655 = mul f64[64] -> v44
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v44[i0 * L + l] = v3[i0 * L + l] * step(v42[i0 * L + l]);
+    }
+  }
+  // %2656 = contract f64[32] -> v3
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v44[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v44[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v44[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v44[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2660 = add f64[32] -> a.z
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      a1[i0 * L + l] = ((((((-(v1[i0 * L + l] * 0.091145836f)) - (v9[i0 * L + l] * 0.4492363f)) -
+                           (v15[i0 * L + l] * 0.6510417f)) -
+                          (v24[i0 * L + l] * (-0.3223762f))) -
+                         (v3[i0 * L + l] * 0.13095239f)) *
+                        T(h)) +
+                       a0[i0 * L + l];
+    }
+  }
+  // %2042 = broadcast f64[32,4] -> adj.zeta.weight, err.adj.zeta.weight
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    dtheta_zeta_weight[i0] += (T(h) * 0.0f) * 8.0f;
+    dtheta_err[i0] += (T(h) * 0.0f) * 8.0f;
+  }
+  // %2043 = broadcast f64[32] -> adj.zeta.bias, err.adj.zeta.bias
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    dtheta_zeta_bias[i0] += (T(h) * 0.0f) * 8.0f;
+    dtheta_err[i0 + 128] += (T(h) * 0.0f) * 8.0f;
+  }
+  // %2672 = sub f64[64,32] -> adj.f.layer0.weight
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = ((((-((z0_z[i1 * L + l] * (T(h) * 0.091145836f)) * v5[i0 * L + l])) -
+                      (v17[i0 * L + l] * (v12[i1 * L + l] * (T(h) * 0.4492363f)))) -
+                     ((v22[i1 * L + l] * (T(h) * 0.6510417f)) * v26[i0 * L + l])) +
+                    (v35[i0 * L + l] * (v31[i1 * L + l] * (T(h) * 0.3223762f)))) -
+                   (v44[i0 * L + l] * (v40[i1 * L + l] * (T(h) * 0.13095239f)));
+        }
+        dtheta_f_layer0_weight[i0 * 32 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %2682 = mul f64[64] -> adj.f.layer0.bias
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = T(h) * (((((-(v17[i0 * L + l] * 0.4492363f)) - (v5[i0 * L + l] * 0.091145836f)) -
+                           (v26[i0 * L + l] * 0.6510417f)) -
+                          (v35[i0 * L + l] * (-0.3223762f))) -
+                         (v44[i0 * L + l] * 0.13095239f));
+      }
+      dtheta_f_layer0_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %2694 = sub f64[64,64] -> adj.f.layer1.weight
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = (((v37[i0 * L + l] * (T(h) * 0.3223762f)) * v32[i1 * L + l]) +
+                    (((-((v0[i1 * L + l] * (T(h) * 0.091145836f)) * v7[i0 * L + l])) -
+                      ((v11[i0 * L + l] * (T(h) * 0.4492363f)) * v13[i1 * L + l])) -
+                     ((v28[i0 * L + l] * (T(h) * 0.6510417f)) * v23[i1 * L + l]))) -
+                   ((v41[i1 * L + l] * (T(h) * 0.13095239f)) * v46[i0 * L + l]);
+        }
+        dtheta_f_layer1_weight[i0 * 64 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %2703 = mul f64[64] -> adj.f.layer1.bias
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = T(h) * (((((-(v7[i0 * L + l] * 0.091145836f)) - (v11[i0 * L + l] * 0.4492363f)) -
+                           (v28[i0 * L + l] * 0.6510417f)) -
+                          (v37[i0 * L + l] * (-0.3223762f))) -
+                         (v46[i0 * L + l] * 0.13095239f));
+      }
+      dtheta_f_layer1_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %2716 = sub f64[64,64] -> adj.f.layer2.weight
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = ((((-(v16[i1 * L + l] * (v10[i0 * L + l] * (T(h) * 0.4492363f)))) -
+                      (v47[i0 * L + l] * (v2[i1 * L + l] * (T(h) * 0.091145836f)))) -
+                     (v19[i0 * L + l] * (v25[i1 * L + l] * (T(h) * 0.6510417f)))) +
+                    (v14[i0 * L + l] * (v34[i1 * L + l] * (T(h) * 0.3223762f)))) -
+                   ((v33[i0 * L + l] * (T(h) * 0.13095239f)) * v43[i1 * L + l]);
+        }
+        dtheta_f_layer2_weight[i0 * 64 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %2726 = mul f64[64] -> adj.f.layer2.bias
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = T(h) * (((((-(v10[i0 * L + l] * 0.4492363f)) - (v47[i0 * L + l] * 0.091145836f)) -
+                           (v19[i0 * L + l] * 0.6510417f)) -
+                          (v14[i0 * L + l] * (-0.3223762f))) -
+                         (v33[i0 * L + l] * 0.13095239f));
+      }
+      dtheta_f_layer2_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %2738 = sub f64[128,64] -> adj.f.layer3.weight
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = ((v30[i0 * L + l] * (v36[i1 * L + l] * (T(h) * 0.3223762f))) +
+                    (((-((v4[i1 * L + l] * (T(h) * 0.091145836f)) * v49[i0 * L + l])) -
+                      (v50[i0 * L + l] * (v18[i1 * L + l] * (T(h) * 0.4492363f)))) -
+                     (v21[i0 * L + l] * (v27[i1 * L + l] * (T(h) * 0.6510417f))))) -
+                   (v51[i0 * L + l] * (v45[i1 * L + l] * (T(h) * 0.13095239f)));
+        }
+        dtheta_f_layer3_weight[i0 * 64 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %2747 = mul f64[128] -> adj.f.layer3.bias
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = (((((-(v49[i0 * L + l] * 0.091145836f)) - (v50[i0 * L + l] * 0.4492363f)) -
+                    (v21[i0 * L + l] * 0.6510417f)) -
+                   (v30[i0 * L + l] * (-0.3223762f))) -
+                  (v51[i0 * L + l] * 0.13095239f)) *
+                 T(h);
+      }
+      dtheta_f_layer3_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %2044 = broadcast f64[20,32] -> adj.out.weight, err.adj.out.weight
+  for (int64_t i0 = 0; i0 < 640; ++i0) {
+    dtheta_out_weight[i0] += (T(h) * 0.0f) * 8.0f;
+    dtheta_err[i0 + 18912] += (T(h) * 0.0f) * 8.0f;
+  }
+  // %2045 = broadcast f64[20] -> adj.out.bias, err.adj.out.bias
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    dtheta_out_bias[i0] += (T(h) * 0.0f) * 8.0f;
+    dtheta_err[i0 + 19552] += (T(h) * 0.0f) * 8.0f;
+  }
+  // %713 = contract f64[64] -> v42
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], z1_z[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], z1_z[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], z1_z[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], z1_z[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v42[(i0 * 4) * L + l] = acc0_v[l];
+      v42[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v42[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v42[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %714 = add f64[64] -> v39
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v39[i0 * L + l] = f_layer0_bias[i0] + v42[i0 * L + l];
+    }
+  }
+  // %715 = relu f64[64] -> v42
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v42[i0 * L + l] = relu(v39[i0 * L + l]);
+    }
+  }
+  // %716 = contract f64[64] -> v48
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v42[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v42[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v42[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v42[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v48[(i0 * 4) * L + l] = acc0_v[l];
+      v48[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v48[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v48[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %717 = add f64[64] -> v52
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v52[i0 * L + l] = v48[i0 * L + l] + f_layer1_bias[i0];
+    }
+  }
+  // %718 = relu f64[64] -> v48
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v48[i0 * L + l] = relu(v52[i0 * L + l]);
+    }
+  }
+  // %719 = contract f64[64] -> v53
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v48[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v48[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v48[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v48[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v53[(i0 * 4) * L + l] = acc0_v[l];
+      v53[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v53[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v53[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %720 = add f64[64] -> v54
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v54[i0 * L + l] = v53[i0 * L + l] + f_layer2_bias[i0];
+    }
+  }
+  // %721 = relu f64[64] -> v53
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v53[i0 * L + l] = relu(v54[i0 * L + l]);
+    }
+  }
+  // %722 = contract f64[128] -> v55
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v53[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v53[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v53[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v53[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v55[(i0 * 4) * L + l] = acc0_v[l];
+      v55[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v55[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v55[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %724 = tanh f64[128] -> v56
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v56[i0 * L + l] = vm::tanh(v55[i0 * L + l] + f_layer3_bias[i0]);
+    }
+  }
+  // %726 = contract f64[32] -> v55
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v56[(i0 * 16 + i1) * L + l], u_stages[(i1 + 44) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v56[(i0 * 16 + i1 + 4) * L + l], u_stages[(i1 + 44) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v56[(i0 * 16 + i1 + 8) * L + l], u_stages[(i1 + 44) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v56[(i0 * 16 + i1 + 12) * L + l], u_stages[(i1 + 44) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v55[(i0 * 4) * L + l] = acc0_v[l];
+      v55[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v55[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v55[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %729 = mul f64[32] -> err.z
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      err[i0 * L + l] =
+          T(h) * ((((((v20[i0 * L + l] * (-0.0042527704f)) + (v6[i0 * L + l] * 0.0012326388f)) +
+                     (v29[i0 * L + l] * 0.036979165f)) +
+                    (v38[i0 * L + l] * (-0.0508638f))) +
+                   (v8[i0 * L + l] * 0.041904762f)) +
+                  (v55[i0 * L + l] * (-0.025f)));
+    }
+  }
+  // %2760 = contract f64[32,4] -> v6
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 4 + i1) * L + l] = a1[i0 * L + l] * u_stages[(i1 + 44) * L + l];
+      }
+    }
+  }
+  // %2762 = mul f64[128] -> v20
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = (1.0f - square(v56[i0 * L + l])) * v6[i0 * L + l];
+    }
+  }
+  // %2763 = contract f64[64] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v20[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v20[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v20[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v20[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2765 = mul f64[64] -> v29
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v29[i0 * L + l] = step(v54[i0 * L + l]) * v6[i0 * L + l];
+    }
+  }
+  // %2766 = contract f64[64] -> v54
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v29[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v29[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v29[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v29[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v54[(i0 * 4) * L + l] = acc0_v[l];
+      v54[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v54[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v54[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %2767 = mul f64[64] -> v6
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = step(v40[i0 * L + l]) * v62[i0 * L + l];
+      v6[i0 * L + l] = step(v52[i0 * L + l]) * v54[i0 * L + l];
     }
   }
-  // %2768 = contract f64[64] -> v62
+  // %2768 = contract f64[64] -> v52
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9216,20 +9018,20 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v62[(i0 * 4) * L + l] = acc0_v[l];
-      v62[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v62[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v62[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v52[(i0 * 4) * L + l] = acc0_v[l];
+      v52[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v52[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v52[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2769 = mul f64[64] -> v39
+  // %2769 = mul f64[64] -> v54
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v39[i0 * L + l] = step(v60[i0 * L + l]) * v62[i0 * L + l];
+      v54[i0 * L + l] = step(v39[i0 * L + l]) * v52[i0 * L + l];
     }
   }
-  // %2770 = contract f64[32] -> v9
+  // %2770 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9241,18 +9043,18 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v39[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v39[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v39[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v39[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v54[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v54[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v54[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v54[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %2773 = mul f64[32] -> err.a.z
@@ -9260,65 +9062,11 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       err[(i0 + 32) * L + l] =
-          T(h) * ((((((-(v1[i0 * L + l] * 0.0012326388f)) - (v10[i0 * L + l] * (-0.0042527704f))) -
-                     (v16[i0 * L + l] * 0.036979165f)) -
-                    (v25[i0 * L + l] * (-0.0508638f))) -
+          T(h) * ((((((-(v1[i0 * L + l] * 0.0012326388f)) - (v9[i0 * L + l] * (-0.0042527704f))) -
+                     (v15[i0 * L + l] * 0.036979165f)) -
+                    (v24[i0 * L + l] * (-0.0508638f))) -
                    (v3[i0 * L + l] * 0.041904762f)) -
-                  (v9[i0 * L + l] * (-0.025f)));
-    }
-  }
-  // %2405 = mul f64[] -> u8
-  u8[0] = T(h) * 0.025f;
-  // %2786 = contract f64[32] -> v9
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = z1_z[i0 * L + l] * u8[0];
-    }
-  }
-  // %2376 = mul f64[] -> u53
-  u53[0] = T(h) * 0.0042527704f;
-  // %2774 = contract f64[32] -> v57
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v57[i0 * L + l] = v13[i0 * L + l] * u53[0];
-    }
-  }
-  // %2381 = mul f64[] -> u54
-  u54[0] = T(h) * 0.0012326388f;
-  // %2382 = contract f64[32] -> v59
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v59[i0 * L + l] = z0_z[i0 * L + l] * u54[0];
-    }
-  }
-  // %2387 = mul f64[] -> u55
-  u55[0] = T(h) * 0.036979165f;
-  // %2777 = contract f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v23[i0 * L + l] * u55[0];
-    }
-  }
-  // %2393 = mul f64[] -> u56
-  u56[0] = T(h) * 0.0508638f;
-  // %2780 = contract f64[32] -> v23
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = v32[i0 * L + l] * u56[0];
-    }
-  }
-  // %2399 = mul f64[] -> u58
-  u58[0] = T(h) * 0.041904762f;
-  // %2783 = contract f64[32] -> v32
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] = v41[i0 * L + l] * u58[0];
+                  (v8[i0 * L + l] * (-0.025f)));
     }
   }
   // %2788 = add f64[64,32] -> err.adj.f.layer0.weight
@@ -9328,11 +9076,12 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v9[i1 * L + l] * v39[i0 * L + l]) +
-                   (((((v18[i0 * L + l] * v57[i1 * L + l]) - (v59[i1 * L + l] * v5[i0 * L + l])) -
-                      (v1[i1 * L + l] * v27[i0 * L + l])) +
-                     (v23[i1 * L + l] * v36[i0 * L + l])) -
-                    (v45[i0 * L + l] * v32[i1 * L + l]));
+          sum[l] = ((z1_z[i1 * L + l] * (T(h) * 0.025f)) * v54[i0 * L + l]) +
+                   (((((v17[i0 * L + l] * (v12[i1 * L + l] * (T(h) * 0.0042527704f))) -
+                       ((z0_z[i1 * L + l] * (T(h) * 0.0012326388f)) * v5[i0 * L + l])) -
+                      ((v22[i1 * L + l] * (T(h) * 0.036979165f)) * v26[i0 * L + l])) +
+                     ((v31[i1 * L + l] * (T(h) * 0.0508638f)) * v35[i0 * L + l])) -
+                    (v44[i0 * L + l] * (v40[i1 * L + l] * (T(h) * 0.041904762f))));
         }
         dtheta_err[i0 * 32 + i1 + 160] += lane_sum<L>(sum);
       }
@@ -9344,63 +9093,21 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((((-(v5[i0 * L + l] * 0.0012326388f)) - (v18[i0 * L + l] * (-0.0042527704f))) -
-                     (v27[i0 * L + l] * 0.036979165f)) -
-                    (v36[i0 * L + l] * (-0.0508638f))) -
-                   (v45[i0 * L + l] * 0.041904762f)) -
-                  (v39[i0 * L + l] * (-0.025f))) *
+        sum[l] = ((((((-(v5[i0 * L + l] * 0.0012326388f)) - (v17[i0 * L + l] * (-0.0042527704f))) -
+                     (v26[i0 * L + l] * 0.036979165f)) -
+                    (v35[i0 * L + l] * (-0.0508638f))) -
+                   (v44[i0 * L + l] * 0.041904762f)) -
+                  (v54[i0 * L + l] * (-0.025f))) *
                  T(h);
       }
       dtheta_err[i0 + 2208] += lane_sum<L>(sum);
     }
   }
-  // %2800 = contract f64[64] -> v1
+  // %2805 = mul f64[64] -> v1
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v38[i0 * L + l] * u56[0];
-    }
-  }
-  // %2802 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v12[i0 * L + l] * u53[0];
-    }
-  }
-  // %2440 = contract f64[64] -> v5
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v0[i0 * L + l] * u54[0];
-    }
-  }
-  // %2805 = mul f64[64] -> v0
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v29[i0 * L + l] * 0.036979165f;
-    }
-  }
-  // %2806 = contract f64[64] -> v10
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v0[i0 * L + l] * T(h);
-    }
-  }
-  // %2810 = contract f64[64] -> v13
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v42[i0 * L + l] * u58[0];
-    }
-  }
-  // %2813 = contract f64[64] -> v16
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v43[i0 * L + l] * u8[0];
+      v1[i0 * L + l] = v28[i0 * L + l] * 0.036979165f;
     }
   }
   // %2815 = add f64[64,64] -> err.adj.f.layer1.weight
@@ -9410,11 +9117,12 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((v1[i0 * L + l] * v33[i1 * L + l]) +
-                     (((v3[i0 * L + l] * v14[i1 * L + l]) - (v5[i1 * L + l] * v7[i0 * L + l])) -
-                      (v10[i0 * L + l] * v24[i1 * L + l]))) -
-                    (v13[i1 * L + l] * v47[i0 * L + l])) +
-                   (v16[i1 * L + l] * v6[i0 * L + l]);
+          sum[l] = ((((v37[i0 * L + l] * (T(h) * 0.0508638f)) * v32[i1 * L + l]) +
+                     ((((v11[i0 * L + l] * (T(h) * 0.0042527704f)) * v13[i1 * L + l]) -
+                       ((v0[i1 * L + l] * (T(h) * 0.0012326388f)) * v7[i0 * L + l])) -
+                      ((v1[i0 * L + l] * T(h)) * v23[i1 * L + l]))) -
+                    ((v41[i1 * L + l] * (T(h) * 0.041904762f)) * v46[i0 * L + l])) +
+                   ((v42[i1 * L + l] * (T(h) * 0.025f)) * v6[i0 * L + l]);
         }
         dtheta_err[i0 * 64 + i1 + 2272] += lane_sum<L>(sum);
       }
@@ -9427,62 +9135,20 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         sum[l] = T(h) *
-                 ((((((-(v7[i0 * L + l] * 0.0012326388f)) - (v12[i0 * L + l] * (-0.0042527704f))) -
-                     v0[i0 * L + l]) -
-                    (v38[i0 * L + l] * (-0.0508638f))) -
-                   (v47[i0 * L + l] * 0.041904762f)) -
+                 ((((((-(v7[i0 * L + l] * 0.0012326388f)) - (v11[i0 * L + l] * (-0.0042527704f))) -
+                     v1[i0 * L + l]) -
+                    (v37[i0 * L + l] * (-0.0508638f))) -
+                   (v46[i0 * L + l] * 0.041904762f)) -
                   (v6[i0 * L + l] * (-0.025f)));
       }
       dtheta_err[i0 + 6368] += lane_sum<L>(sum);
     }
   }
-  // %2826 = contract f64[64] -> v0
+  // %2836 = mul f64[64] -> v0
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v35[i0 * L + l] * u56[0];
-    }
-  }
-  // %2828 = contract f64[64] -> v1
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v11[i0 * L + l] * u53[0];
-    }
-  }
-  // %2484 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v48[i0 * L + l] * u54[0];
-    }
-  }
-  // %2831 = contract f64[64] -> v5
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v26[i0 * L + l] * u55[0];
-    }
-  }
-  // %2835 = contract f64[64] -> v10
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v44[i0 * L + l] * T(h);
-    }
-  }
-  // %2836 = mul f64[64] -> v12
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v34[i0 * L + l] * 0.041904762f;
-    }
-  }
-  // %2839 = contract f64[64] -> v13
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v30[i0 * L + l] * u8[0];
+      v0[i0 * L + l] = v33[i0 * L + l] * 0.041904762f;
     }
   }
   // %2841 = add f64[64,64] -> err.adj.f.layer2.weight
@@ -9492,11 +9158,12 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((v15[i0 * L + l] * v0[i1 * L + l]) +
-                     (((v1[i0 * L + l] * v17[i1 * L + l]) - (v2[i1 * L + l] * v3[i0 * L + l])) -
-                      (v20[i0 * L + l] * v5[i1 * L + l]))) -
-                    (v10[i1 * L + l] * v12[i0 * L + l])) +
-                   (v13[i0 * L + l] * v61[i1 * L + l]);
+          sum[l] = (((v14[i0 * L + l] * (v34[i1 * L + l] * (T(h) * 0.0508638f))) +
+                     ((((v10[i0 * L + l] * (T(h) * 0.0042527704f)) * v16[i1 * L + l]) -
+                       (v2[i1 * L + l] * (v47[i0 * L + l] * (T(h) * 0.0012326388f)))) -
+                      (v19[i0 * L + l] * (v25[i1 * L + l] * (T(h) * 0.036979165f))))) -
+                    ((v43[i1 * L + l] * T(h)) * v0[i0 * L + l])) +
+                   ((v29[i0 * L + l] * (T(h) * 0.025f)) * v48[i1 * L + l]);
         }
         dtheta_err[i0 * 64 + i1 + 6432] += lane_sum<L>(sum);
       }
@@ -9508,56 +9175,14 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((((v11[i0 * L + l] * 0.0042527704f) - (v48[i0 * L + l] * 0.0012326388f)) -
-                     (v20[i0 * L + l] * 0.036979165f)) -
-                    (v15[i0 * L + l] * (-0.0508638f))) -
-                   v12[i0 * L + l]) -
-                  (v30[i0 * L + l] * (-0.025f))) *
+        sum[l] = ((((((v10[i0 * L + l] * 0.0042527704f) - (v47[i0 * L + l] * 0.0012326388f)) -
+                     (v19[i0 * L + l] * 0.036979165f)) -
+                    (v14[i0 * L + l] * (-0.0508638f))) -
+                   v0[i0 * L + l]) -
+                  (v29[i0 * L + l] * (-0.025f))) *
                  T(h);
       }
       dtheta_err[i0 + 10528] += lane_sum<L>(sum);
-    }
-  }
-  // %2864 = contract f64[64] -> v0
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v49[i0 * L + l] * u8[0];
-    }
-  }
-  // %2852 = contract f64[64] -> v1
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v37[i0 * L + l] * u56[0];
-    }
-  }
-  // %2854 = contract f64[64] -> v2
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v19[i0 * L + l] * u53[0];
-    }
-  }
-  // %2536 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v4[i0 * L + l] * u54[0];
-    }
-  }
-  // %2857 = contract f64[64] -> v4
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = v28[i0 * L + l] * u55[0];
-    }
-  }
-  // %2861 = contract f64[64] -> v5
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v46[i0 * L + l] * u58[0];
     }
   }
   // %2866 = add f64[128,64] -> err.adj.f.layer3.weight
@@ -9567,11 +9192,12 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v21[i0 * L + l] * v0[i1 * L + l]) +
-                   (((v31[i0 * L + l] * v1[i1 * L + l]) +
-                     (((v51[i0 * L + l] * v2[i1 * L + l]) - (v3[i1 * L + l] * v50[i0 * L + l])) -
-                      (v22[i0 * L + l] * v4[i1 * L + l]))) -
-                    (v52[i0 * L + l] * v5[i1 * L + l]));
+          sum[l] = (v20[i0 * L + l] * (v53[i1 * L + l] * (T(h) * 0.025f))) +
+                   (((v30[i0 * L + l] * (v36[i1 * L + l] * (T(h) * 0.0508638f))) +
+                     (((v50[i0 * L + l] * (v18[i1 * L + l] * (T(h) * 0.0042527704f))) -
+                       ((v4[i1 * L + l] * (T(h) * 0.0012326388f)) * v49[i0 * L + l])) -
+                      (v21[i0 * L + l] * (v27[i1 * L + l] * (T(h) * 0.036979165f))))) -
+                    (v51[i0 * L + l] * (v45[i1 * L + l] * (T(h) * 0.041904762f))));
         }
         dtheta_err[i0 * 64 + i1 + 10592] += lane_sum<L>(sum);
       }
@@ -9583,11 +9209,11 @@ extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, d
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((((v51[i0 * L + l] * 0.0042527704f) - (v50[i0 * L + l] * 0.0012326388f)) -
-                     (v22[i0 * L + l] * 0.036979165f)) -
-                    (v31[i0 * L + l] * (-0.0508638f))) -
-                   (v52[i0 * L + l] * 0.041904762f)) -
-                  (v21[i0 * L + l] * (-0.025f))) *
+        sum[l] = ((((((v50[i0 * L + l] * 0.0042527704f) - (v49[i0 * L + l] * 0.0012326388f)) -
+                     (v21[i0 * L + l] * 0.036979165f)) -
+                    (v30[i0 * L + l] * (-0.0508638f))) -
+                   (v51[i0 * L + l] * 0.041904762f)) -
+                  (v20[i0 * L + l] * (-0.025f))) *
                  T(h);
       }
       dtheta_err[i0 + 18784] += lane_sum<L>(sum);
@@ -10047,10 +9673,10 @@ const plastic_model kModel = {
             .field = 8192,
             .field_vjp = 26624,
             .adjoint_field = 32768,
-            .step = 20544,
-            .step_vjp = 169088,
-            .step_adaptive = 15424,
-            .adjoint_step = 149888,
+            .step = 20480,
+            .step_vjp = 175104,
+            .step_adaptive = 15360,
+            .adjoint_step = 147456,
             .output = 640,
             .output_vjp = 0,
             .loss = 128,

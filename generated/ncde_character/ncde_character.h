@@ -95,11 +95,11 @@ enum { ncde_character_adjoint_field_lanes = 8, ncde_character_adjoint_field_scra
  *   theta: uniform[19572] = 19572 floats, read-only
  *   u_stages: varying[56] = 448 floats, read-only
  *   z1: varying[32] = 256 floats, may alias
- *   scratch: scratch arena, 20544 bytes, 64-byte aligned
+ *   scratch: scratch arena, 20480 bytes, 64-byte aligned
  */
 void ncde_character_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                          const void* u_stages, void* z1, void* scratch);
-enum { ncde_character_step_lanes = 8, ncde_character_step_scratch_bytes = 20544 };
+enum { ncde_character_step_lanes = 8, ncde_character_step_scratch_bytes = 20480 };
 
 /* ncde_character_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -112,12 +112,12 @@ enum { ncde_character_step_lanes = 8, ncde_character_step_scratch_bytes = 20544 
  *   z0_bar: varying[32] = 256 floats
  *   theta_bar: uniform[19572] = 19572 floats
  *   u_stages_bar: varying[56] = 448 floats, may be NULL
- *   scratch: scratch arena, 169088 bytes, 64-byte aligned
+ *   scratch: scratch arena, 175104 bytes, 64-byte aligned
  */
 void ncde_character_step_vjp(const void* ctx, double t, double h, const void* z0, const void* theta,
                              const void* u_stages, const void* z1_bar, void* z0_bar,
                              void* theta_bar, void* u_stages_bar, void* scratch);
-enum { ncde_character_step_vjp_lanes = 8, ncde_character_step_vjp_scratch_bytes = 169088 };
+enum { ncde_character_step_vjp_lanes = 8, ncde_character_step_vjp_scratch_bytes = 175104 };
 
 /* ncde_character_step_adaptive: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -130,12 +130,12 @@ enum { ncde_character_step_vjp_lanes = 8, ncde_character_step_vjp_scratch_bytes 
  *   z1: varying[32] = 256 floats
  *   err: varying[32] = 256 floats
  *   k_last: varying[32] = 256 floats, may be NULL
- *   scratch: scratch arena, 15424 bytes, 64-byte aligned
+ *   scratch: scratch arena, 15360 bytes, 64-byte aligned
  */
 void ncde_character_step_adaptive(const void* ctx, double t, double h, const void* z0,
                                   const void* theta, const void* u_stages, const void* k_first,
                                   void* z1, void* err, void* k_last, void* scratch);
-enum { ncde_character_step_adaptive_lanes = 8, ncde_character_step_adaptive_scratch_bytes = 15424 };
+enum { ncde_character_step_adaptive_lanes = 8, ncde_character_step_adaptive_scratch_bytes = 15360 };
 
 /* ncde_character_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -150,13 +150,13 @@ enum { ncde_character_step_adaptive_lanes = 8, ncde_character_step_adaptive_scra
  *   dtheta: uniform[19572] = 19572 floats
  *   err: varying[64] = 512 floats
  *   dtheta_err: uniform[19572] = 19572 floats
- *   scratch: scratch arena, 149888 bytes, 64-byte aligned
+ *   scratch: scratch arena, 147456 bytes, 64-byte aligned
  */
 void ncde_character_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                  const void* a0, const void* theta, const void* u_stages, void* z1,
                                  void* a1, void* dtheta, void* err, void* dtheta_err,
                                  void* scratch);
-enum { ncde_character_adjoint_step_lanes = 8, ncde_character_adjoint_step_scratch_bytes = 149888 };
+enum { ncde_character_adjoint_step_lanes = 8, ncde_character_adjoint_step_scratch_bytes = 147456 };
 
 /* ncde_character_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

@@ -1933,9 +1933,8 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2048);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4096);
-  T* __restrict u3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74752);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74816);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76864);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74752);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76800);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -2112,13 +2111,11 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %147 = mul f64[] -> u3
-  u3[0] = T(h) * 0.5f;
   // %332 = add f64[32] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = (v0[i0 * L + l] * u3[0]) + z0_z[i0 * L + l];
+      v1[i0 * L + l] = (v0[i0 * L + l] * (T(h) * 0.5f)) + z0_z[i0 * L + l];
     }
   }
   // %348 = contract f64[64] -> v2
@@ -2283,10 +2280,10 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (v1[i0 * L + l] * u3[0]) + z0_z[i0 * L + l];
+      v2[i0 * L + l] = (v1[i0 * L + l] * (T(h) * 0.5f)) + z0_z[i0 * L + l];
     }
   }
-  // %364 = contract f64[64] -> v4
+  // %364 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2306,20 +2303,20 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %366 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = relu(v4[i0 * L + l] + f_layer0_bias[i0]);
+      v2[i0 * L + l] = relu(v3[i0 * L + l] + f_layer0_bias[i0]);
     }
   }
-  // %367 = contract f64[64] -> v4
+  // %367 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2339,20 +2336,20 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %369 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = relu(v4[i0 * L + l] + f_layer1_bias[i0]);
+      v2[i0 * L + l] = relu(v3[i0 * L + l] + f_layer1_bias[i0]);
     }
   }
-  // %370 = contract f64[64] -> v4
+  // %370 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2372,20 +2369,20 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %372 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = relu(v4[i0 * L + l] + f_layer2_bias[i0]);
+      v2[i0 * L + l] = relu(v3[i0 * L + l] + f_layer2_bias[i0]);
     }
   }
-  // %373 = contract f64[2208] -> v5
+  // %373 = contract f64[2208] -> v4
   for (int64_t i0 = 0; i0 < 552; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2405,13 +2402,13 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %377 = contract f64[32] -> v4
+  // %377 = contract f64[32] -> v3
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2423,35 +2420,35 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(vm::tanh(v5[(i0 * 276 + i1) * L + l] + f_layer3_bias[i0 * 276 + i1]),
+        acc0_v[l] = std::fma(vm::tanh(v4[(i0 * 276 + i1) * L + l] + f_layer3_bias[i0 * 276 + i1]),
                              u_stages[(i1 + 76) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(vm::tanh(v5[(i0 * 276 + i1 + 69) * L + l] + f_layer3_bias[i0 * 276 + i1 + 69]),
+            std::fma(vm::tanh(v4[(i0 * 276 + i1 + 69) * L + l] + f_layer3_bias[i0 * 276 + i1 + 69]),
                      u_stages[(i1 + 76) * L + l], acc1_v[l]);
         acc2_v[l] = std::fma(
-            vm::tanh(v5[(i0 * 276 + i1 + 138) * L + l] + f_layer3_bias[i0 * 276 + i1 + 138]),
+            vm::tanh(v4[(i0 * 276 + i1 + 138) * L + l] + f_layer3_bias[i0 * 276 + i1 + 138]),
             u_stages[(i1 + 76) * L + l], acc2_v[l]);
         acc3_v[l] = std::fma(
-            vm::tanh(v5[(i0 * 276 + i1 + 207) * L + l] + f_layer3_bias[i0 * 276 + i1 + 207]),
+            vm::tanh(v4[(i0 * 276 + i1 + 207) * L + l] + f_layer3_bias[i0 * 276 + i1 + 207]),
             u_stages[(i1 + 76) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %379 = add f64[32] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (T(h) * v4[i0 * L + l]) + z0_z[i0 * L + l];
+      v2[i0 * L + l] = (T(h) * v3[i0 * L + l]) + z0_z[i0 * L + l];
     }
   }
-  // %380 = contract f64[64] -> v5
+  // %380 = contract f64[64] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2471,20 +2468,20 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %382 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = relu(v5[i0 * L + l] + f_layer0_bias[i0]);
+      v2[i0 * L + l] = relu(v4[i0 * L + l] + f_layer0_bias[i0]);
     }
   }
-  // %383 = contract f64[64] -> v5
+  // %383 = contract f64[64] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2504,20 +2501,20 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %385 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = relu(v5[i0 * L + l] + f_layer1_bias[i0]);
+      v2[i0 * L + l] = relu(v4[i0 * L + l] + f_layer1_bias[i0]);
     }
   }
-  // %386 = contract f64[64] -> v5
+  // %386 = contract f64[64] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2537,20 +2534,20 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %388 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = relu(v5[i0 * L + l] + f_layer2_bias[i0]);
+      v2[i0 * L + l] = relu(v4[i0 * L + l] + f_layer2_bias[i0]);
     }
   }
-  // %389 = contract f64[2208] -> v5
+  // %389 = contract f64[2208] -> v4
   for (int64_t i0 = 0; i0 < 552; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2570,10 +2567,10 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %393 = contract f64[32] -> v2
@@ -2588,16 +2585,16 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(vm::tanh(v5[(i0 * 276 + i1) * L + l] + f_layer3_bias[i0 * 276 + i1]),
+        acc0_v[l] = std::fma(vm::tanh(v4[(i0 * 276 + i1) * L + l] + f_layer3_bias[i0 * 276 + i1]),
                              u_stages[(i1 + 228) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(vm::tanh(v5[(i0 * 276 + i1 + 69) * L + l] + f_layer3_bias[i0 * 276 + i1 + 69]),
+            std::fma(vm::tanh(v4[(i0 * 276 + i1 + 69) * L + l] + f_layer3_bias[i0 * 276 + i1 + 69]),
                      u_stages[(i1 + 228) * L + l], acc1_v[l]);
         acc2_v[l] = std::fma(
-            vm::tanh(v5[(i0 * 276 + i1 + 138) * L + l] + f_layer3_bias[i0 * 276 + i1 + 138]),
+            vm::tanh(v4[(i0 * 276 + i1 + 138) * L + l] + f_layer3_bias[i0 * 276 + i1 + 138]),
             u_stages[(i1 + 228) * L + l], acc2_v[l]);
         acc3_v[l] = std::fma(
-            vm::tanh(v5[(i0 * 276 + i1 + 207) * L + l] + f_layer3_bias[i0 * 276 + i1 + 207]),
+            vm::tanh(v4[(i0 * 276 + i1 + 207) * L + l] + f_layer3_bias[i0 * 276 + i1 + 207]),
             u_stages[(i1 + 228) * L + l], acc3_v[l]);
       }
     }
@@ -2615,7 +2612,7 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t l = 0; l < L; ++l) {
       z1_z[i0 * L + l] =
           (T(h) * ((v2[i0 * L + l] * 0.16666667f) +
-                   ((v4[i0 * L + l] * 0.33333334f) +
+                   ((v3[i0 * L + l] * 0.33333334f) +
                     ((v1[i0 * L + l] * 0.33333334f) + (v0[i0 * L + l] * 0.16666667f))))) +
           z0_z[i0 * L + l];
     }
@@ -2686,19 +2683,17 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
   T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 467968);
   T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 470016);
   T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 540672);
-  T* __restrict u32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 611328);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 611392);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 682048);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 752704);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 754752);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 755776);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 826432);
-  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 897088);
-  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 899136);
-  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 969792);
-  T* __restrict v42 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1040448);
-  T* __restrict v43 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1111104);
-  T* __restrict v44 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1181760);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 611328);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 681984);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 684032);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 754688);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 825344);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 827392);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 898048);
+  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 968704);
+  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 970752);
+  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1041408);
+  T* __restrict v42 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1112064);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -3441,32 +3436,24 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v31[i0 * L + l] = vm::tanh(v30[i0 * L + l] + f_layer3_bias[i0]);
     }
   }
-  // %433 = mul f64[] -> u32
-  u32[0] = T(h) * 0.16666667f;
-  // %434 = contract f64[32] -> v30
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = z1_bar_z[i0 * L + l] * u32[0];
-    }
-  }
-  // %435 = contract f64[32,69] -> v33
+  // %435 = contract f64[32,69] -> v30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 69 + i1) * L + l] = u_stages[(i1 + 228) * L + l] * v30[i0 * L + l];
+        v30[(i0 * 69 + i1) * L + l] =
+            u_stages[(i1 + 228) * L + l] * (z1_bar_z[i0 * L + l] * (T(h) * 0.16666667f));
       }
     }
   }
-  // %514 = mul f64[2208] -> v34
+  // %514 = mul f64[2208] -> v32
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = (1.0f - square(v31[i0 * L + l])) * v33[i0 * L + l];
+      v32[i0 * L + l] = (1.0f - square(v31[i0 * L + l])) * v30[i0 * L + l];
     }
   }
-  // %515 = contract f64[64] -> v33
+  // %515 = contract f64[64] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3478,25 +3465,25 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 2208; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v34[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v34[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v34[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v34[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v32[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v32[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v32[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v32[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[(i0 * 4) * L + l] = acc0_v[l];
-      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 4) * L + l] = acc0_v[l];
+      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %516 = mul f64[64] -> v35
+  // %516 = mul f64[64] -> v33
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v35[i0 * L + l] = v33[i0 * L + l] * step(v29[i0 * L + l]);
+      v33[i0 * L + l] = v30[i0 * L + l] * step(v29[i0 * L + l]);
     }
   }
   // %517 = contract f64[64] -> v29
@@ -3511,10 +3498,10 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v35[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v35[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v35[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v35[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v33[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v33[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v33[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v33[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3525,11 +3512,11 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v29[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %518 = mul f64[64] -> v33
+  // %518 = mul f64[64] -> v30
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = step(v27[i0 * L + l]) * v29[i0 * L + l];
+      v30[i0 * L + l] = step(v27[i0 * L + l]) * v29[i0 * L + l];
     }
   }
   // %519 = contract f64[64] -> v27
@@ -3544,10 +3531,10 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v33[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v33[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v33[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v33[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v30[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v30[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v30[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v30[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3591,39 +3578,30 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %446 = mul f64[] -> u32
-  u32[0] = T(h) * 0.33333334f;
-  // %447 = contract f64[32] -> v27
+  // %524 = add f64[32] -> v27
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = z1_bar_z[i0 * L + l] * u32[0];
+      v27[i0 * L + l] = (v25[i0 * L + l] * T(h)) + (z1_bar_z[i0 * L + l] * (T(h) * 0.33333334f));
     }
   }
-  // %524 = add f64[32] -> v36
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v36[i0 * L + l] = (v25[i0 * L + l] * T(h)) + v27[i0 * L + l];
-    }
-  }
-  // %525 = contract f64[32,69] -> v37
+  // %525 = contract f64[32,69] -> v34
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v37[(i0 * 69 + i1) * L + l] = v36[i0 * L + l] * u_stages[(i1 + 76) * L + l];
+        v34[(i0 * 69 + i1) * L + l] = v27[i0 * L + l] * u_stages[(i1 + 76) * L + l];
       }
     }
   }
-  // %527 = mul f64[2208] -> v38
+  // %527 = mul f64[2208] -> v35
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[i0 * L + l] = (1.0f - square(v23[i0 * L + l])) * v37[i0 * L + l];
+      v35[i0 * L + l] = (1.0f - square(v23[i0 * L + l])) * v34[i0 * L + l];
     }
   }
-  // %528 = contract f64[64] -> v37
+  // %528 = contract f64[64] -> v34
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3635,25 +3613,25 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 2208; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v38[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v38[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v38[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v38[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v35[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v35[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v35[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v35[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v37[(i0 * 4) * L + l] = acc0_v[l];
-      v37[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v37[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v37[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 4) * L + l] = acc0_v[l];
+      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %529 = mul f64[64] -> v39
+  // %529 = mul f64[64] -> v36
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v39[i0 * L + l] = v37[i0 * L + l] * step(v21[i0 * L + l]);
+      v36[i0 * L + l] = v34[i0 * L + l] * step(v21[i0 * L + l]);
     }
   }
   // %530 = contract f64[64] -> v21
@@ -3668,10 +3646,10 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v39[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v39[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v39[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v39[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v36[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v36[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v36[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v36[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3682,11 +3660,11 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %531 = mul f64[64] -> v37
+  // %531 = mul f64[64] -> v34
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v37[i0 * L + l] = v21[i0 * L + l] * step(v19[i0 * L + l]);
+      v34[i0 * L + l] = v21[i0 * L + l] * step(v19[i0 * L + l]);
     }
   }
   // %532 = contract f64[64] -> v19
@@ -3701,10 +3679,10 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v37[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v37[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v37[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v37[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v34[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v34[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v34[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v34[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3748,32 +3726,31 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %147 = mul f64[] -> u32
-  u32[0] = T(h) * 0.5f;
   // %537 = add f64[32] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = (v17[i0 * L + l] * u32[0]) + v27[i0 * L + l];
+      v19[i0 * L + l] =
+          (v17[i0 * L + l] * (T(h) * 0.5f)) + (z1_bar_z[i0 * L + l] * (T(h) * 0.33333334f));
     }
   }
-  // %538 = contract f64[32,69] -> v40
+  // %538 = contract f64[32,69] -> v37
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v40[(i0 * 69 + i1) * L + l] = u_stages[(i1 + 76) * L + l] * v19[i0 * L + l];
+        v37[(i0 * 69 + i1) * L + l] = u_stages[(i1 + 76) * L + l] * v19[i0 * L + l];
       }
     }
   }
-  // %540 = mul f64[2208] -> v41
+  // %540 = mul f64[2208] -> v38
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v41[i0 * L + l] = v40[i0 * L + l] * (1.0f - square(v15[i0 * L + l]));
+      v38[i0 * L + l] = v37[i0 * L + l] * (1.0f - square(v15[i0 * L + l]));
     }
   }
-  // %541 = contract f64[64] -> v27
+  // %541 = contract f64[64] -> v37
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3785,25 +3762,25 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 2208; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v41[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v41[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v41[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v41[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v38[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v38[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v38[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v38[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 4) * L + l] = acc0_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v37[(i0 * 4) * L + l] = acc0_v[l];
+      v37[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v37[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v37[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %542 = mul f64[64] -> v40
+  // %542 = mul f64[64] -> v39
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v40[i0 * L + l] = v27[i0 * L + l] * step(v13[i0 * L + l]);
+      v39[i0 * L + l] = v37[i0 * L + l] * step(v13[i0 * L + l]);
     }
   }
   // %543 = contract f64[64] -> v13
@@ -3818,10 +3795,10 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v40[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v40[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v40[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v40[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v39[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v39[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v39[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v39[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3832,11 +3809,11 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %544 = mul f64[64] -> v27
+  // %544 = mul f64[64] -> v37
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = v13[i0 * L + l] * step(v11[i0 * L + l]);
+      v37[i0 * L + l] = v13[i0 * L + l] * step(v11[i0 * L + l]);
     }
   }
   // %545 = contract f64[64] -> v11
@@ -3851,10 +3828,10 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v27[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v27[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v27[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v27[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v37[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v37[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v37[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v37[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3902,26 +3879,27 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = (v9[i0 * L + l] * u32[0]) + v30[i0 * L + l];
+      v11[i0 * L + l] =
+          (v9[i0 * L + l] * (T(h) * 0.5f)) + (z1_bar_z[i0 * L + l] * (T(h) * 0.16666667f));
     }
   }
-  // %551 = contract f64[32,69] -> v42
+  // %551 = contract f64[32,69] -> v40
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v42[(i0 * 69 + i1) * L + l] = u_stages[i1 * L + l] * v11[i0 * L + l];
+        v40[(i0 * 69 + i1) * L + l] = u_stages[i1 * L + l] * v11[i0 * L + l];
       }
     }
   }
-  // %553 = mul f64[2208] -> v43
+  // %553 = mul f64[2208] -> v41
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v43[i0 * L + l] = (1.0f - square(v7[i0 * L + l])) * v42[i0 * L + l];
+      v41[i0 * L + l] = (1.0f - square(v7[i0 * L + l])) * v40[i0 * L + l];
     }
   }
-  // %554 = contract f64[64] -> v42
+  // %554 = contract f64[64] -> v40
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3933,25 +3911,25 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 2208; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v43[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v43[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v43[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v43[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v41[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v41[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v41[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v41[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v42[(i0 * 4) * L + l] = acc0_v[l];
-      v42[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v42[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v42[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v40[(i0 * 4) * L + l] = acc0_v[l];
+      v40[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v40[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v40[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %555 = mul f64[64] -> v44
+  // %555 = mul f64[64] -> v42
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v44[i0 * L + l] = v42[i0 * L + l] * step(v5[i0 * L + l]);
+      v42[i0 * L + l] = v40[i0 * L + l] * step(v5[i0 * L + l]);
     }
   }
   // %556 = contract f64[64] -> v5
@@ -3966,10 +3944,10 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v44[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v44[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v44[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v44[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v42[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v42[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v42[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v42[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3980,11 +3958,11 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %557 = mul f64[64] -> v42
+  // %557 = mul f64[64] -> v40
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v42[i0 * L + l] = v5[i0 * L + l] * step(v3[i0 * L + l]);
+      v40[i0 * L + l] = v5[i0 * L + l] * step(v3[i0 * L + l]);
     }
   }
   // %558 = contract f64[64] -> v3
@@ -3999,10 +3977,10 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v42[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v42[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v42[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v42[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v40[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v40[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v40[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v40[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -4088,9 +4066,9 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v42[i0 * L + l] * v0[i1 * L + l]) +
-                   (((v33[i0 * L + l] * v22[i1 * L + l]) + (v37[i0 * L + l] * v14[i1 * L + l])) +
-                    (v27[i0 * L + l] * v6[i1 * L + l]));
+          sum[l] = (v40[i0 * L + l] * v0[i1 * L + l]) +
+                   (((v30[i0 * L + l] * v22[i1 * L + l]) + (v34[i0 * L + l] * v14[i1 * L + l])) +
+                    (v37[i0 * L + l] * v6[i1 * L + l]));
         }
         theta_bar_f_layer1_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
@@ -4102,7 +4080,7 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v42[i0 * L + l] + (v27[i0 * L + l] + (v33[i0 * L + l] + v37[i0 * L + l]));
+        sum[l] = v40[i0 * L + l] + (v37[i0 * L + l] + (v30[i0 * L + l] + v34[i0 * L + l]));
       }
       theta_bar_f_layer1_bias[i0] += lane_sum<L>(sum);
     }
@@ -4114,9 +4092,9 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((v39[i0 * L + l] * v18[i1 * L + l]) + (v26[i1 * L + l] * v35[i0 * L + l])) +
-                    (v10[i1 * L + l] * v40[i0 * L + l])) +
-                   (v2[i1 * L + l] * v44[i0 * L + l]);
+          sum[l] = (((v36[i0 * L + l] * v18[i1 * L + l]) + (v26[i1 * L + l] * v33[i0 * L + l])) +
+                    (v10[i1 * L + l] * v39[i0 * L + l])) +
+                   (v2[i1 * L + l] * v42[i0 * L + l]);
         }
         theta_bar_f_layer2_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
@@ -4128,7 +4106,7 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v44[i0 * L + l] + (v40[i0 * L + l] + (v39[i0 * L + l] + v35[i0 * L + l]));
+        sum[l] = v42[i0 * L + l] + (v39[i0 * L + l] + (v36[i0 * L + l] + v33[i0 * L + l]));
       }
       theta_bar_f_layer2_bias[i0] += lane_sum<L>(sum);
     }
@@ -4140,9 +4118,9 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((v38[i0 * L + l] * v20[i1 * L + l]) + (v34[i0 * L + l] * v28[i1 * L + l])) +
-                    (v12[i1 * L + l] * v41[i0 * L + l])) +
-                   (v43[i0 * L + l] * v4[i1 * L + l]);
+          sum[l] = (((v35[i0 * L + l] * v20[i1 * L + l]) + (v32[i0 * L + l] * v28[i1 * L + l])) +
+                    (v12[i1 * L + l] * v38[i0 * L + l])) +
+                   (v41[i0 * L + l] * v4[i1 * L + l]);
         }
         theta_bar_f_layer3_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
@@ -4154,7 +4132,7 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v43[i0 * L + l] + (v41[i0 * L + l] + (v38[i0 * L + l] + v34[i0 * L + l]));
+        sum[l] = v41[i0 * L + l] + (v38[i0 * L + l] + (v35[i0 * L + l] + v32[i0 * L + l]));
       }
       theta_bar_f_layer3_bias[i0] += lane_sum<L>(sum);
     }
@@ -4252,10 +4230,10 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v23[(i0 * 4 + i1 * 69) * L + l], v36[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v23[(i0 * 4 + i1 * 69 + 1) * L + l], v36[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v23[(i0 * 4 + i1 * 69 + 2) * L + l], v36[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v23[(i0 * 4 + i1 * 69 + 3) * L + l], v36[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v23[(i0 * 4 + i1 * 69) * L + l], v27[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v23[(i0 * 4 + i1 * 69 + 1) * L + l], v27[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v23[(i0 * 4 + i1 * 69 + 2) * L + l], v27[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v23[(i0 * 4 + i1 * 69 + 3) * L + l], v27[i1 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -4273,7 +4251,7 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v23[(i0 * 69 + 68) * L + l], v36[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v23[(i0 * 69 + 68) * L + l], v27[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -4299,18 +4277,21 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v31[(i0 * 4 + i1 * 69) * L + l], v30[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v31[(i0 * 4 + i1 * 69 + 1) * L + l], v30[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v31[(i0 * 4 + i1 * 69 + 2) * L + l], v30[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v31[(i0 * 4 + i1 * 69 + 3) * L + l], v30[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v31[(i0 * 4 + i1 * 69) * L + l], z1_bar_z[i1 * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(v31[(i0 * 4 + i1 * 69 + 1) * L + l], z1_bar_z[i1 * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(v31[(i0 * 4 + i1 * 69 + 2) * L + l], z1_bar_z[i1 * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(v31[(i0 * 4 + i1 * 69 + 3) * L + l], z1_bar_z[i1 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 228) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 229) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 230) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 231) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 4 + 228) * L + l] += acc0_v[l] * (T(h) * 0.16666667f);
+        u_stages_bar[(i0 * 4 + 229) * L + l] += acc1_v[l] * (T(h) * 0.16666667f);
+        u_stages_bar[(i0 * 4 + 230) * L + l] += acc2_v[l] * (T(h) * 0.16666667f);
+        u_stages_bar[(i0 * 4 + 231) * L + l] += acc3_v[l] * (T(h) * 0.16666667f);
       }
     }
     PLASTIC_SIMD
@@ -4320,12 +4301,12 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v31[(i0 * 69 + 68) * L + l], v30[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v31[(i0 * 69 + 68) * L + l], z1_bar_z[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      u_stages_bar[296 * L + l] += acc0_v[l];
+      u_stages_bar[296 * L + l] += acc0_v[l] * (T(h) * 0.16666667f);
     }
   }
 }
@@ -4374,38 +4355,35 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
   T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10240);
   T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12288);
   T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 82944);
-  T* __restrict u8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 153600);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 153664);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 154688);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 156736);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 158784);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 160832);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 162880);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 164928);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 166976);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 237632);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 308288);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 309312);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 311360);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 313408);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 315456);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 317504);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 319552);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 321600);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 392256);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 462912);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 463936);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 465984);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 468032);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 470080);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 472128);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 474176);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 476224);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 546880);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 617536);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 688192);
-  T* __restrict u38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 758848);
-  T* __restrict u39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 758912);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 153600);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 154624);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 156672);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 158720);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 160768);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 162816);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 164864);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 166912);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 237568);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 308224);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 309248);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 311296);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 313344);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 315392);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 317440);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 319488);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 321536);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 392192);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 462848);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 463872);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 465920);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 467968);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 470016);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 472064);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 474112);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 476160);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 546816);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 617472);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 688128);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -4614,16 +4592,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %147 = mul f64[] -> u8
-  u8[0] = T(h) * 0.5f;
-  // %332 = add f64[32] -> v9
+  // %332 = add f64[32] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = (v6[i0 * L + l] * u8[0]) + z0_z[i0 * L + l];
+      v8[i0 * L + l] = (v6[i0 * L + l] * (T(h) * 0.5f)) + z0_z[i0 * L + l];
     }
   }
-  // %348 = contract f64[64] -> v10
+  // %348 = contract f64[64] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4635,35 +4611,35 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v8[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %349 = add f64[64] -> v11
+  // %349 = add f64[64] -> v10
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v10[i0 * L + l] + f_layer0_bias[i0];
+      v10[i0 * L + l] = v9[i0 * L + l] + f_layer0_bias[i0];
     }
   }
-  // %350 = relu f64[64] -> v10
+  // %350 = relu f64[64] -> v9
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = relu(v11[i0 * L + l]);
+      v9[i0 * L + l] = relu(v10[i0 * L + l]);
     }
   }
-  // %351 = contract f64[64] -> v12
+  // %351 = contract f64[64] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4675,35 +4651,35 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v9[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %352 = add f64[64] -> v13
+  // %352 = add f64[64] -> v12
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v12[i0 * L + l] + f_layer1_bias[i0];
+      v12[i0 * L + l] = v11[i0 * L + l] + f_layer1_bias[i0];
     }
   }
-  // %353 = relu f64[64] -> v12
+  // %353 = relu f64[64] -> v11
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = relu(v13[i0 * L + l]);
+      v11[i0 * L + l] = relu(v12[i0 * L + l]);
     }
   }
-  // %354 = contract f64[64] -> v14
+  // %354 = contract f64[64] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4715,35 +4691,35 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v12[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v11[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 4) * L + l] = acc0_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %355 = add f64[64] -> v15
+  // %355 = add f64[64] -> v14
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v14[i0 * L + l] + f_layer2_bias[i0];
+      v14[i0 * L + l] = v13[i0 * L + l] + f_layer2_bias[i0];
     }
   }
-  // %356 = relu f64[64] -> v14
+  // %356 = relu f64[64] -> v13
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = relu(v15[i0 * L + l]);
+      v13[i0 * L + l] = relu(v14[i0 * L + l]);
     }
   }
-  // %357 = contract f64[2208] -> v16
+  // %357 = contract f64[2208] -> v15
   for (int64_t i0 = 0; i0 < 552; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4755,28 +4731,28 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v14[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v14[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v14[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v14[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v13[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v13[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v13[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %359 = tanh f64[2208] -> v17
+  // %359 = tanh f64[2208] -> v16
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = vm::tanh(v16[i0 * L + l] + f_layer3_bias[i0]);
+      v16[i0 * L + l] = vm::tanh(v15[i0 * L + l] + f_layer3_bias[i0]);
     }
   }
-  // %361 = contract f64[32] -> v16
+  // %361 = contract f64[32] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4788,31 +4764,31 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 276 + i1) * L + l], u_stages[(i1 + 76) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 276 + i1) * L + l], u_stages[(i1 + 76) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v17[(i0 * 276 + i1 + 69) * L + l], u_stages[(i1 + 76) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 276 + i1 + 69) * L + l], u_stages[(i1 + 76) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v17[(i0 * 276 + i1 + 138) * L + l], u_stages[(i1 + 76) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 276 + i1 + 138) * L + l], u_stages[(i1 + 76) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v17[(i0 * 276 + i1 + 207) * L + l], u_stages[(i1 + 76) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 276 + i1 + 207) * L + l], u_stages[(i1 + 76) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %363 = add f64[32] -> v18
+  // %363 = add f64[32] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = (v16[i0 * L + l] * u8[0]) + z0_z[i0 * L + l];
+      v17[i0 * L + l] = (v15[i0 * L + l] * (T(h) * 0.5f)) + z0_z[i0 * L + l];
     }
   }
-  // %364 = contract f64[64] -> v19
+  // %364 = contract f64[64] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4824,35 +4800,35 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v18[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v18[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v18[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v18[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v17[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v17[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v17[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v17[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %365 = add f64[64] -> v20
+  // %365 = add f64[64] -> v19
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = v19[i0 * L + l] + f_layer0_bias[i0];
+      v19[i0 * L + l] = v18[i0 * L + l] + f_layer0_bias[i0];
     }
   }
-  // %366 = relu f64[64] -> v19
+  // %366 = relu f64[64] -> v18
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = relu(v20[i0 * L + l]);
+      v18[i0 * L + l] = relu(v19[i0 * L + l]);
     }
   }
-  // %367 = contract f64[64] -> v21
+  // %367 = contract f64[64] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4864,35 +4840,35 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v19[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v19[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v19[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v19[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v18[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v18[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v18[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v18[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %368 = add f64[64] -> v22
+  // %368 = add f64[64] -> v21
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v21[i0 * L + l] + f_layer1_bias[i0];
+      v21[i0 * L + l] = v20[i0 * L + l] + f_layer1_bias[i0];
     }
   }
-  // %369 = relu f64[64] -> v21
+  // %369 = relu f64[64] -> v20
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = relu(v22[i0 * L + l]);
+      v20[i0 * L + l] = relu(v21[i0 * L + l]);
     }
   }
-  // %370 = contract f64[64] -> v23
+  // %370 = contract f64[64] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4904,35 +4880,35 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v21[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v21[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v21[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v21[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v20[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v20[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v20[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v20[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 4) * L + l] = acc0_v[l];
+      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %371 = add f64[64] -> v24
+  // %371 = add f64[64] -> v23
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v23[i0 * L + l] + f_layer2_bias[i0];
+      v23[i0 * L + l] = v22[i0 * L + l] + f_layer2_bias[i0];
     }
   }
-  // %372 = relu f64[64] -> v23
+  // %372 = relu f64[64] -> v22
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = relu(v24[i0 * L + l]);
+      v22[i0 * L + l] = relu(v23[i0 * L + l]);
     }
   }
-  // %373 = contract f64[2208] -> v25
+  // %373 = contract f64[2208] -> v24
   for (int64_t i0 = 0; i0 < 552; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4944,28 +4920,28 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v23[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v23[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v23[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v23[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v22[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v22[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v22[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v22[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %375 = tanh f64[2208] -> v26
+  // %375 = tanh f64[2208] -> v25
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = vm::tanh(v25[i0 * L + l] + f_layer3_bias[i0]);
+      v25[i0 * L + l] = vm::tanh(v24[i0 * L + l] + f_layer3_bias[i0]);
     }
   }
-  // %377 = contract f64[32] -> v25
+  // %377 = contract f64[32] -> v24
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4977,31 +4953,31 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v26[(i0 * 276 + i1) * L + l], u_stages[(i1 + 76) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v25[(i0 * 276 + i1) * L + l], u_stages[(i1 + 76) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v26[(i0 * 276 + i1 + 69) * L + l], u_stages[(i1 + 76) * L + l], acc1_v[l]);
+            std::fma(v25[(i0 * 276 + i1 + 69) * L + l], u_stages[(i1 + 76) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v26[(i0 * 276 + i1 + 138) * L + l], u_stages[(i1 + 76) * L + l], acc2_v[l]);
+            std::fma(v25[(i0 * 276 + i1 + 138) * L + l], u_stages[(i1 + 76) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v26[(i0 * 276 + i1 + 207) * L + l], u_stages[(i1 + 76) * L + l], acc3_v[l]);
+            std::fma(v25[(i0 * 276 + i1 + 207) * L + l], u_stages[(i1 + 76) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %379 = add f64[32] -> v27
+  // %379 = add f64[32] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = (T(h) * v25[i0 * L + l]) + z0_z[i0 * L + l];
+      v26[i0 * L + l] = (T(h) * v24[i0 * L + l]) + z0_z[i0 * L + l];
     }
   }
-  // %380 = contract f64[64] -> v28
+  // %380 = contract f64[64] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5013,35 +4989,35 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v27[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v27[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v27[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v27[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v26[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v26[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v26[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v26[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 4) * L + l] = acc0_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 4) * L + l] = acc0_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %381 = add f64[64] -> v29
+  // %381 = add f64[64] -> v28
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = v28[i0 * L + l] + f_layer0_bias[i0];
+      v28[i0 * L + l] = v27[i0 * L + l] + f_layer0_bias[i0];
     }
   }
-  // %382 = relu f64[64] -> v28
+  // %382 = relu f64[64] -> v27
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = relu(v29[i0 * L + l]);
+      v27[i0 * L + l] = relu(v28[i0 * L + l]);
     }
   }
-  // %383 = contract f64[64] -> v30
+  // %383 = contract f64[64] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5053,35 +5029,35 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v28[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v28[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v28[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v28[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v27[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v27[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v27[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v27[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 4) * L + l] = acc0_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v29[(i0 * 4) * L + l] = acc0_v[l];
+      v29[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v29[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v29[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %384 = add f64[64] -> v31
+  // %384 = add f64[64] -> v30
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = v30[i0 * L + l] + f_layer1_bias[i0];
+      v30[i0 * L + l] = v29[i0 * L + l] + f_layer1_bias[i0];
     }
   }
-  // %385 = relu f64[64] -> v30
+  // %385 = relu f64[64] -> v29
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = relu(v31[i0 * L + l]);
+      v29[i0 * L + l] = relu(v30[i0 * L + l]);
     }
   }
-  // %386 = contract f64[64] -> v32
+  // %386 = contract f64[64] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5093,35 +5069,35 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v30[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v30[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v30[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v30[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v29[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v29[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v29[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v29[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 * 4) * L + l] = acc0_v[l];
-      v32[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v32[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v31[(i0 * 4) * L + l] = acc0_v[l];
+      v31[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v31[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v31[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %387 = add f64[64] -> v33
+  // %387 = add f64[64] -> v32
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = v32[i0 * L + l] + f_layer2_bias[i0];
+      v32[i0 * L + l] = v31[i0 * L + l] + f_layer2_bias[i0];
     }
   }
-  // %388 = relu f64[64] -> v32
+  // %388 = relu f64[64] -> v31
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] = relu(v33[i0 * L + l]);
+      v31[i0 * L + l] = relu(v32[i0 * L + l]);
     }
   }
-  // %389 = contract f64[2208] -> v34
+  // %389 = contract f64[2208] -> v33
   for (int64_t i0 = 0; i0 < 552; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5133,28 +5109,28 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v32[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v32[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v32[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v32[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v31[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v31[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v31[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v31[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[(i0 * 4) * L + l] = acc0_v[l];
-      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v33[(i0 * 4) * L + l] = acc0_v[l];
+      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %391 = tanh f64[2208] -> v35
+  // %391 = tanh f64[2208] -> v34
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v35[i0 * L + l] = vm::tanh(v34[i0 * L + l] + f_layer3_bias[i0]);
+      v34[i0 * L + l] = vm::tanh(v33[i0 * L + l] + f_layer3_bias[i0]);
     }
   }
-  // %393 = contract f64[32] -> v34
+  // %393 = contract f64[32] -> v33
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5166,21 +5142,21 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v35[(i0 * 276 + i1) * L + l], u_stages[(i1 + 228) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v34[(i0 * 276 + i1) * L + l], u_stages[(i1 + 228) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v35[(i0 * 276 + i1 + 69) * L + l], u_stages[(i1 + 228) * L + l], acc1_v[l]);
+            std::fma(v34[(i0 * 276 + i1 + 69) * L + l], u_stages[(i1 + 228) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v35[(i0 * 276 + i1 + 138) * L + l], u_stages[(i1 + 228) * L + l], acc2_v[l]);
+            std::fma(v34[(i0 * 276 + i1 + 138) * L + l], u_stages[(i1 + 228) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v35[(i0 * 276 + i1 + 207) * L + l], u_stages[(i1 + 228) * L + l], acc3_v[l]);
+            std::fma(v34[(i0 * 276 + i1 + 207) * L + l], u_stages[(i1 + 228) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[(i0 * 4) * L + l] = acc0_v[l];
-      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v33[(i0 * 4) * L + l] = acc0_v[l];
+      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %401 = add f64[32] -> z
@@ -5188,9 +5164,9 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       z1_z[i0 * L + l] =
-          (T(h) * ((v34[i0 * L + l] * 0.16666667f) +
-                   ((v25[i0 * L + l] * 0.33333334f) +
-                    ((v16[i0 * L + l] * 0.33333334f) + (v6[i0 * L + l] * 0.16666667f))))) +
+          (T(h) * ((v33[i0 * L + l] * 0.16666667f) +
+                   ((v24[i0 * L + l] * 0.33333334f) +
+                    ((v15[i0 * L + l] * 0.33333334f) + (v6[i0 * L + l] * 0.16666667f))))) +
           z0_z[i0 * L + l];
     }
   }
@@ -5203,11 +5179,11 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %664 = mul f64[2208] -> v16
+  // %664 = mul f64[2208] -> v15
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = (1.0f - square(v7[i0 * L + l])) * v6[i0 * L + l];
+      v15[i0 * L + l] = (1.0f - square(v7[i0 * L + l])) * v6[i0 * L + l];
     }
   }
   // %665 = contract f64[64] -> v6
@@ -5222,10 +5198,10 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 2208; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v16[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v16[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v16[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v16[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v15[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v15[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v15[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v15[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5339,23 +5315,23 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = a0[i0 * L + l] - (v1[i0 * L + l] * u8[0]);
+      v3[i0 * L + l] = a0[i0 * L + l] - (v1[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %1076 = contract f64[32,69] -> v25
+  // %1076 = contract f64[32,69] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 69 + i1) * L + l] = v3[i0 * L + l] * u_stages[(i1 + 76) * L + l];
+        v24[(i0 * 69 + i1) * L + l] = v3[i0 * L + l] * u_stages[(i1 + 76) * L + l];
       }
     }
   }
-  // %1078 = mul f64[2208] -> v34
+  // %1078 = mul f64[2208] -> v33
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = v25[i0 * L + l] * (1.0f - square(v17[i0 * L + l]));
+      v33[i0 * L + l] = v24[i0 * L + l] * (1.0f - square(v16[i0 * L + l]));
     }
   }
   // %1079 = contract f64[64] -> v3
@@ -5370,10 +5346,10 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 2208; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v34[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v34[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v34[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v34[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v33[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v33[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v33[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v33[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5384,11 +5360,11 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1080 = mul f64[64] -> v17
+  // %1080 = mul f64[64] -> v16
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = v3[i0 * L + l] * step(v15[i0 * L + l]);
+      v16[i0 * L + l] = v3[i0 * L + l] * step(v14[i0 * L + l]);
     }
   }
   // %1081 = contract f64[64] -> v3
@@ -5403,10 +5379,10 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v17[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v17[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v17[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v17[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v16[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v16[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v16[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v16[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5417,11 +5393,11 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1082 = mul f64[64] -> v15
+  // %1082 = mul f64[64] -> v14
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v3[i0 * L + l] * step(v13[i0 * L + l]);
+      v14[i0 * L + l] = v3[i0 * L + l] * step(v12[i0 * L + l]);
     }
   }
   // %1083 = contract f64[64] -> v3
@@ -5436,10 +5412,10 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v15[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v14[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v14[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v14[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v14[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5450,11 +5426,11 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1085 = mul f64[64] -> v13
+  // %1085 = mul f64[64] -> v12
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = step(v11[i0 * L + l]) * v3[i0 * L + l];
+      v12[i0 * L + l] = step(v10[i0 * L + l]) * v3[i0 * L + l];
     }
   }
   // %1086 = contract f64[32] -> v3
@@ -5469,10 +5445,10 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v13[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v12[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5483,30 +5459,178 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1095 = sub f64[32] -> v11
+  // %1095 = sub f64[32] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = a0[i0 * L + l] - (v3[i0 * L + l] * u8[0]);
+      v10[i0 * L + l] = a0[i0 * L + l] - (v3[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %1096 = contract f64[32,69] -> v25
+  // %1096 = contract f64[32,69] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 69 + i1) * L + l] = u_stages[(i1 + 76) * L + l] * v11[i0 * L + l];
+        v24[(i0 * 69 + i1) * L + l] = u_stages[(i1 + 76) * L + l] * v10[i0 * L + l];
       }
     }
   }
-  // %1098 = mul f64[2208] -> v36
+  // %1098 = mul f64[2208] -> v35
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v36[i0 * L + l] = (1.0f - square(v26[i0 * L + l])) * v25[i0 * L + l];
+      v35[i0 * L + l] = (1.0f - square(v25[i0 * L + l])) * v24[i0 * L + l];
     }
   }
-  // %1099 = contract f64[64] -> v11
+  // %1099 = contract f64[64] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 2208; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v35[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v35[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v35[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v35[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1101 = mul f64[64] -> v24
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[i0 * L + l] = v10[i0 * L + l] * step(v23[i0 * L + l]);
+    }
+  }
+  // %1102 = contract f64[64] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v24[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v24[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v24[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v24[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1103 = mul f64[64] -> v23
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[i0 * L + l] = v10[i0 * L + l] * step(v21[i0 * L + l]);
+    }
+  }
+  // %1104 = contract f64[64] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v23[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v23[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v23[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v23[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1105 = mul f64[64] -> v21
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = step(v19[i0 * L + l]) * v10[i0 * L + l];
+    }
+  }
+  // %1106 = contract f64[32] -> v10
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v21[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v21[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v21[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v21[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1113 = sub f64[32] -> v19
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[i0 * L + l] = a0[i0 * L + l] - (T(h) * v10[i0 * L + l]);
+    }
+  }
+  // %1114 = contract f64[32,69] -> v25
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v25[(i0 * 69 + i1) * L + l] = v19[i0 * L + l] * u_stages[(i1 + 228) * L + l];
+      }
+    }
+  }
+  // %1116 = mul f64[2208] -> v36
+  for (int64_t i0 = 0; i0 < 2208; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v36[i0 * L + l] = v25[i0 * L + l] * (1.0f - square(v34[i0 * L + l]));
+    }
+  }
+  // %1117 = contract f64[64] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5526,20 +5650,20 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1101 = mul f64[64] -> v25
+  // %1119 = mul f64[64] -> v25
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v11[i0 * L + l] * step(v24[i0 * L + l]);
+      v25[i0 * L + l] = step(v32[i0 * L + l]) * v19[i0 * L + l];
     }
   }
-  // %1102 = contract f64[64] -> v11
+  // %1120 = contract f64[64] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5559,20 +5683,20 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1103 = mul f64[64] -> v24
+  // %1121 = mul f64[64] -> v32
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v11[i0 * L + l] * step(v22[i0 * L + l]);
+      v32[i0 * L + l] = v19[i0 * L + l] * step(v30[i0 * L + l]);
     }
   }
-  // %1104 = contract f64[64] -> v11
+  // %1122 = contract f64[64] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5584,28 +5708,35 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v24[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v24[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v24[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v24[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v32[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v32[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v32[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v32[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1105 = mul f64[64] -> v22
+  // %1124 = mul f64[64] -> v30
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = step(v20[i0 * L + l]) * v11[i0 * L + l];
+      v30[i0 * L + l] = v19[i0 * L + l] * step(v28[i0 * L + l]);
     }
   }
-  // %1106 = contract f64[32] -> v11
+  // %1125 = mul f64[64] -> v19
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[i0 * L + l] = v30[i0 * L + l] * 0.16666667f;
+    }
+  }
+  // %1126 = contract f64[32] -> v28
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5617,173 +5748,18 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v22[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v22[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v22[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v22[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v19[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v19[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v19[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v19[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1113 = sub f64[32] -> v20
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = a0[i0 * L + l] - (T(h) * v11[i0 * L + l]);
-    }
-  }
-  // %1114 = contract f64[32,69] -> v26
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 69 + i1) * L + l] = v20[i0 * L + l] * u_stages[(i1 + 228) * L + l];
-      }
-    }
-  }
-  // %1116 = mul f64[2208] -> v37
-  for (int64_t i0 = 0; i0 < 2208; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v37[i0 * L + l] = v26[i0 * L + l] * (1.0f - square(v35[i0 * L + l]));
-    }
-  }
-  // %1117 = contract f64[64] -> v20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 2208; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v37[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v37[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v37[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v37[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1119 = mul f64[64] -> v26
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = step(v33[i0 * L + l]) * v20[i0 * L + l];
-    }
-  }
-  // %1120 = contract f64[64] -> v20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v26[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v26[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v26[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v26[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1121 = mul f64[64] -> v33
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = v20[i0 * L + l] * step(v31[i0 * L + l]);
-    }
-  }
-  // %1122 = contract f64[64] -> v20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v33[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v33[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v33[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v33[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1124 = mul f64[64] -> v31
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = v20[i0 * L + l] * step(v29[i0 * L + l]);
-    }
-  }
-  // %1125 = mul f64[64] -> v20
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = v31[i0 * L + l] * 0.16666667f;
-    }
-  }
-  // %1126 = contract f64[32] -> v29
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v20[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v20[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v20[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v20[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[(i0 * 4) * L + l] = acc0_v[l];
-      v29[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v29[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v29[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 4) * L + l] = acc0_v[l];
+      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %1129 = add f64[32] -> a.z
@@ -5792,52 +5768,18 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     for (int64_t l = 0; l < L; ++l) {
       a1[i0 * L + l] =
           (T(h) * ((((-(v3[i0 * L + l] * 0.33333334f)) - (v1[i0 * L + l] * 0.16666667f)) -
-                    (v11[i0 * L + l] * 0.33333334f)) -
-                   v29[i0 * L + l])) +
+                    (v10[i0 * L + l] * 0.33333334f)) -
+                   v28[i0 * L + l])) +
           a0[i0 * L + l];
     }
   }
-  // %905 = mul f64[] -> u8
-  u8[0] = T(h) * -0.0f;
   // %906 = broadcast f64[32,7] -> adj.zeta.weight
   for (int64_t i0 = 0; i0 < 224; ++i0) {
-    dtheta_zeta_weight[i0] += u8[0] * 8.0f;
+    dtheta_zeta_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %907 = broadcast f64[32] -> adj.zeta.bias
   for (int64_t i0 = 0; i0 < 32; ++i0) {
-    dtheta_zeta_bias[i0] += u8[0] * 8.0f;
-  }
-  // %433 = mul f64[] -> u38
-  u38[0] = T(h) * 0.16666667f;
-  // %967 = contract f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = z0_z[i0 * L + l] * u38[0];
-    }
-  }
-  // %446 = mul f64[] -> u39
-  u39[0] = T(h) * 0.33333334f;
-  // %1130 = contract f64[32] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v9[i0 * L + l] * u39[0];
-    }
-  }
-  // %1133 = contract f64[32] -> v9
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v18[i0 * L + l] * u39[0];
-    }
-  }
-  // %1136 = contract f64[32] -> v18
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = v27[i0 * L + l] * u38[0];
-    }
+    dtheta_zeta_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1138 = sub f64[64,32] -> adj.f.layer0.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
@@ -5846,9 +5788,10 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v5[i0 * L + l] * v1[i1 * L + l])) - (v13[i0 * L + l] * v3[i1 * L + l])) -
-                    (v22[i0 * L + l] * v9[i1 * L + l])) -
-                   (v31[i0 * L + l] * v18[i1 * L + l]);
+          sum[l] = (((-(v5[i0 * L + l] * (z0_z[i1 * L + l] * (T(h) * 0.16666667f)))) -
+                     (v12[i0 * L + l] * (v8[i1 * L + l] * (T(h) * 0.33333334f)))) -
+                    (v21[i0 * L + l] * (v17[i1 * L + l] * (T(h) * 0.33333334f)))) -
+                   (v30[i0 * L + l] * (v26[i1 * L + l] * (T(h) * 0.16666667f)));
         }
         dtheta_f_layer0_weight[i0 * 32 + i1] += lane_sum<L>(sum);
       }
@@ -5860,39 +5803,11 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-(v5[i0 * L + l] * 0.16666667f)) - (v13[i0 * L + l] * 0.33333334f)) -
-                          (v22[i0 * L + l] * 0.33333334f)) -
-                         v20[i0 * L + l]);
+        sum[l] = T(h) * ((((-(v5[i0 * L + l] * 0.16666667f)) - (v12[i0 * L + l] * 0.33333334f)) -
+                          (v21[i0 * L + l] * 0.33333334f)) -
+                         v19[i0 * L + l]);
       }
       dtheta_f_layer0_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %1145 = contract f64[64] -> v1
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v10[i0 * L + l] * u39[0];
-    }
-  }
-  // %1007 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v0[i0 * L + l] * u38[0];
-    }
-  }
-  // %1149 = contract f64[64] -> v0
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v19[i0 * L + l] * u39[0];
-    }
-  }
-  // %1152 = contract f64[64] -> v5
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v28[i0 * L + l] * u38[0];
     }
   }
   // %1154 = sub f64[64,64] -> adj.f.layer1.weight
@@ -5902,9 +5817,10 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v1[i1 * L + l] * v15[i0 * L + l])) - (v6[i0 * L + l] * v3[i1 * L + l])) -
-                    (v24[i0 * L + l] * v0[i1 * L + l])) -
-                   (v5[i1 * L + l] * v33[i0 * L + l]);
+          sum[l] = (((-((v9[i1 * L + l] * (T(h) * 0.33333334f)) * v14[i0 * L + l])) -
+                     (v6[i0 * L + l] * (v0[i1 * L + l] * (T(h) * 0.16666667f)))) -
+                    (v23[i0 * L + l] * (v18[i1 * L + l] * (T(h) * 0.33333334f)))) -
+                   ((v27[i1 * L + l] * (T(h) * 0.16666667f)) * v32[i0 * L + l]);
         }
         dtheta_f_layer1_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
@@ -5916,61 +5832,33 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v15[i0 * L + l] * 0.33333334f)) - (v6[i0 * L + l] * 0.16666667f)) -
-                   (v24[i0 * L + l] * 0.33333334f)) -
-                  (v33[i0 * L + l] * 0.16666667f)) *
+        sum[l] = ((((-(v14[i0 * L + l] * 0.33333334f)) - (v6[i0 * L + l] * 0.16666667f)) -
+                   (v23[i0 * L + l] * 0.33333334f)) -
+                  (v32[i0 * L + l] * 0.16666667f)) *
                  T(h);
       }
       dtheta_f_layer1_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1163 = contract f64[64] -> v0
+  // %1164 = mul f64[64] -> v0
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v12[i0 * L + l] * T(h);
+      v0[i0 * L + l] = v16[i0 * L + l] * 0.33333334f;
     }
   }
-  // %1164 = mul f64[64] -> v1
+  // %1168 = mul f64[64] -> v1
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v17[i0 * L + l] * 0.33333334f;
+      v1[i0 * L + l] = v24[i0 * L + l] * 0.33333334f;
     }
   }
-  // %1035 = contract f64[64] -> v3
+  // %1172 = mul f64[64] -> v3
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v7[i0 * L + l] * u38[0];
-    }
-  }
-  // %1168 = mul f64[64] -> v5
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v25[i0 * L + l] * 0.33333334f;
-    }
-  }
-  // %1169 = contract f64[64] -> v10
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v5[i0 * L + l] * T(h);
-    }
-  }
-  // %1172 = mul f64[64] -> v11
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v26[i0 * L + l] * 0.16666667f;
-    }
-  }
-  // %1173 = contract f64[64] -> v12
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v11[i0 * L + l] * T(h);
+      v3[i0 * L + l] = v25[i0 * L + l] * 0.16666667f;
     }
   }
   // %1175 = sub f64[64,64] -> adj.f.layer2.weight
@@ -5980,9 +5868,10 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v0[i1 * L + l] * v1[i0 * L + l])) - (v2[i1 * L + l] * v3[i0 * L + l])) -
-                    (v10[i0 * L + l] * v21[i1 * L + l])) -
-                   (v12[i0 * L + l] * v30[i1 * L + l]);
+          sum[l] = (((-((v11[i1 * L + l] * T(h)) * v0[i0 * L + l])) -
+                     (v2[i1 * L + l] * (v7[i0 * L + l] * (T(h) * 0.16666667f)))) -
+                    ((v1[i0 * L + l] * T(h)) * v20[i1 * L + l])) -
+                   ((v3[i0 * L + l] * T(h)) * v29[i1 * L + l]);
         }
         dtheta_f_layer2_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
@@ -5994,38 +5883,10 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-(v7[i0 * L + l] * 0.16666667f)) - v1[i0 * L + l]) - v5[i0 * L + l]) -
-                         v11[i0 * L + l]);
+        sum[l] = T(h) * ((((-(v7[i0 * L + l] * 0.16666667f)) - v0[i0 * L + l]) - v1[i0 * L + l]) -
+                         v3[i0 * L + l]);
       }
       dtheta_f_layer2_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %1180 = contract f64[64] -> v0
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v14[i0 * L + l] * u39[0];
-    }
-  }
-  // %1061 = contract f64[64] -> v1
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v4[i0 * L + l] * u38[0];
-    }
-  }
-  // %1184 = contract f64[64] -> v2
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v23[i0 * L + l] * u39[0];
-    }
-  }
-  // %1187 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v32[i0 * L + l] * u38[0];
     }
   }
   // %1189 = sub f64[2208,64] -> adj.f.layer3.weight
@@ -6035,9 +5896,10 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v0[i1 * L + l] * v34[i0 * L + l])) - (v16[i0 * L + l] * v1[i1 * L + l])) -
-                    (v36[i0 * L + l] * v2[i1 * L + l])) -
-                   (v3[i1 * L + l] * v37[i0 * L + l]);
+          sum[l] = (((-((v13[i1 * L + l] * (T(h) * 0.33333334f)) * v33[i0 * L + l])) -
+                     (v15[i0 * L + l] * (v4[i1 * L + l] * (T(h) * 0.16666667f)))) -
+                    (v35[i0 * L + l] * (v22[i1 * L + l] * (T(h) * 0.33333334f)))) -
+                   ((v31[i1 * L + l] * (T(h) * 0.16666667f)) * v36[i0 * L + l]);
         }
         dtheta_f_layer3_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
@@ -6049,19 +5911,19 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-(v34[i0 * L + l] * 0.33333334f)) - (v16[i0 * L + l] * 0.16666667f)) -
-                          (v36[i0 * L + l] * 0.33333334f)) -
-                         (v37[i0 * L + l] * 0.16666667f));
+        sum[l] = T(h) * ((((-(v33[i0 * L + l] * 0.33333334f)) - (v15[i0 * L + l] * 0.16666667f)) -
+                          (v35[i0 * L + l] * 0.33333334f)) -
+                         (v36[i0 * L + l] * 0.16666667f));
       }
       dtheta_f_layer3_bias[i0] += lane_sum<L>(sum);
     }
   }
   // %908 = broadcast f64[1,32] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 32; ++i0) {
-    dtheta_out_weight[i0] += u8[0] * 8.0f;
+    dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %909 = broadcast f64[1] -> adj.out.bias
-  dtheta_out_bias[0] += u8[0] * 8.0f;
+  dtheta_out_bias[0] += (T(h) * -0.0f) * 8.0f;
 }
 
 /// output: runtime/abi.h's plastic_output_fn.
@@ -6408,9 +6270,9 @@ const plastic_model kModel = {
             .field = 74752,
             .field_vjp = 226304,
             .adjoint_field = 299008,
-            .step = 147520,
-            .step_vjp = 1183808,
-            .adjoint_step = 758976,
+            .step = 147456,
+            .step_vjp = 1114112,
+            .adjoint_step = 758784,
             .output = 64,
             .output_vjp = 0,
             .loss = 0,

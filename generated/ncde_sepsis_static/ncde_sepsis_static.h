@@ -107,11 +107,11 @@ enum {
  *   theta: uniform[154241] = 154241 floats, read-only
  *   u_stages: varying[304] = 2432 floats, read-only
  *   z1: varying[32] = 256 floats, may alias
- *   scratch: scratch arena, 147520 bytes, 64-byte aligned
+ *   scratch: scratch arena, 147456 bytes, 64-byte aligned
  */
 void ncde_sepsis_static_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                              const void* u_stages, void* z1, void* scratch);
-enum { ncde_sepsis_static_step_lanes = 8, ncde_sepsis_static_step_scratch_bytes = 147520 };
+enum { ncde_sepsis_static_step_lanes = 8, ncde_sepsis_static_step_scratch_bytes = 147456 };
 
 /* ncde_sepsis_static_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -124,12 +124,12 @@ enum { ncde_sepsis_static_step_lanes = 8, ncde_sepsis_static_step_scratch_bytes 
  *   z0_bar: varying[32] = 256 floats
  *   theta_bar: uniform[154241] = 154241 floats
  *   u_stages_bar: varying[304] = 2432 floats, may be NULL
- *   scratch: scratch arena, 1183808 bytes, 64-byte aligned
+ *   scratch: scratch arena, 1114112 bytes, 64-byte aligned
  */
 void ncde_sepsis_static_step_vjp(const void* ctx, double t, double h, const void* z0,
                                  const void* theta, const void* u_stages, const void* z1_bar,
                                  void* z0_bar, void* theta_bar, void* u_stages_bar, void* scratch);
-enum { ncde_sepsis_static_step_vjp_lanes = 8, ncde_sepsis_static_step_vjp_scratch_bytes = 1183808 };
+enum { ncde_sepsis_static_step_vjp_lanes = 8, ncde_sepsis_static_step_vjp_scratch_bytes = 1114112 };
 
 /* ncde_sepsis_static_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -144,7 +144,7 @@ enum { ncde_sepsis_static_step_vjp_lanes = 8, ncde_sepsis_static_step_vjp_scratc
  *   dtheta: uniform[154241] = 154241 floats
  *   err: varying[64] = 512 floats, may be NULL
  *   dtheta_err: uniform[154241] = 154241 floats, may be NULL
- *   scratch: scratch arena, 758976 bytes, 64-byte aligned
+ *   scratch: scratch arena, 758784 bytes, 64-byte aligned
  */
 void ncde_sepsis_static_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                      const void* a0, const void* theta, const void* u_stages,
@@ -152,7 +152,7 @@ void ncde_sepsis_static_adjoint_step(const void* ctx, double t, double h, const 
                                      void* scratch);
 enum {
   ncde_sepsis_static_adjoint_step_lanes = 8,
-  ncde_sepsis_static_adjoint_step_scratch_bytes = 758976
+  ncde_sepsis_static_adjoint_step_scratch_bytes = 758784
 };
 
 /* ncde_sepsis_static_output: f32 elements (float), tile of L = 8 lane-interleaved samples.

@@ -98,11 +98,11 @@ enum {
  *   theta: uniform[1394] = 1394 floats, read-only
  *   u_stages: varying[4] = 32 floats, read-only
  *   z1: varying[4] = 32 floats, may alias
- *   scratch: scratch arena, 2304 bytes, 64-byte aligned
+ *   scratch: scratch arena, 2240 bytes, 64-byte aligned
  */
 void node_elu_default_tanks_step(const void* ctx, double t, double h, const void* z0,
                                  const void* theta, const void* u_stages, void* z1, void* scratch);
-enum { node_elu_default_tanks_step_lanes = 8, node_elu_default_tanks_step_scratch_bytes = 2304 };
+enum { node_elu_default_tanks_step_lanes = 8, node_elu_default_tanks_step_scratch_bytes = 2240 };
 
 /* node_elu_default_tanks_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -115,7 +115,7 @@ enum { node_elu_default_tanks_step_lanes = 8, node_elu_default_tanks_step_scratc
  *   z0_bar: varying[4] = 32 floats
  *   theta_bar: uniform[1394] = 1394 floats
  *   u_stages_bar: varying[4] = 32 floats, may be NULL
- *   scratch: scratch arena, 12864 bytes, 64-byte aligned
+ *   scratch: scratch arena, 11776 bytes, 64-byte aligned
  */
 void node_elu_default_tanks_step_vjp(const void* ctx, double t, double h, const void* z0,
                                      const void* theta, const void* u_stages, const void* z1_bar,
@@ -123,7 +123,7 @@ void node_elu_default_tanks_step_vjp(const void* ctx, double t, double h, const 
                                      void* scratch);
 enum {
   node_elu_default_tanks_step_vjp_lanes = 8,
-  node_elu_default_tanks_step_vjp_scratch_bytes = 12864
+  node_elu_default_tanks_step_vjp_scratch_bytes = 11776
 };
 
 /* node_elu_default_tanks_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved
@@ -131,7 +131,7 @@ enum {
  * varying[4] = 32 floats, read-only theta: uniform[1394] = 1394 floats, read-only u_stages:
  * varying[4] = 32 floats, read-only z1: varying[4] = 32 floats a1: varying[4] = 32 floats dtheta:
  * uniform[1394] = 1394 floats err: varying[8] = 64 floats, may be NULL dtheta_err: uniform[1394] =
- * 1394 floats, may be NULL scratch: scratch arena, 9472 bytes, 64-byte aligned
+ * 1394 floats, may be NULL scratch: scratch arena, 9408 bytes, 64-byte aligned
  */
 void node_elu_default_tanks_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                          const void* a0, const void* theta, const void* u_stages,
@@ -139,7 +139,7 @@ void node_elu_default_tanks_adjoint_step(const void* ctx, double t, double h, co
                                          void* dtheta_err, void* scratch);
 enum {
   node_elu_default_tanks_adjoint_step_lanes = 8,
-  node_elu_default_tanks_adjoint_step_scratch_bytes = 9472
+  node_elu_default_tanks_adjoint_step_scratch_bytes = 9408
 };
 
 /* node_elu_default_tanks_output: f32 elements (float), tile of L = 8 lane-interleaved samples.

@@ -1694,7 +1694,6 @@ extern "C" void node_elu_default_tanks_euler_step_vjp(const void* /*ctx*/, doubl
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3264);
   T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4288);
   T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5312);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6336);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -1744,14 +1743,7 @@ extern "C" void node_elu_default_tanks_euler_step_vjp(const void* /*ctx*/, doubl
       v2[i0 * L + l] = f_layer0_bias[i0] + v1[i0 * L + l];
     }
   }
-  // %118 = mul f64[4] -> v1
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = z1_bar_z[i0 * L + l] * T(h);
-    }
-  }
-  // %120 = contract f64[32] -> v3
+  // %120 = contract f64[32] -> v1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1763,28 +1755,31 @@ extern "C" void node_elu_default_tanks_euler_step_vjp(const void* /*ctx*/, doubl
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32 + 1], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32 + 2], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32 + 3], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32], z1_bar_z[i1 * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(f_layer2_weight[i0 * 4 + i1 * 32 + 1], z1_bar_z[i1 * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(f_layer2_weight[i0 * 4 + i1 * 32 + 2], z1_bar_z[i1 * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(f_layer2_weight[i0 * 4 + i1 * 32 + 3], z1_bar_z[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 4) * L + l] = acc0_v[l] * T(h);
+      v1[(i0 * 4 + 1) * L + l] = acc1_v[l] * T(h);
+      v1[(i0 * 4 + 2) * L + l] = acc2_v[l] * T(h);
+      v1[(i0 * 4 + 3) * L + l] = acc3_v[l] * T(h);
     }
   }
-  // %108 = elu f64[32] -> v4
+  // %108 = elu f64[32] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = elu(v2[i0 * L + l], 1.0f);
+      v3[i0 * L + l] = elu(v2[i0 * L + l], 1.0f);
     }
   }
-  // %109 = contract f64[32] -> v5
+  // %109 = contract f64[32] -> v4
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1796,35 +1791,35 @@ extern "C" void node_elu_default_tanks_euler_step_vjp(const void* /*ctx*/, doubl
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1 + 32], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1 + 64], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1 + 96], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1 + 32], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1 + 64], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1 + 96], v3[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %110 = add f64[32] -> v6
+  // %110 = add f64[32] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = f_layer1_bias[i0] + v5[i0 * L + l];
+      v5[i0 * L + l] = f_layer1_bias[i0] + v4[i0 * L + l];
     }
   }
-  // %124 = mul f64[32] -> v5
+  // %124 = mul f64[32] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v3[i0 * L + l] * ((v6[i0 * L + l] > 0.0f) ? 1.0f : vm::exp(v6[i0 * L + l]));
+      v4[i0 * L + l] = v1[i0 * L + l] * ((v5[i0 * L + l] > 0.0f) ? 1.0f : vm::exp(v5[i0 * L + l]));
     }
   }
-  // %126 = contract f64[32] -> v3
+  // %126 = contract f64[32] -> v1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1836,28 +1831,28 @@ extern "C" void node_elu_default_tanks_euler_step_vjp(const void* /*ctx*/, doubl
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32 + 1], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32 + 2], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32 + 1], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32 + 2], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32 + 3], v4[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 4) * L + l] = acc0_v[l];
+      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %130 = mul f64[32] -> v7
+  // %130 = mul f64[32] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = ((v2[i0 * L + l] > 0.0f) ? 1.0f : vm::exp(v2[i0 * L + l])) * v3[i0 * L + l];
+      v6[i0 * L + l] = ((v2[i0 * L + l] > 0.0f) ? 1.0f : vm::exp(v2[i0 * L + l])) * v1[i0 * L + l];
     }
   }
-  // %132 = contract f64[5] -> v2
+  // %132 = contract f64[5] -> v1
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -1868,35 +1863,35 @@ extern "C" void node_elu_default_tanks_euler_step_vjp(const void* /*ctx*/, doubl
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(f_layer0_weight[i0 * 5], v7[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(f_layer0_weight[i0 * 5 + 1], v7[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(f_layer0_weight[i0 * 5 + 2], v7[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(f_layer0_weight[i0 * 5 + 3], v7[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(f_layer0_weight[i0 * 5], v6[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(f_layer0_weight[i0 * 5 + 1], v6[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(f_layer0_weight[i0 * 5 + 2], v6[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(f_layer0_weight[i0 * 5 + 3], v6[i0 * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v2[l] = acc0_v[l];
-    v2[1 * L + l] = acc1_v[l];
-    v2[2 * L + l] = acc2_v[l];
-    v2[3 * L + l] = acc3_v[l];
+    v1[l] = acc0_v[l];
+    v1[1 * L + l] = acc1_v[l];
+    v1[2 * L + l] = acc2_v[l];
+    v1[3 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(f_layer0_weight[i0 * 5 + 4], v7[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(f_layer0_weight[i0 * 5 + 4], v6[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v2[4 * L + l] = acc0_v[l];
+    v1[4 * L + l] = acc0_v[l];
   }
   // %135 = add f64[4] -> d.z
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z0_bar_z[i0 * L + l] += z1_bar_z[i0 * L + l] + v2[i0 * L + l];
+      z0_bar_z[i0 * L + l] += z1_bar_z[i0 * L + l] + v1[i0 * L + l];
     }
   }
   // %131 = contract f64[32,5] -> d.f.layer0.weight
@@ -1906,7 +1901,7 @@ extern "C" void node_elu_default_tanks_euler_step_vjp(const void* /*ctx*/, doubl
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = v7[i0 * L + l] * v0[i1 * L + l];
+          sum[l] = v6[i0 * L + l] * v0[i1 * L + l];
         }
         theta_bar_f_layer0_weight[i0 * 5 + i1] += lane_sum<L>(sum);
       }
@@ -1919,17 +1914,17 @@ extern "C" void node_elu_default_tanks_euler_step_vjp(const void* /*ctx*/, doubl
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = v4[i1 * L + l] * v5[i0 * L + l];
+          sum[l] = v3[i1 * L + l] * v4[i0 * L + l];
         }
         theta_bar_f_layer1_weight[i0 * 32 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %111 = elu f64[32] -> v3
+  // %111 = elu f64[32] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = elu(v6[i0 * L + l], 1.0f);
+      v2[i0 * L + l] = elu(v5[i0 * L + l], 1.0f);
     }
   }
   // %119 = contract f64[4,32] -> d.f.layer2.weight
@@ -1939,7 +1934,7 @@ extern "C" void node_elu_default_tanks_euler_step_vjp(const void* /*ctx*/, doubl
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = v3[i1 * L + l] * v1[i0 * L + l];
+          sum[l] = v2[i1 * L + l] * (z1_bar_z[i0 * L + l] * T(h));
         }
         theta_bar_f_layer2_weight[i0 * 32 + i1] += lane_sum<L>(sum);
       }
@@ -1951,7 +1946,7 @@ extern "C" void node_elu_default_tanks_euler_step_vjp(const void* /*ctx*/, doubl
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v7[i0 * L + l];
+        sum[l] = v6[i0 * L + l];
       }
       theta_bar_f_layer0_bias[i0] += lane_sum<L>(sum);
     }
@@ -1962,7 +1957,7 @@ extern "C" void node_elu_default_tanks_euler_step_vjp(const void* /*ctx*/, doubl
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v5[i0 * L + l];
+        sum[l] = v4[i0 * L + l];
       }
       theta_bar_f_layer1_bias[i0] += lane_sum<L>(sum);
     }
@@ -1973,7 +1968,7 @@ extern "C" void node_elu_default_tanks_euler_step_vjp(const void* /*ctx*/, doubl
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v1[i0 * L + l];
+        sum[l] = z1_bar_z[i0 * L + l] * T(h);
       }
       theta_bar_f_layer2_bias[i0] += lane_sum<L>(sum);
     }
@@ -1982,7 +1977,7 @@ extern "C" void node_elu_default_tanks_euler_step_vjp(const void* /*ctx*/, doubl
     // %134 = slice f64[1] -> d.u@0
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      u_stages_bar[l] += v2[4 * L + l];
+      u_stages_bar[l] += v1[4 * L + l];
     }
   }
 }
@@ -2025,7 +2020,6 @@ extern "C" void node_elu_default_tanks_euler_adjoint_step(
   T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4288);
   T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4416);
   T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5440);
-  T* __restrict u8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6464);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -2267,13 +2261,6 @@ extern "C" void node_elu_default_tanks_euler_adjoint_step(
       a1[i0 * L + l] = a0[i0 * L + l] - (v2[i0 * L + l] * T(h));
     }
   }
-  // %203 = contract f64[5] -> v2
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v0[i0 * L + l] * T(h);
-    }
-  }
   // %205 = neg f64[32,5] -> adj.f.layer0.weight
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -2281,7 +2268,7 @@ extern "C" void node_elu_default_tanks_euler_adjoint_step(
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v6[i0 * L + l] * v2[i1 * L + l]);
+          sum[l] = -(v6[i0 * L + l] * (v0[i1 * L + l] * T(h)));
         }
         dtheta_f_layer0_weight[i0 * 5 + i1] += lane_sum<L>(sum);
       }
@@ -2298,13 +2285,6 @@ extern "C" void node_elu_default_tanks_euler_adjoint_step(
       dtheta_f_layer0_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %211 = contract f64[32] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v1[i0 * L + l] * T(h);
-    }
-  }
   // %214 = neg f64[32,32] -> adj.f.layer1.weight
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
@@ -2312,7 +2292,7 @@ extern "C" void node_elu_default_tanks_euler_adjoint_step(
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v2[i1 * L + l] * v7[i0 * L + l]);
+          sum[l] = -((v1[i1 * L + l] * T(h)) * v7[i0 * L + l]);
         }
         dtheta_f_layer1_weight[i0 * 32 + i1] += lane_sum<L>(sum);
       }
@@ -2329,13 +2309,6 @@ extern "C" void node_elu_default_tanks_euler_adjoint_step(
       dtheta_f_layer1_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %220 = contract f64[4] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = a0[i0 * L + l] * T(h);
-    }
-  }
   // %223 = neg f64[4,32] -> adj.f.layer2.weight
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
@@ -2343,7 +2316,7 @@ extern "C" void node_elu_default_tanks_euler_adjoint_step(
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v3[i1 * L + l] * v5[i0 * L + l]);
+          sum[l] = -(v3[i1 * L + l] * (a0[i0 * L + l] * T(h)));
         }
         dtheta_f_layer2_weight[i0 * 32 + i1] += lane_sum<L>(sum);
       }
@@ -2355,27 +2328,25 @@ extern "C" void node_elu_default_tanks_euler_adjoint_step(
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -v5[i0 * L + l];
+        sum[l] = -(a0[i0 * L + l] * T(h));
       }
       dtheta_f_layer2_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %193 = mul f64[] -> u8
-  u8[0] = T(h) * -0.0f;
   // %194 = broadcast f64[4,1] -> adj.enc.weight
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    dtheta_enc_weight[i0] += u8[0] * 8.0f;
+    dtheta_enc_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %195 = broadcast f64[4] -> adj.enc.bias
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    dtheta_enc_bias[i0] += u8[0] * 8.0f;
+    dtheta_enc_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %196 = broadcast f64[1,5] -> adj.h.weight
   for (int64_t i0 = 0; i0 < 5; ++i0) {
-    dtheta_h_weight[i0] += u8[0] * 8.0f;
+    dtheta_h_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %197 = broadcast f64[1] -> adj.h.bias
-  dtheta_h_bias[0] += u8[0] * 8.0f;
+  dtheta_h_bias[0] += (T(h) * -0.0f) * 8.0f;
 }
 
 /// output: runtime/abi.h's plastic_output_fn.
@@ -2752,8 +2723,8 @@ const plastic_model kModel = {
             .field_vjp = 6336,
             .adjoint_field = 10752,
             .step = 2240,
-            .step_vjp = 7360,
-            .adjoint_step = 6528,
+            .step_vjp = 6336,
+            .adjoint_step = 6464,
             .output = 256,
             .output_vjp = 384,
             .loss = 0,

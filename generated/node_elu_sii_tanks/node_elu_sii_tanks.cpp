@@ -1540,7 +1540,6 @@ extern "C" void node_elu_sii_tanks_step(const void* /*ctx*/, double /*t*/, doubl
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 192);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1216);
-  T* __restrict u3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2240);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -1647,13 +1646,11 @@ extern "C" void node_elu_sii_tanks_step(const void* /*ctx*/, double /*t*/, doubl
     v0[2 * L + l] = acc2_v[l];
     v0[3 * L + l] = acc3_v[l];
   }
-  // %116 = mul f64[] -> u3
-  u3[0] = T(h) * 0.5f;
   // %182 = concat f64[5] -> v1
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = z0_z[i0 * L + l] + ((f_layer2_bias[i0] + v0[i0 * L + l]) * u3[0]);
+      v1[i0 * L + l] = z0_z[i0 * L + l] + ((f_layer2_bias[i0] + v0[i0 * L + l]) * (T(h) * 0.5f));
     }
   }
   PLASTIC_SIMD
@@ -1793,16 +1790,14 @@ extern "C" void node_elu_sii_tanks_step_vjp(const void* /*ctx*/, double /*t*/, d
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2240);
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3264);
   T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4288);
-  T* __restrict u6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4416);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4480);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4672);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5696);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6720);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7744);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8768);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9792);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10816);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11840);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4416);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4608);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5632);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6656);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7680);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8704);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9728);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10752);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -1923,20 +1918,18 @@ extern "C" void node_elu_sii_tanks_step_vjp(const void* /*ctx*/, double /*t*/, d
     v5[2 * L + l] = acc2_v[l];
     v5[3 * L + l] = acc3_v[l];
   }
-  // %116 = mul f64[] -> u6
-  u6[0] = T(h) * 0.5f;
-  // %182 = concat f64[5] -> v7
+  // %182 = concat f64[5] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = z0_z[i0 * L + l] + ((f_layer2_bias[i0] + v5[i0 * L + l]) * u6[0]);
+      v6[i0 * L + l] = z0_z[i0 * L + l] + ((f_layer2_bias[i0] + v5[i0 * L + l]) * (T(h) * 0.5f));
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v7[4 * L + l] = u_stages[2 * L + l];
+    v6[4 * L + l] = u_stages[2 * L + l];
   }
-  // %183 = contract f64[32] -> v8
+  // %183 = contract f64[32] -> v7
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1948,35 +1941,28 @@ extern "C" void node_elu_sii_tanks_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 20 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 20 + i1 + 5], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 20 + i1 + 10], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 20 + i1 + 15], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 20 + i1], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 20 + i1 + 5], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 20 + i1 + 10], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 20 + i1 + 15], v6[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %184 = add f64[32] -> v9
+  // %184 = add f64[32] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = f_layer0_bias[i0] + v8[i0 * L + l];
+      v8[i0 * L + l] = f_layer0_bias[i0] + v7[i0 * L + l];
     }
   }
-  // %135 = mul f64[4] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = z1_bar_z[i0 * L + l] * T(h);
-    }
-  }
-  // %137 = contract f64[32] -> v8
+  // %137 = contract f64[32] -> v7
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1988,28 +1974,31 @@ extern "C" void node_elu_sii_tanks_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32 + 1], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32 + 2], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32 + 3], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32], z1_bar_z[i1 * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(f_layer2_weight[i0 * 4 + i1 * 32 + 1], z1_bar_z[i1 * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(f_layer2_weight[i0 * 4 + i1 * 32 + 2], z1_bar_z[i1 * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(f_layer2_weight[i0 * 4 + i1 * 32 + 3], z1_bar_z[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l] * T(h);
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l] * T(h);
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l] * T(h);
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l] * T(h);
     }
   }
-  // %185 = elu f64[32] -> v10
+  // %185 = elu f64[32] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = elu(v9[i0 * L + l], 1.0f);
+      v9[i0 * L + l] = elu(v8[i0 * L + l], 1.0f);
     }
   }
-  // %186 = contract f64[32] -> v11
+  // %186 = contract f64[32] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2021,36 +2010,36 @@ extern "C" void node_elu_sii_tanks_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1 + 32], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1 + 64], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1 + 96], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1 + 32], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1 + 64], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1 + 96], v9[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %187 = add f64[32] -> v12
+  // %187 = add f64[32] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v11[i0 * L + l] + f_layer1_bias[i0];
+      v11[i0 * L + l] = v10[i0 * L + l] + f_layer1_bias[i0];
     }
   }
-  // %222 = mul f64[32] -> v11
+  // %222 = mul f64[32] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] =
-          v8[i0 * L + l] * ((v12[i0 * L + l] > 0.0f) ? 1.0f : vm::exp(v12[i0 * L + l]));
+      v10[i0 * L + l] =
+          v7[i0 * L + l] * ((v11[i0 * L + l] > 0.0f) ? 1.0f : vm::exp(v11[i0 * L + l]));
     }
   }
-  // %223 = contract f64[32] -> v8
+  // %223 = contract f64[32] -> v7
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2062,28 +2051,28 @@ extern "C" void node_elu_sii_tanks_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32 + 1], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32 + 2], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32 + 3], v11[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32], v10[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32 + 1], v10[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32 + 2], v10[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32 + 3], v10[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %224 = mul f64[32] -> v13
+  // %224 = mul f64[32] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = ((v9[i0 * L + l] > 0.0f) ? 1.0f : vm::exp(v9[i0 * L + l])) * v8[i0 * L + l];
+      v12[i0 * L + l] = ((v8[i0 * L + l] > 0.0f) ? 1.0f : vm::exp(v8[i0 * L + l])) * v7[i0 * L + l];
     }
   }
-  // %225 = contract f64[5] -> v8
+  // %225 = contract f64[5] -> v7
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -2094,38 +2083,31 @@ extern "C" void node_elu_sii_tanks_step_vjp(const void* /*ctx*/, double /*t*/, d
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(f_layer0_weight[i0 * 5], v13[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(f_layer0_weight[i0 * 5 + 1], v13[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(f_layer0_weight[i0 * 5 + 2], v13[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(f_layer0_weight[i0 * 5 + 3], v13[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(f_layer0_weight[i0 * 5], v12[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(f_layer0_weight[i0 * 5 + 1], v12[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(f_layer0_weight[i0 * 5 + 2], v12[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(f_layer0_weight[i0 * 5 + 3], v12[i0 * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v8[l] = acc0_v[l];
-    v8[1 * L + l] = acc1_v[l];
-    v8[2 * L + l] = acc2_v[l];
-    v8[3 * L + l] = acc3_v[l];
+    v7[l] = acc0_v[l];
+    v7[1 * L + l] = acc1_v[l];
+    v7[2 * L + l] = acc2_v[l];
+    v7[3 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(f_layer0_weight[i0 * 5 + 4], v13[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(f_layer0_weight[i0 * 5 + 4], v12[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v8[4 * L + l] = acc0_v[l];
+    v7[4 * L + l] = acc0_v[l];
   }
-  // %227 = contract f64[4] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v8[i0 * L + l] * u6[0];
-    }
-  }
-  // %228 = contract f64[32] -> v14
+  // %228 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2137,26 +2119,25 @@ extern "C" void node_elu_sii_tanks_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32 + 1], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32 + 2], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32 + 3], v7[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.5f);
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.5f);
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.5f);
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.5f);
     }
   }
-  // %229 = mul f64[32] -> v15
+  // %229 = mul f64[32] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] =
-          v14[i0 * L + l] * ((v4[i0 * L + l] > 0.0f) ? 1.0f : vm::exp(v4[i0 * L + l]));
+      v13[i0 * L + l] = v8[i0 * L + l] * ((v4[i0 * L + l] > 0.0f) ? 1.0f : vm::exp(v4[i0 * L + l]));
     }
   }
   // %230 = contract f64[32] -> v4
@@ -2171,10 +2152,10 @@ extern "C" void node_elu_sii_tanks_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32 + 1], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32 + 2], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32 + 3], v15[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32 + 1], v13[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32 + 2], v13[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32 + 3], v13[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -2185,11 +2166,11 @@ extern "C" void node_elu_sii_tanks_step_vjp(const void* /*ctx*/, double /*t*/, d
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %231 = mul f64[32] -> v14
+  // %231 = mul f64[32] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = ((v2[i0 * L + l] > 0.0f) ? 1.0f : vm::exp(v2[i0 * L + l])) * v4[i0 * L + l];
+      v8[i0 * L + l] = ((v2[i0 * L + l] > 0.0f) ? 1.0f : vm::exp(v2[i0 * L + l])) * v4[i0 * L + l];
     }
   }
   // %232 = contract f64[5] -> v2
@@ -2203,10 +2184,10 @@ extern "C" void node_elu_sii_tanks_step_vjp(const void* /*ctx*/, double /*t*/, d
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(f_layer0_weight[i0 * 5], v14[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(f_layer0_weight[i0 * 5 + 1], v14[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(f_layer0_weight[i0 * 5 + 2], v14[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(f_layer0_weight[i0 * 5 + 3], v14[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(f_layer0_weight[i0 * 5], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(f_layer0_weight[i0 * 5 + 1], v8[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(f_layer0_weight[i0 * 5 + 2], v8[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(f_layer0_weight[i0 * 5 + 3], v8[i0 * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -2220,7 +2201,7 @@ extern "C" void node_elu_sii_tanks_step_vjp(const void* /*ctx*/, double /*t*/, d
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(f_layer0_weight[i0 * 5 + 4], v14[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(f_layer0_weight[i0 * 5 + 4], v8[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -2231,7 +2212,7 @@ extern "C" void node_elu_sii_tanks_step_vjp(const void* /*ctx*/, double /*t*/, d
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z0_bar_z[i0 * L + l] += (v8[i0 * L + l] + z1_bar_z[i0 * L + l]) + v2[i0 * L + l];
+      z0_bar_z[i0 * L + l] += (v7[i0 * L + l] + z1_bar_z[i0 * L + l]) + v2[i0 * L + l];
     }
   }
   // %238 = add f64[32,5] -> d.f.layer0.weight
@@ -2241,7 +2222,7 @@ extern "C" void node_elu_sii_tanks_step_vjp(const void* /*ctx*/, double /*t*/, d
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v13[i0 * L + l] * v7[i1 * L + l]) + (v0[i1 * L + l] * v14[i0 * L + l]);
+          sum[l] = (v12[i0 * L + l] * v6[i1 * L + l]) + (v0[i1 * L + l] * v8[i0 * L + l]);
         }
         theta_bar_f_layer0_weight[i0 * 5 + i1] += lane_sum<L>(sum);
       }
@@ -2253,7 +2234,7 @@ extern "C" void node_elu_sii_tanks_step_vjp(const void* /*ctx*/, double /*t*/, d
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v13[i0 * L + l] + v14[i0 * L + l];
+        sum[l] = v12[i0 * L + l] + v8[i0 * L + l];
       }
       theta_bar_f_layer0_bias[i0] += lane_sum<L>(sum);
     }
@@ -2265,7 +2246,7 @@ extern "C" void node_elu_sii_tanks_step_vjp(const void* /*ctx*/, double /*t*/, d
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v11[i0 * L + l] * v10[i1 * L + l]) + (v1[i1 * L + l] * v15[i0 * L + l]);
+          sum[l] = (v10[i0 * L + l] * v9[i1 * L + l]) + (v1[i1 * L + l] * v13[i0 * L + l]);
         }
         theta_bar_f_layer1_weight[i0 * 32 + i1] += lane_sum<L>(sum);
       }
@@ -2277,7 +2258,7 @@ extern "C" void node_elu_sii_tanks_step_vjp(const void* /*ctx*/, double /*t*/, d
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v11[i0 * L + l] + v15[i0 * L + l];
+        sum[l] = v10[i0 * L + l] + v13[i0 * L + l];
       }
       theta_bar_f_layer1_bias[i0] += lane_sum<L>(sum);
     }
@@ -2286,7 +2267,7 @@ extern "C" void node_elu_sii_tanks_step_vjp(const void* /*ctx*/, double /*t*/, d
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = elu(v12[i0 * L + l], 1.0f);
+      v1[i0 * L + l] = elu(v11[i0 * L + l], 1.0f);
     }
   }
   // %246 = add f64[4,32] -> d.f.layer2.weight
@@ -2296,7 +2277,8 @@ extern "C" void node_elu_sii_tanks_step_vjp(const void* /*ctx*/, double /*t*/, d
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v1[i1 * L + l] * v5[i0 * L + l]) + (v3[i1 * L + l] * v9[i0 * L + l]);
+          sum[l] = (v1[i1 * L + l] * (z1_bar_z[i0 * L + l] * T(h))) +
+                   (v3[i1 * L + l] * (v7[i0 * L + l] * (T(h) * 0.5f)));
         }
         theta_bar_f_layer2_weight[i0 * 32 + i1] += lane_sum<L>(sum);
       }
@@ -2308,7 +2290,7 @@ extern "C" void node_elu_sii_tanks_step_vjp(const void* /*ctx*/, double /*t*/, d
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v9[i0 * L + l] + v5[i0 * L + l];
+        sum[l] = (v7[i0 * L + l] * (T(h) * 0.5f)) + (z1_bar_z[i0 * L + l] * T(h));
       }
       theta_bar_f_layer2_bias[i0] += lane_sum<L>(sum);
     }
@@ -2322,7 +2304,7 @@ extern "C" void node_elu_sii_tanks_step_vjp(const void* /*ctx*/, double /*t*/, d
     // %249 = slice f64[1] -> d.u@1
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      u_stages_bar[2 * L + l] += v8[4 * L + l];
+      u_stages_bar[2 * L + l] += v7[4 * L + l];
     }
   }
 }
@@ -2363,13 +2345,12 @@ extern "C" void node_elu_sii_tanks_adjoint_step(const void* /*ctx*/, double /*t*
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 192);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1216);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2240);
-  T* __restrict u4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3264);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3328);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4352);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5376);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6400);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7424);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8448);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3264);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4288);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5312);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6336);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7360);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8384);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -2494,20 +2475,18 @@ extern "C" void node_elu_sii_tanks_adjoint_step(const void* /*ctx*/, double /*t*
     v0[2 * L + l] = acc2_v[l];
     v0[3 * L + l] = acc3_v[l];
   }
-  // %116 = mul f64[] -> u4
-  u4[0] = T(h) * 0.5f;
   // %182 = concat f64[5] -> v3
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = z0_z[i0 * L + l] + ((f_layer2_bias[i0] + v0[i0 * L + l]) * u4[0]);
+      v3[i0 * L + l] = z0_z[i0 * L + l] + ((f_layer2_bias[i0] + v0[i0 * L + l]) * (T(h) * 0.5f));
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v3[4 * L + l] = u_stages[2 * L + l];
   }
-  // %183 = contract f64[32] -> v5
+  // %183 = contract f64[32] -> v4
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2527,27 +2506,27 @@ extern "C" void node_elu_sii_tanks_adjoint_step(const void* /*ctx*/, double /*t*
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %184 = add f64[32] -> v6
+  // %184 = add f64[32] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = f_layer0_bias[i0] + v5[i0 * L + l];
+      v5[i0 * L + l] = f_layer0_bias[i0] + v4[i0 * L + l];
     }
   }
-  // %185 = elu f64[32] -> v5
+  // %185 = elu f64[32] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = elu(v6[i0 * L + l], 1.0f);
+      v4[i0 * L + l] = elu(v5[i0 * L + l], 1.0f);
     }
   }
-  // %186 = contract f64[32] -> v7
+  // %186 = contract f64[32] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2559,32 +2538,32 @@ extern "C" void node_elu_sii_tanks_adjoint_step(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1 + 32], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1 + 64], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1 + 96], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1 + 32], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1 + 64], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1 + 96], v4[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %187 = add f64[32] -> v8
+  // %187 = add f64[32] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v7[i0 * L + l] + f_layer1_bias[i0];
+      v7[i0 * L + l] = v6[i0 * L + l] + f_layer1_bias[i0];
     }
   }
-  // %188 = elu f64[32] -> v7
+  // %188 = elu f64[32] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = elu(v8[i0 * L + l], 1.0f);
+      v6[i0 * L + l] = elu(v7[i0 * L + l], 1.0f);
     }
   }
   // %189 = contract f64[4] -> v0
@@ -2598,10 +2577,10 @@ extern "C" void node_elu_sii_tanks_adjoint_step(const void* /*ctx*/, double /*t*
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(f_layer2_weight[i0], v7[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(f_layer2_weight[i0 + 32], v7[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(f_layer2_weight[i0 + 64], v7[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(f_layer2_weight[i0 + 96], v7[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(f_layer2_weight[i0], v6[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(f_layer2_weight[i0 + 32], v6[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(f_layer2_weight[i0 + 64], v6[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(f_layer2_weight[i0 + 96], v6[i0 * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -2618,7 +2597,7 @@ extern "C" void node_elu_sii_tanks_adjoint_step(const void* /*ctx*/, double /*t*
       z1_z[i0 * L + l] = z0_z[i0 * L + l] + ((f_layer2_bias[i0] + v0[i0 * L + l]) * T(h));
     }
   }
-  // %62 = contract f64[32] -> v9
+  // %62 = contract f64[32] -> v8
   // node_elu_sii_tanks.ode:5: # Algorithm 1 (eigenvalues of the linearisation, Eq. 5, sampled
   // inside the
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -2640,128 +2619,20 @@ extern "C" void node_elu_sii_tanks_adjoint_step(const void* /*ctx*/, double /*t*
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %261 = mul f64[32] -> v10
+  // %261 = mul f64[32] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v9[i0 * L + l] * ((v1[i0 * L + l] > 0.0f) ? 1.0f : vm::exp(v1[i0 * L + l]));
+      v9[i0 * L + l] = v8[i0 * L + l] * ((v1[i0 * L + l] > 0.0f) ? 1.0f : vm::exp(v1[i0 * L + l]));
     }
   }
   // %262 = contract f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32 + 1], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32 + 2], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32 + 3], v10[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %263 = mul f64[32] -> v9
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v1[i0 * L + l] * ((v2[i0 * L + l] > 0.0f) ? 1.0f : vm::exp(v2[i0 * L + l]));
-    }
-  }
-  // %264 = contract f64[5] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(f_layer0_weight[i0 * 5], v9[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(f_layer0_weight[i0 * 5 + 1], v9[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(f_layer0_weight[i0 * 5 + 2], v9[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(f_layer0_weight[i0 * 5 + 3], v9[i0 * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v0[l] = acc0_v[l];
-    v0[1 * L + l] = acc1_v[l];
-    v0[2 * L + l] = acc2_v[l];
-    v0[3 * L + l] = acc3_v[l];
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(f_layer0_weight[i0 * 5 + 4], v9[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v0[4 * L + l] = acc0_v[l];
-  }
-  // %342 = sub f64[4] -> v1
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = a0[i0 * L + l] - (v0[i0 * L + l] * u4[0]);
-    }
-  }
-  // %371 = contract f64[32] -> v2
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32 + 1], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32 + 2], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32 + 3], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %372 = mul f64[32] -> v9
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v2[i0 * L + l] * ((v8[i0 * L + l] > 0.0f) ? 1.0f : vm::exp(v8[i0 * L + l]));
-    }
-  }
-  // %373 = contract f64[32] -> v2
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2781,20 +2652,20 @@ extern "C" void node_elu_sii_tanks_adjoint_step(const void* /*ctx*/, double /*t*
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 4) * L + l] = acc0_v[l];
+      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %374 = mul f64[32] -> v8
+  // %263 = mul f64[32] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = ((v6[i0 * L + l] > 0.0f) ? 1.0f : vm::exp(v6[i0 * L + l])) * v2[i0 * L + l];
+      v8[i0 * L + l] = v1[i0 * L + l] * ((v2[i0 * L + l] > 0.0f) ? 1.0f : vm::exp(v2[i0 * L + l]));
     }
   }
-  // %375 = contract f64[5] -> v0
+  // %264 = contract f64[5] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -2829,18 +2700,119 @@ extern "C" void node_elu_sii_tanks_adjoint_step(const void* /*ctx*/, double /*t*
   for (int64_t l = 0; l < L; ++l) {
     v0[4 * L + l] = acc0_v[l];
   }
+  // %342 = sub f64[4] -> v1
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = a0[i0 * L + l] - (v0[i0 * L + l] * (T(h) * 0.5f));
+    }
+  }
+  // %371 = contract f64[32] -> v2
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32 + 1], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32 + 2], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32 + 3], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %372 = mul f64[32] -> v8
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = v2[i0 * L + l] * ((v7[i0 * L + l] > 0.0f) ? 1.0f : vm::exp(v7[i0 * L + l]));
+    }
+  }
+  // %373 = contract f64[32] -> v2
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32 + 3], v8[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %374 = mul f64[32] -> v7
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = ((v5[i0 * L + l] > 0.0f) ? 1.0f : vm::exp(v5[i0 * L + l])) * v2[i0 * L + l];
+    }
+  }
+  // %375 = contract f64[5] -> v0
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(f_layer0_weight[i0 * 5], v7[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(f_layer0_weight[i0 * 5 + 1], v7[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(f_layer0_weight[i0 * 5 + 2], v7[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(f_layer0_weight[i0 * 5 + 3], v7[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v0[l] = acc0_v[l];
+    v0[1 * L + l] = acc1_v[l];
+    v0[2 * L + l] = acc2_v[l];
+    v0[3 * L + l] = acc3_v[l];
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(f_layer0_weight[i0 * 5 + 4], v7[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v0[4 * L + l] = acc0_v[l];
+  }
   // %378 = sub f64[4] -> a.z
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       a1[i0 * L + l] = a0[i0 * L + l] - (v0[i0 * L + l] * T(h));
-    }
-  }
-  // %379 = contract f64[5] -> v0
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v3[i0 * L + l] * T(h);
     }
   }
   // %381 = neg f64[32,5] -> adj.f.layer0.weight
@@ -2850,7 +2822,7 @@ extern "C" void node_elu_sii_tanks_adjoint_step(const void* /*ctx*/, double /*t*
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v0[i1 * L + l] * v8[i0 * L + l]);
+          sum[l] = -((v3[i1 * L + l] * T(h)) * v7[i0 * L + l]);
         }
         dtheta_f_layer0_weight[i0 * 5 + i1] += lane_sum<L>(sum);
       }
@@ -2862,16 +2834,9 @@ extern "C" void node_elu_sii_tanks_adjoint_step(const void* /*ctx*/, double /*t*
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -(T(h) * v8[i0 * L + l]);
+        sum[l] = -(T(h) * v7[i0 * L + l]);
       }
       dtheta_f_layer0_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %384 = contract f64[32] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v5[i0 * L + l] * T(h);
     }
   }
   // %386 = neg f64[32,32] -> adj.f.layer1.weight
@@ -2881,7 +2846,7 @@ extern "C" void node_elu_sii_tanks_adjoint_step(const void* /*ctx*/, double /*t*
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v9[i0 * L + l] * v2[i1 * L + l]);
+          sum[l] = -(v8[i0 * L + l] * (v4[i1 * L + l] * T(h)));
         }
         dtheta_f_layer1_weight[i0 * 32 + i1] += lane_sum<L>(sum);
       }
@@ -2893,16 +2858,9 @@ extern "C" void node_elu_sii_tanks_adjoint_step(const void* /*ctx*/, double /*t*
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -(v9[i0 * L + l] * T(h));
+        sum[l] = -(v8[i0 * L + l] * T(h));
       }
       dtheta_f_layer1_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %389 = contract f64[4] -> v0
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v1[i0 * L + l] * T(h);
     }
   }
   // %391 = neg f64[4,32] -> adj.f.layer2.weight
@@ -2912,7 +2870,7 @@ extern "C" void node_elu_sii_tanks_adjoint_step(const void* /*ctx*/, double /*t*
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v0[i0 * L + l] * v7[i1 * L + l]);
+          sum[l] = -((v1[i0 * L + l] * T(h)) * v6[i1 * L + l]);
         }
         dtheta_f_layer2_weight[i0 * 32 + i1] += lane_sum<L>(sum);
       }
@@ -2924,27 +2882,25 @@ extern "C" void node_elu_sii_tanks_adjoint_step(const void* /*ctx*/, double /*t*
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -v0[i0 * L + l];
+        sum[l] = -(v1[i0 * L + l] * T(h));
       }
       dtheta_f_layer2_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %329 = mul f64[] -> u4
-  u4[0] = T(h) * -0.0f;
   // %330 = broadcast f64[4,1] -> adj.enc.weight
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    dtheta_enc_weight[i0] += u4[0] * 8.0f;
+    dtheta_enc_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %331 = broadcast f64[4] -> adj.enc.bias
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    dtheta_enc_bias[i0] += u4[0] * 8.0f;
+    dtheta_enc_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %332 = broadcast f64[1,5] -> adj.h.weight
   for (int64_t i0 = 0; i0 < 5; ++i0) {
-    dtheta_h_weight[i0] += u4[0] * 8.0f;
+    dtheta_h_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %333 = broadcast f64[1] -> adj.h.bias
-  dtheta_h_bias[0] += u4[0] * 8.0f;
+  dtheta_h_bias[0] += (T(h) * -0.0f) * 8.0f;
 }
 
 /// output: runtime/abi.h's plastic_output_fn.
@@ -3317,9 +3273,9 @@ const plastic_model kModel = {
             .field = 2240,
             .field_vjp = 6336,
             .adjoint_field = 10752,
-            .step = 2304,
-            .step_vjp = 12864,
-            .adjoint_step = 9472,
+            .step = 2240,
+            .step_vjp = 11776,
+            .adjoint_step = 9408,
             .output = 256,
             .output_vjp = 384,
             .loss = 0,

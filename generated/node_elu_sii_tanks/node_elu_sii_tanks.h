@@ -101,11 +101,11 @@ enum {
  *   theta: uniform[1394] = 1394 floats, read-only
  *   u_stages: varying[4] = 32 floats, read-only
  *   z1: varying[4] = 32 floats, may alias
- *   scratch: scratch arena, 2304 bytes, 64-byte aligned
+ *   scratch: scratch arena, 2240 bytes, 64-byte aligned
  */
 void node_elu_sii_tanks_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                              const void* u_stages, void* z1, void* scratch);
-enum { node_elu_sii_tanks_step_lanes = 8, node_elu_sii_tanks_step_scratch_bytes = 2304 };
+enum { node_elu_sii_tanks_step_lanes = 8, node_elu_sii_tanks_step_scratch_bytes = 2240 };
 
 /* node_elu_sii_tanks_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -118,12 +118,12 @@ enum { node_elu_sii_tanks_step_lanes = 8, node_elu_sii_tanks_step_scratch_bytes 
  *   z0_bar: varying[4] = 32 floats
  *   theta_bar: uniform[1394] = 1394 floats
  *   u_stages_bar: varying[4] = 32 floats, may be NULL
- *   scratch: scratch arena, 12864 bytes, 64-byte aligned
+ *   scratch: scratch arena, 11776 bytes, 64-byte aligned
  */
 void node_elu_sii_tanks_step_vjp(const void* ctx, double t, double h, const void* z0,
                                  const void* theta, const void* u_stages, const void* z1_bar,
                                  void* z0_bar, void* theta_bar, void* u_stages_bar, void* scratch);
-enum { node_elu_sii_tanks_step_vjp_lanes = 8, node_elu_sii_tanks_step_vjp_scratch_bytes = 12864 };
+enum { node_elu_sii_tanks_step_vjp_lanes = 8, node_elu_sii_tanks_step_vjp_scratch_bytes = 11776 };
 
 /* node_elu_sii_tanks_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -138,7 +138,7 @@ enum { node_elu_sii_tanks_step_vjp_lanes = 8, node_elu_sii_tanks_step_vjp_scratc
  *   dtheta: uniform[1394] = 1394 floats
  *   err: varying[8] = 64 floats, may be NULL
  *   dtheta_err: uniform[1394] = 1394 floats, may be NULL
- *   scratch: scratch arena, 9472 bytes, 64-byte aligned
+ *   scratch: scratch arena, 9408 bytes, 64-byte aligned
  */
 void node_elu_sii_tanks_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                      const void* a0, const void* theta, const void* u_stages,
@@ -146,7 +146,7 @@ void node_elu_sii_tanks_adjoint_step(const void* ctx, double t, double h, const 
                                      void* scratch);
 enum {
   node_elu_sii_tanks_adjoint_step_lanes = 8,
-  node_elu_sii_tanks_adjoint_step_scratch_bytes = 9472
+  node_elu_sii_tanks_adjoint_step_scratch_bytes = 9408
 };
 
 /* node_elu_sii_tanks_output: f32 elements (float), tile of L = 8 lane-interleaved samples.

@@ -120,7 +120,7 @@ enum {
  *   z0_bar: varying[4] = 32 floats
  *   theta_bar: uniform[1394] = 1394 floats
  *   u_stages_bar: varying[2] = 16 floats, may be NULL
- *   scratch: scratch arena, 7360 bytes, 64-byte aligned
+ *   scratch: scratch arena, 6336 bytes, 64-byte aligned
  */
 void node_elu_sii_tanks_euler_step_vjp(const void* ctx, double t, double h, const void* z0,
                                        const void* theta, const void* u_stages, const void* z1_bar,
@@ -128,7 +128,7 @@ void node_elu_sii_tanks_euler_step_vjp(const void* ctx, double t, double h, cons
                                        void* scratch);
 enum {
   node_elu_sii_tanks_euler_step_vjp_lanes = 8,
-  node_elu_sii_tanks_euler_step_vjp_scratch_bytes = 7360
+  node_elu_sii_tanks_euler_step_vjp_scratch_bytes = 6336
 };
 
 /* node_elu_sii_tanks_euler_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved
@@ -136,7 +136,7 @@ enum {
  * varying[4] = 32 floats, read-only theta: uniform[1394] = 1394 floats, read-only u_stages:
  * varying[2] = 16 floats, read-only z1: varying[4] = 32 floats a1: varying[4] = 32 floats dtheta:
  * uniform[1394] = 1394 floats err: varying[8] = 64 floats, may be NULL dtheta_err: uniform[1394] =
- * 1394 floats, may be NULL scratch: scratch arena, 6528 bytes, 64-byte aligned
+ * 1394 floats, may be NULL scratch: scratch arena, 6464 bytes, 64-byte aligned
  */
 void node_elu_sii_tanks_euler_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                            const void* a0, const void* theta, const void* u_stages,
@@ -144,7 +144,7 @@ void node_elu_sii_tanks_euler_adjoint_step(const void* ctx, double t, double h, 
                                            void* dtheta_err, void* scratch);
 enum {
   node_elu_sii_tanks_euler_adjoint_step_lanes = 8,
-  node_elu_sii_tanks_euler_adjoint_step_scratch_bytes = 6528
+  node_elu_sii_tanks_euler_adjoint_step_scratch_bytes = 6464
 };
 
 /* node_elu_sii_tanks_euler_output: f32 elements (float), tile of L = 8 lane-interleaved samples.

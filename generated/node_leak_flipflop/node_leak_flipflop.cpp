@@ -2589,7 +2589,6 @@ extern "C" void node_leak_flipflop_adjoint_step(const void* /*ctx*/, double /*t*
   T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25728);
   T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28928);
   T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32128);
-  T* __restrict u11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35456);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -2925,13 +2924,6 @@ extern "C" void node_leak_flipflop_adjoint_step(const void* /*ctx*/, double /*t*
       a1[i0 * L + l] = a0[i0 * L + l] - (T(h) * (v10[i0 * L + l] - v7[i0 * L + l]));
     }
   }
-  // %241 = contract f64[100] -> v2
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v6[i0 * L + l] * T(h);
-    }
-  }
   // %243 = neg f64[100,103] -> adj.F.layer0.weight
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     for (int64_t i1 = 0; i1 < 103; ++i1) {
@@ -2939,7 +2931,7 @@ extern "C" void node_leak_flipflop_adjoint_step(const void* /*ctx*/, double /*t*
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v2[i0 * L + l] * v0[i1 * L + l]);
+          sum[l] = -((v6[i0 * L + l] * T(h)) * v0[i1 * L + l]);
         }
         dtheta_F_layer0_weight[i0 * 103 + i1] += lane_sum<L>(sum);
       }
@@ -2951,16 +2943,9 @@ extern "C" void node_leak_flipflop_adjoint_step(const void* /*ctx*/, double /*t*
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -v2[i0 * L + l];
+        sum[l] = -(v6[i0 * L + l] * T(h));
       }
       dtheta_F_layer0_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %248 = contract f64[100] -> v2
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v8[i0 * L + l] * T(h);
     }
   }
   // %250 = neg f64[100,100] -> adj.F.layer1.weight
@@ -2970,7 +2955,7 @@ extern "C" void node_leak_flipflop_adjoint_step(const void* /*ctx*/, double /*t*
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v2[i0 * L + l] * v1[i1 * L + l]);
+          sum[l] = -((v8[i0 * L + l] * T(h)) * v1[i1 * L + l]);
         }
         dtheta_F_layer1_weight[i0 * 100 + i1] += lane_sum<L>(sum);
       }
@@ -2982,16 +2967,9 @@ extern "C" void node_leak_flipflop_adjoint_step(const void* /*ctx*/, double /*t*
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -v2[i0 * L + l];
+        sum[l] = -(v8[i0 * L + l] * T(h));
       }
       dtheta_F_layer1_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %256 = contract f64[100] -> v1
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v3[i0 * L + l] * T(h);
     }
   }
   // %259 = neg f64[100,100] -> adj.F.layer2.weight
@@ -3001,7 +2979,7 @@ extern "C" void node_leak_flipflop_adjoint_step(const void* /*ctx*/, double /*t*
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v1[i1 * L + l] * v9[i0 * L + l]);
+          sum[l] = -((v3[i1 * L + l] * T(h)) * v9[i0 * L + l]);
         }
         dtheta_F_layer2_weight[i0 * 100 + i1] += lane_sum<L>(sum);
       }
@@ -3018,13 +2996,6 @@ extern "C" void node_leak_flipflop_adjoint_step(const void* /*ctx*/, double /*t*
       dtheta_F_layer2_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %264 = contract f64[100] -> v1
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v7[i0 * L + l] * T(h);
-    }
-  }
   // %266 = neg f64[100,100] -> adj.F.layer3.weight
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     for (int64_t i1 = 0; i1 < 100; ++i1) {
@@ -3032,7 +3003,7 @@ extern "C" void node_leak_flipflop_adjoint_step(const void* /*ctx*/, double /*t*
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v1[i0 * L + l] * v5[i1 * L + l]);
+          sum[l] = -((v7[i0 * L + l] * T(h)) * v5[i1 * L + l]);
         }
         dtheta_F_layer3_weight[i0 * 100 + i1] += lane_sum<L>(sum);
       }
@@ -3044,28 +3015,26 @@ extern "C" void node_leak_flipflop_adjoint_step(const void* /*ctx*/, double /*t*
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -v1[i0 * L + l];
+        sum[l] = -(v7[i0 * L + l] * T(h));
       }
       dtheta_F_layer3_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %230 = mul f64[] -> u11
-  u11[0] = T(h) * -0.0f;
   // %231 = broadcast f64[100,3] -> adj.h0.weight
   for (int64_t i0 = 0; i0 < 300; ++i0) {
-    dtheta_h0_weight[i0] += u11[0] * 8.0f;
+    dtheta_h0_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %232 = broadcast f64[100] -> adj.h0.bias
   for (int64_t i0 = 0; i0 < 100; ++i0) {
-    dtheta_h0_bias[i0] += u11[0] * 8.0f;
+    dtheta_h0_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %233 = broadcast f64[3,100] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 300; ++i0) {
-    dtheta_out_weight[i0] += u11[0] * 8.0f;
+    dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %234 = broadcast f64[3] -> adj.out.bias
   for (int64_t i0 = 0; i0 < 3; ++i0) {
-    dtheta_out_bias[i0] += u11[0] * 8.0f;
+    dtheta_out_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
 }
 
@@ -3225,7 +3194,7 @@ extern "C" void node_leak_flipflop_loss(const void* /*ctx*/, const void* y_ptr,
 /// loss_vjp: runtime/abi.h's plastic_loss_vjp_fn.
 extern "C" void node_leak_flipflop_loss_vjp(const void* /*ctx*/, const void* y_ptr,
                                             const void* target_ptr, const void* loss_bar_ptr,
-                                            void* y_bar_ptr, void* scratch) {
+                                            void* y_bar_ptr, void* /*scratch*/) {
   const T* __restrict y = static_cast<const T*>(y_ptr);
   const T* y_pred = y;
   const T* __restrict target = static_cast<const T*>(target_ptr);
@@ -3233,18 +3202,13 @@ extern "C" void node_leak_flipflop_loss_vjp(const void* /*ctx*/, const void* y_p
   const T* __restrict loss_bar = static_cast<const T*>(loss_bar_ptr);
   T* __restrict y_bar = static_cast<T*>(y_bar_ptr);
   T* y_bar_pred = y_bar;
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   // node_leak_flipflop.loss.vjp: 7 nodes
-  // %126 = mul f64[] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v0[l] = loss_bar[l] * 0.6666667f;
-  }
   // %127 = contract f64[3] -> d.pred
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      y_bar_pred[i0 * L + l] += (y_pred[i0 * L + l] - target_y[i0 * L + l]) * v0[l];
+      y_bar_pred[i0 * L + l] +=
+          (y_pred[i0 * L + l] - target_y[i0 * L + l]) * (loss_bar[l] * 0.6666667f);
     }
   }
 }
@@ -3443,11 +3407,11 @@ const plastic_model kModel = {
             .adjoint_field = 51584,
             .step = 6528,
             .step_vjp = 35456,
-            .adjoint_step = 35520,
+            .adjoint_step = 35456,
             .output = 128,
             .output_vjp = 0,
             .loss = 64,
-            .loss_vjp = 64,
+            .loss_vjp = 0,
         },
     .kernels =
         {

@@ -141,7 +141,7 @@ enum { node_leak_flipflop_step_vjp_lanes = 8, node_leak_flipflop_step_vjp_scratc
  *   dtheta: uniform[41403] = 41403 floats
  *   err: varying[200] = 1600 floats, may be NULL
  *   dtheta_err: uniform[41403] = 41403 floats, may be NULL
- *   scratch: scratch arena, 35520 bytes, 64-byte aligned
+ *   scratch: scratch arena, 35456 bytes, 64-byte aligned
  */
 void node_leak_flipflop_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                      const void* a0, const void* theta, const void* u_stages,
@@ -149,7 +149,7 @@ void node_leak_flipflop_adjoint_step(const void* ctx, double t, double h, const 
                                      void* scratch);
 enum {
   node_leak_flipflop_adjoint_step_lanes = 8,
-  node_leak_flipflop_adjoint_step_scratch_bytes = 35520
+  node_leak_flipflop_adjoint_step_scratch_bytes = 35456
 };
 
 /* node_leak_flipflop_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
@@ -199,11 +199,11 @@ enum { node_leak_flipflop_loss_lanes = 8, node_leak_flipflop_loss_scratch_bytes 
  *   target: varying[3] = 24 floats, read-only
  *   loss_bar: varying[1] = 8 floats, read-only
  *   y_bar: varying[3] = 24 floats
- *   scratch: scratch arena, 64 bytes, 64-byte aligned
+ *   scratch: scratch arena, 0 bytes, 64-byte aligned
  */
 void node_leak_flipflop_loss_vjp(const void* ctx, const void* y, const void* target,
                                  const void* loss_bar, void* y_bar, void* scratch);
-enum { node_leak_flipflop_loss_vjp_lanes = 8, node_leak_flipflop_loss_vjp_scratch_bytes = 64 };
+enum { node_leak_flipflop_loss_vjp_lanes = 8, node_leak_flipflop_loss_vjp_scratch_bytes = 0 };
 
 #ifdef __cplusplus
 } /* extern "C" */

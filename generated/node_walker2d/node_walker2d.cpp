@@ -1878,10 +1878,9 @@ extern "C" void node_walker2d_step_vjp(const void* /*ctx*/, double /*t*/, double
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8000);
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11200);
   T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14400);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17600);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18624);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15424);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16448);
   T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19648);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22848);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -1933,21 +1932,14 @@ extern "C" void node_walker2d_step_vjp(const void* /*ctx*/, double /*t*/, double
       v2[i0 * L + l] = F_layer0_bias[i0] + v1[i0 * L + l];
     }
   }
-  // %139 = mul f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = z1_bar_h[i0 * L + l] * T(h);
-    }
-  }
-  // %128 = relu f64[100] -> v3
+  // %128 = relu f64[100] -> v1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = relu(v2[i0 * L + l]);
+      v1[i0 * L + l] = relu(v2[i0 * L + l]);
     }
   }
-  // %129 = contract f64[100] -> v4
+  // %129 = contract f64[100] -> v3
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1959,35 +1951,35 @@ extern "C" void node_walker2d_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v1[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %130 = add f64[100] -> v5
+  // %130 = add f64[100] -> v4
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = F_layer1_bias[i0] + v4[i0 * L + l];
+      v4[i0 * L + l] = F_layer1_bias[i0] + v3[i0 * L + l];
     }
   }
-  // %131 = relu f64[100] -> v4
+  // %131 = relu f64[100] -> v3
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = relu(v5[i0 * L + l]);
+      v3[i0 * L + l] = relu(v4[i0 * L + l]);
     }
   }
-  // %132 = contract f64[32] -> v6
+  // %132 = contract f64[32] -> v5
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1999,29 +1991,29 @@ extern "C" void node_walker2d_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %144 = mul f64[32] -> v7
+  // %144 = mul f64[32] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] =
-          v1[i0 * L + l] * (1.0f - square(vm::tanh(v6[i0 * L + l] + F_layer2_bias[i0])));
+      v6[i0 * L + l] = (z1_bar_h[i0 * L + l] * T(h)) *
+                       (1.0f - square(vm::tanh(v5[i0 * L + l] + F_layer2_bias[i0])));
     }
   }
-  // %146 = contract f64[100] -> v8
+  // %146 = contract f64[100] -> v7
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2033,28 +2025,28 @@ extern "C" void node_walker2d_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v6[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %148 = mul f64[100] -> v9
+  // %148 = mul f64[100] -> v8
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v8[i0 * L + l] * step(v5[i0 * L + l]);
+      v8[i0 * L + l] = v7[i0 * L + l] * step(v4[i0 * L + l]);
     }
   }
-  // %150 = contract f64[100] -> v5
+  // %150 = contract f64[100] -> v4
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2066,25 +2058,25 @@ extern "C" void node_walker2d_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v8[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %152 = mul f64[100] -> v8
+  // %152 = mul f64[100] -> v7
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = step(v2[i0 * L + l]) * v5[i0 * L + l];
+      v7[i0 * L + l] = step(v2[i0 * L + l]) * v4[i0 * L + l];
     }
   }
   // %154 = contract f64[49] -> v2
@@ -2099,10 +2091,10 @@ extern "C" void node_walker2d_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 3], v7[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -2120,7 +2112,7 @@ extern "C" void node_walker2d_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(F_layer0_weight[i0 * 49 + 48], v8[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(F_layer0_weight[i0 * 49 + 48], v7[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -2131,7 +2123,8 @@ extern "C" void node_walker2d_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z0_bar_h[i0 * L + l] += v2[i0 * L + l] + (z1_bar_h[i0 * L + l] - v1[i0 * L + l]);
+      z0_bar_h[i0 * L + l] +=
+          v2[i0 * L + l] + (z1_bar_h[i0 * L + l] - (z1_bar_h[i0 * L + l] * T(h)));
     }
   }
   // %153 = contract f64[100,49] -> d.F.layer0.weight
@@ -2141,7 +2134,7 @@ extern "C" void node_walker2d_step_vjp(const void* /*ctx*/, double /*t*/, double
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = v0[i1 * L + l] * v8[i0 * L + l];
+          sum[l] = v0[i1 * L + l] * v7[i0 * L + l];
         }
         theta_bar_F_layer0_weight[i0 * 49 + i1] += lane_sum<L>(sum);
       }
@@ -2154,7 +2147,7 @@ extern "C" void node_walker2d_step_vjp(const void* /*ctx*/, double /*t*/, double
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = v3[i1 * L + l] * v9[i0 * L + l];
+          sum[l] = v1[i1 * L + l] * v8[i0 * L + l];
         }
         theta_bar_F_layer1_weight[i0 * 100 + i1] += lane_sum<L>(sum);
       }
@@ -2167,7 +2160,7 @@ extern "C" void node_walker2d_step_vjp(const void* /*ctx*/, double /*t*/, double
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = v7[i0 * L + l] * v4[i1 * L + l];
+          sum[l] = v6[i0 * L + l] * v3[i1 * L + l];
         }
         theta_bar_F_layer2_weight[i0 * 100 + i1] += lane_sum<L>(sum);
       }
@@ -2179,7 +2172,7 @@ extern "C" void node_walker2d_step_vjp(const void* /*ctx*/, double /*t*/, double
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v8[i0 * L + l];
+        sum[l] = v7[i0 * L + l];
       }
       theta_bar_F_layer0_bias[i0] += lane_sum<L>(sum);
     }
@@ -2190,7 +2183,7 @@ extern "C" void node_walker2d_step_vjp(const void* /*ctx*/, double /*t*/, double
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v9[i0 * L + l];
+        sum[l] = v8[i0 * L + l];
       }
       theta_bar_F_layer1_bias[i0] += lane_sum<L>(sum);
     }
@@ -2201,7 +2194,7 @@ extern "C" void node_walker2d_step_vjp(const void* /*ctx*/, double /*t*/, double
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v7[i0 * L + l];
+        sum[l] = v6[i0 * L + l];
       }
       theta_bar_F_layer2_bias[i0] += lane_sum<L>(sum);
     }
@@ -2257,7 +2250,6 @@ extern "C" void node_walker2d_adjoint_step(const void* /*ctx*/, double /*t*/, do
   T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15424);
   T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16448);
   T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19648);
-  T* __restrict u9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22848);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -2520,13 +2512,6 @@ extern "C" void node_walker2d_adjoint_step(const void* /*ctx*/, double /*t*/, do
       a1[i0 * L + l] = a0[i0 * L + l] - (T(h) * (v2[i0 * L + l] - a0[i0 * L + l]));
     }
   }
-  // %238 = contract f64[49] -> v2
-  for (int64_t i0 = 0; i0 < 49; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v0[i0 * L + l] * T(h);
-    }
-  }
   // %241 = neg f64[100,49] -> adj.F.layer0.weight
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     for (int64_t i1 = 0; i1 < 49; ++i1) {
@@ -2534,7 +2519,7 @@ extern "C" void node_walker2d_adjoint_step(const void* /*ctx*/, double /*t*/, do
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v7[i0 * L + l] * v2[i1 * L + l]);
+          sum[l] = -(v7[i0 * L + l] * (v0[i1 * L + l] * T(h)));
         }
         dtheta_F_layer0_weight[i0 * 49 + i1] += lane_sum<L>(sum);
       }
@@ -2551,13 +2536,6 @@ extern "C" void node_walker2d_adjoint_step(const void* /*ctx*/, double /*t*/, do
       dtheta_F_layer0_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %247 = contract f64[100] -> v2
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v1[i0 * L + l] * T(h);
-    }
-  }
   // %250 = neg f64[100,100] -> adj.F.layer1.weight
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     for (int64_t i1 = 0; i1 < 100; ++i1) {
@@ -2565,7 +2543,7 @@ extern "C" void node_walker2d_adjoint_step(const void* /*ctx*/, double /*t*/, do
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v2[i1 * L + l] * v8[i0 * L + l]);
+          sum[l] = -((v1[i1 * L + l] * T(h)) * v8[i0 * L + l]);
         }
         dtheta_F_layer1_weight[i0 * 100 + i1] += lane_sum<L>(sum);
       }
@@ -2582,13 +2560,6 @@ extern "C" void node_walker2d_adjoint_step(const void* /*ctx*/, double /*t*/, do
       dtheta_F_layer1_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %255 = contract f64[32] -> v6
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v5[i0 * L + l] * T(h);
-    }
-  }
   // %257 = neg f64[32,100] -> adj.F.layer2.weight
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 100; ++i1) {
@@ -2596,7 +2567,7 @@ extern "C" void node_walker2d_adjoint_step(const void* /*ctx*/, double /*t*/, do
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v6[i0 * L + l] * v3[i1 * L + l]);
+          sum[l] = -((v5[i0 * L + l] * T(h)) * v3[i1 * L + l]);
         }
         dtheta_F_layer2_weight[i0 * 100 + i1] += lane_sum<L>(sum);
       }
@@ -2608,28 +2579,26 @@ extern "C" void node_walker2d_adjoint_step(const void* /*ctx*/, double /*t*/, do
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -v6[i0 * L + l];
+        sum[l] = -(v5[i0 * L + l] * T(h));
       }
       dtheta_F_layer2_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %224 = mul f64[] -> u9
-  u9[0] = T(h) * -0.0f;
   // %225 = broadcast f64[32,17] -> adj.h0.weight
   for (int64_t i0 = 0; i0 < 544; ++i0) {
-    dtheta_h0_weight[i0] += u9[0] * 8.0f;
+    dtheta_h0_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %226 = broadcast f64[32] -> adj.h0.bias
   for (int64_t i0 = 0; i0 < 32; ++i0) {
-    dtheta_h0_bias[i0] += u9[0] * 8.0f;
+    dtheta_h0_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %227 = broadcast f64[17,32] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 544; ++i0) {
-    dtheta_out_weight[i0] += u9[0] * 8.0f;
+    dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %228 = broadcast f64[17] -> adj.out.bias
   for (int64_t i0 = 0; i0 < 17; ++i0) {
-    dtheta_out_bias[i0] += u9[0] * 8.0f;
+    dtheta_out_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
 }
 
@@ -2814,7 +2783,7 @@ extern "C" void node_walker2d_loss(const void* /*ctx*/, const void* y_ptr, const
 /// loss_vjp: runtime/abi.h's plastic_loss_vjp_fn.
 extern "C" void node_walker2d_loss_vjp(const void* /*ctx*/, const void* y_ptr,
                                        const void* target_ptr, const void* loss_bar_ptr,
-                                       void* y_bar_ptr, void* scratch) {
+                                       void* y_bar_ptr, void* /*scratch*/) {
   const T* __restrict y = static_cast<const T*>(y_ptr);
   const T* y_pred = y;
   const T* __restrict target = static_cast<const T*>(target_ptr);
@@ -2822,18 +2791,13 @@ extern "C" void node_walker2d_loss_vjp(const void* /*ctx*/, const void* y_ptr,
   const T* __restrict loss_bar = static_cast<const T*>(loss_bar_ptr);
   T* __restrict y_bar = static_cast<T*>(y_bar_ptr);
   T* y_bar_pred = y_bar;
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   // node_walker2d.loss.vjp: 7 nodes
-  // %120 = mul f64[] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v0[l] = loss_bar[l] * 0.11764706f;
-  }
   // %121 = contract f64[17] -> d.pred
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      y_bar_pred[i0 * L + l] += (y_pred[i0 * L + l] - target_y[i0 * L + l]) * v0[l];
+      y_bar_pred[i0 * L + l] +=
+          (y_pred[i0 * L + l] - target_y[i0 * L + l]) * (loss_bar[l] * 0.11764706f);
     }
   }
 }
@@ -3009,12 +2973,12 @@ const plastic_model kModel = {
             .field_vjp = 22848,
             .adjoint_field = 37248,
             .step = 8000,
-            .step_vjp = 26048,
-            .adjoint_step = 22912,
+            .step_vjp = 22848,
+            .adjoint_step = 22848,
             .output = 576,
             .output_vjp = 0,
             .loss = 64,
-            .loss_vjp = 64,
+            .loss_vjp = 0,
         },
     .kernels =
         {

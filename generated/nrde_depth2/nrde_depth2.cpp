@@ -1852,10 +1852,9 @@ extern "C" void nrde_depth2_step(const void* /*ctx*/, double /*t*/, double h, co
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2048);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4096);
-  T* __restrict u3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19456);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19520);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21568);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36928);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19456);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21504);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36864);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -2023,13 +2022,11 @@ extern "C" void nrde_depth2_step(const void* /*ctx*/, double /*t*/, double h, co
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %135 = mul f64[] -> u3
-  u3[0] = T(h) * 0.5f;
   // %311 = add f64[32] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = z0_z[i0 * L + l] + (v0[i0 * L + l] * u3[0]);
+      v1[i0 * L + l] = z0_z[i0 * L + l] + (v0[i0 * L + l] * (T(h) * 0.5f));
     }
   }
   // %327 = contract f64[64] -> v2
@@ -2191,10 +2188,10 @@ extern "C" void nrde_depth2_step(const void* /*ctx*/, double /*t*/, double h, co
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = z0_z[i0 * L + l] + (v1[i0 * L + l] * u3[0]);
+      v2[i0 * L + l] = z0_z[i0 * L + l] + (v1[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %342 = contract f64[64] -> v4
+  // %342 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2214,20 +2211,20 @@ extern "C" void nrde_depth2_step(const void* /*ctx*/, double /*t*/, double h, co
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %344 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = relu(f1_layer0_bias[i0] + v4[i0 * L + l]);
+      v2[i0 * L + l] = relu(f1_layer0_bias[i0] + v3[i0 * L + l]);
     }
   }
-  // %345 = contract f64[64] -> v4
+  // %345 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2247,20 +2244,20 @@ extern "C" void nrde_depth2_step(const void* /*ctx*/, double /*t*/, double h, co
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %347 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = relu(f1_layer1_bias[i0] + v4[i0 * L + l]);
+      v2[i0 * L + l] = relu(f1_layer1_bias[i0] + v3[i0 * L + l]);
     }
   }
-  // %348 = contract f64[64] -> v4
+  // %348 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2280,20 +2277,20 @@ extern "C" void nrde_depth2_step(const void* /*ctx*/, double /*t*/, double h, co
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %350 = tanh f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = vm::tanh(f1_layer2_bias[i0] + v4[i0 * L + l]);
+      v2[i0 * L + l] = vm::tanh(f1_layer2_bias[i0] + v3[i0 * L + l]);
     }
   }
-  // %351 = contract f64[480] -> v5
+  // %351 = contract f64[480] -> v4
   for (int64_t i0 = 0; i0 < 120; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2313,13 +2310,13 @@ extern "C" void nrde_depth2_step(const void* /*ctx*/, double /*t*/, double h, co
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %354 = contract f64[32] -> v4
+  // %354 = contract f64[32] -> v3
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2331,32 +2328,32 @@ extern "C" void nrde_depth2_step(const void* /*ctx*/, double /*t*/, double h, co
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_bias[i0 * 60 + i1] + v5[(i0 * 60 + i1) * L + l],
+        acc0_v[l] = std::fma(f2_bias[i0 * 60 + i1] + v4[(i0 * 60 + i1) * L + l],
                              u_stages[(i1 + 25) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 15] + v5[(i0 * 60 + i1 + 15) * L + l],
+        acc1_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 15] + v4[(i0 * 60 + i1 + 15) * L + l],
                              u_stages[(i1 + 25) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 30] + v5[(i0 * 60 + i1 + 30) * L + l],
+        acc2_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 30] + v4[(i0 * 60 + i1 + 30) * L + l],
                              u_stages[(i1 + 25) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 45] + v5[(i0 * 60 + i1 + 45) * L + l],
+        acc3_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 45] + v4[(i0 * 60 + i1 + 45) * L + l],
                              u_stages[(i1 + 25) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %356 = add f64[32] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = z0_z[i0 * L + l] + (T(h) * v4[i0 * L + l]);
+      v2[i0 * L + l] = z0_z[i0 * L + l] + (T(h) * v3[i0 * L + l]);
     }
   }
-  // %357 = contract f64[64] -> v5
+  // %357 = contract f64[64] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2376,20 +2373,20 @@ extern "C" void nrde_depth2_step(const void* /*ctx*/, double /*t*/, double h, co
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %359 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = relu(v5[i0 * L + l] + f1_layer0_bias[i0]);
+      v2[i0 * L + l] = relu(v4[i0 * L + l] + f1_layer0_bias[i0]);
     }
   }
-  // %360 = contract f64[64] -> v5
+  // %360 = contract f64[64] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2409,20 +2406,20 @@ extern "C" void nrde_depth2_step(const void* /*ctx*/, double /*t*/, double h, co
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %362 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = relu(f1_layer1_bias[i0] + v5[i0 * L + l]);
+      v2[i0 * L + l] = relu(f1_layer1_bias[i0] + v4[i0 * L + l]);
     }
   }
-  // %363 = contract f64[64] -> v5
+  // %363 = contract f64[64] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2442,20 +2439,20 @@ extern "C" void nrde_depth2_step(const void* /*ctx*/, double /*t*/, double h, co
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %365 = tanh f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = vm::tanh(v5[i0 * L + l] + f1_layer2_bias[i0]);
+      v2[i0 * L + l] = vm::tanh(v4[i0 * L + l] + f1_layer2_bias[i0]);
     }
   }
-  // %366 = contract f64[480] -> v5
+  // %366 = contract f64[480] -> v4
   for (int64_t i0 = 0; i0 < 120; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2475,10 +2472,10 @@ extern "C" void nrde_depth2_step(const void* /*ctx*/, double /*t*/, double h, co
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %320 = mul f64[15] -> v2
@@ -2488,7 +2485,7 @@ extern "C" void nrde_depth2_step(const void* /*ctx*/, double /*t*/, double h, co
       v2[i0 * L + l] = u_stages[(i0 + 65) * L + l] * 0.16666667f;
     }
   }
-  // %369 = contract f64[32] -> v6
+  // %369 = contract f64[32] -> v5
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2501,21 +2498,21 @@ extern "C" void nrde_depth2_step(const void* /*ctx*/, double /*t*/, double h, co
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(f2_bias[i0 * 60 + i1] + v5[(i0 * 60 + i1) * L + l], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 15] + v5[(i0 * 60 + i1 + 15) * L + l],
+            std::fma(f2_bias[i0 * 60 + i1] + v4[(i0 * 60 + i1) * L + l], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 15] + v4[(i0 * 60 + i1 + 15) * L + l],
                              v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 30] + v5[(i0 * 60 + i1 + 30) * L + l],
+        acc2_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 30] + v4[(i0 * 60 + i1 + 30) * L + l],
                              v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 45] + v5[(i0 * 60 + i1 + 45) * L + l],
+        acc3_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 45] + v4[(i0 * 60 + i1 + 45) * L + l],
                              v2[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %376 = add f64[32] -> z
@@ -2524,8 +2521,8 @@ extern "C" void nrde_depth2_step(const void* /*ctx*/, double /*t*/, double h, co
     for (int64_t l = 0; l < L; ++l) {
       z1_z[i0 * L + l] =
           (T(h) * ((((v0[i0 * L + l] * 0.16666667f) + (v1[i0 * L + l] * 0.33333334f)) +
-                    (v4[i0 * L + l] * 0.33333334f)) +
-                   v6[i0 * L + l])) +
+                    (v3[i0 * L + l] * 0.33333334f)) +
+                   v5[i0 * L + l])) +
           z0_z[i0 * L + l];
     }
   }
@@ -2571,43 +2568,40 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
   T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10240);
   T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12288);
   T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27648);
-  T* __restrict u8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43008);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43072);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45120);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 47168);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49216);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51264);
-  T* __restrict u14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53312);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53376);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68736);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84096);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 85120);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 87168);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89216);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 91264);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 93312);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 95360);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 97408);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 112768);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 128128);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 130176);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 132224);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 134272);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 136320);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 151680);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 167040);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 169088);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 171136);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 186496);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 201856);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 203904);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 205952);
-  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 221312);
-  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 236672);
-  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 238720);
-  T* __restrict v42 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 254080);
-  T* __restrict v43 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 269440);
-  T* __restrict v44 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 271488);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43008);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45056);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 47104);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49152);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51200);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53248);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68608);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 83968);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86016);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 88064);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 90112);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 92160);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94208);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 109568);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 124928);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 126976);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 129024);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 131072);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 133120);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 135168);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 150528);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 165888);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 167936);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 183296);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 198656);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 200704);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 202752);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 218112);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 233472);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 235520);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 237568);
+  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 252928);
+  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 268288);
+  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 270336);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -2769,16 +2763,7 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v7[i0 * L + l] = f2_bias[i0] + v6[i0 * L + l];
     }
   }
-  // %135 = mul f64[] -> u8
-  u8[0] = T(h) * 0.5f;
-  // %387 = contract f64[15] -> v4
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = u_stages[(i0 + 5) * L + l] * u8[0];
-    }
-  }
-  // %388 = contract f64[32] -> v6
+  // %388 = contract f64[32] -> v4
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2790,28 +2775,31 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 60 + i1) * L + l], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(v7[(i0 * 60 + i1 + 15) * L + l], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(v7[(i0 * 60 + i1 + 30) * L + l], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(v7[(i0 * 60 + i1 + 45) * L + l], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(v7[(i0 * 60 + i1) * L + l], u_stages[(i1 + 5) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v7[(i0 * 60 + i1 + 15) * L + l], u_stages[(i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v7[(i0 * 60 + i1 + 30) * L + l], u_stages[(i1 + 5) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v7[(i0 * 60 + i1 + 45) * L + l], u_stages[(i1 + 5) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.5f);
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.5f);
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.5f);
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.5f);
     }
   }
-  // %389 = add f64[32] -> v4
+  // %389 = add f64[32] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = v6[i0 * L + l] + z0_z[i0 * L + l];
+      v6[i0 * L + l] = v4[i0 * L + l] + z0_z[i0 * L + l];
     }
   }
-  // %460 = contract f64[64] -> v6
+  // %460 = contract f64[64] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2823,35 +2811,35 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], v6[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %461 = add f64[64] -> v9
+  // %461 = add f64[64] -> v8
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = f1_layer0_bias[i0] + v6[i0 * L + l];
+      v8[i0 * L + l] = f1_layer0_bias[i0] + v4[i0 * L + l];
     }
   }
-  // %463 = relu f64[64] -> v6
+  // %463 = relu f64[64] -> v4
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = relu(v9[i0 * L + l]);
+      v4[i0 * L + l] = relu(v8[i0 * L + l]);
     }
   }
-  // %464 = contract f64[64] -> v10
+  // %464 = contract f64[64] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2863,35 +2851,35 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %465 = add f64[64] -> v11
+  // %465 = add f64[64] -> v10
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v10[i0 * L + l] + f1_layer1_bias[i0];
+      v10[i0 * L + l] = v9[i0 * L + l] + f1_layer1_bias[i0];
     }
   }
-  // %467 = relu f64[64] -> v10
+  // %467 = relu f64[64] -> v9
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = relu(v11[i0 * L + l]);
+      v9[i0 * L + l] = relu(v10[i0 * L + l]);
     }
   }
-  // %468 = contract f64[64] -> v12
+  // %468 = contract f64[64] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2903,37 +2891,28 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v9[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %470 = tanh f64[64] -> v13
+  // %470 = tanh f64[64] -> v12
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = vm::tanh(v12[i0 * L + l] + f1_layer2_bias[i0]);
+      v12[i0 * L + l] = vm::tanh(v11[i0 * L + l] + f1_layer2_bias[i0]);
     }
   }
-  // %417 = mul f64[] -> u14
-  u14[0] = T(h) * 0.33333334f;
-  // %418 = contract f64[32] -> v12
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = z1_bar_z[i0 * L + l] * u14[0];
-    }
-  }
-  // %471 = contract f64[480] -> v15
+  // %471 = contract f64[480] -> v13
   for (int64_t i0 = 0; i0 < 120; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2945,35 +2924,28 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v13[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v12[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 4) * L + l] = acc0_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %473 = reshape f64[32,15] -> v16
+  // %473 = reshape f64[32,15] -> v14
   for (int64_t i0 = 0; i0 < 480; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = f2_bias[i0] + v15[i0 * L + l];
+      v14[i0 * L + l] = f2_bias[i0] + v13[i0 * L + l];
     }
   }
-  // %393 = contract f64[15] -> v15
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = u_stages[(i0 + 25) * L + l] * u8[0];
-    }
-  }
-  // %474 = contract f64[32] -> v17
+  // %474 = contract f64[32] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2985,28 +2957,31 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 60 + i1) * L + l], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(v16[(i0 * 60 + i1 + 15) * L + l], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(v16[(i0 * 60 + i1 + 30) * L + l], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(v16[(i0 * 60 + i1 + 45) * L + l], v15[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(v14[(i0 * 60 + i1) * L + l], u_stages[(i1 + 25) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v14[(i0 * 60 + i1 + 15) * L + l], u_stages[(i1 + 25) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v14[(i0 * 60 + i1 + 30) * L + l], u_stages[(i1 + 25) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v14[(i0 * 60 + i1 + 45) * L + l], u_stages[(i1 + 25) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.5f);
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.5f);
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.5f);
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.5f);
     }
   }
-  // %475 = add f64[32] -> v15
+  // %475 = add f64[32] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v17[i0 * L + l] + z0_z[i0 * L + l];
+      v13[i0 * L + l] = v11[i0 * L + l] + z0_z[i0 * L + l];
     }
   }
-  // %476 = contract f64[64] -> v18
+  // %476 = contract f64[64] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3018,10 +2993,90 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], v15[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], v13[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], v13[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], v13[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %477 = add f64[64] -> v15
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = f1_layer0_bias[i0] + v11[i0 * L + l];
+    }
+  }
+  // %479 = relu f64[64] -> v11
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = relu(v15[i0 * L + l]);
+    }
+  }
+  // %480 = contract f64[64] -> v16
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v11[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %481 = add f64[64] -> v17
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = f1_layer1_bias[i0] + v16[i0 * L + l];
+    }
+  }
+  // %482 = relu f64[64] -> v16
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[i0 * L + l] = relu(v17[i0 * L + l]);
+    }
+  }
+  // %483 = contract f64[64] -> v18
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v16[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v16[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v16[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v16[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3032,21 +3087,123 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %477 = add f64[64] -> v19
+  // %485 = tanh f64[64] -> v19
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = f1_layer0_bias[i0] + v18[i0 * L + l];
+      v19[i0 * L + l] = vm::tanh(f1_layer2_bias[i0] + v18[i0 * L + l]);
     }
   }
-  // %479 = relu f64[64] -> v18
+  // %488 = contract f64[480] -> v20
+  for (int64_t i0 = 0; i0 < 120; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v19[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v19[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v19[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v19[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %490 = reshape f64[32,15] -> v21
+  for (int64_t i0 = 0; i0 < 480; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = f2_bias[i0] + v20[i0 * L + l];
+    }
+  }
+  // %491 = contract f64[32] -> v18
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v21[(i0 * 60 + i1) * L + l], u_stages[(i1 + 25) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v21[(i0 * 60 + i1 + 15) * L + l], u_stages[(i1 + 25) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v21[(i0 * 60 + i1 + 30) * L + l], u_stages[(i1 + 25) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v21[(i0 * 60 + i1 + 45) * L + l], u_stages[(i1 + 25) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[(i0 * 4) * L + l] = acc0_v[l] * T(h);
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l] * T(h);
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l] * T(h);
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l] * T(h);
+    }
+  }
+  // %492 = add f64[32] -> v20
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = z0_z[i0 * L + l] + v18[i0 * L + l];
+    }
+  }
+  // %493 = contract f64[64] -> v18
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], v20[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], v20[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], v20[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], v20[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %494 = add f64[64] -> v22
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = relu(v19[i0 * L + l]);
+      v22[i0 * L + l] = f1_layer0_bias[i0] + v18[i0 * L + l];
     }
   }
-  // %480 = contract f64[64] -> v20
+  // %495 = relu f64[64] -> v18
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = relu(v22[i0 * L + l]);
+    }
+  }
+  // %496 = contract f64[64] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3066,27 +3223,27 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 4) * L + l] = acc0_v[l];
+      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %481 = add f64[64] -> v21
+  // %497 = add f64[64] -> v24
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = f1_layer1_bias[i0] + v20[i0 * L + l];
+      v24[i0 * L + l] = v23[i0 * L + l] + f1_layer1_bias[i0];
     }
   }
-  // %482 = relu f64[64] -> v20
+  // %498 = relu f64[64] -> v23
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = relu(v21[i0 * L + l]);
+      v23[i0 * L + l] = relu(v24[i0 * L + l]);
     }
   }
-  // %483 = contract f64[64] -> v22
+  // %499 = contract f64[64] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3098,29 +3255,79 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v20[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v20[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v20[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v20[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v23[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v23[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v23[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v23[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 4) * L + l] = acc0_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %485 = tanh f64[64] -> v23
+  // %501 = tanh f64[64] -> v26
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = vm::tanh(f1_layer2_bias[i0] + v22[i0 * L + l]);
+      v26[i0 * L + l] = vm::tanh(f1_layer2_bias[i0] + v25[i0 * L + l]);
     }
   }
-  // %488 = contract f64[480] -> v24
-  for (int64_t i0 = 0; i0 < 120; ++i0) {
+  // %504 = contract f64[32,15] -> v27
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v27[(i0 * 15 + i1) * L + l] =
+            u_stages[(i1 + 65) * L + l] * (z1_bar_z[i0 * L + l] * (T(h) * 0.16666667f));
+      }
+    }
+  }
+  // %505 = reshape f64[480] -> v28
+  for (int64_t i0 = 0; i0 < 480; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[i0 * L + l] = v27[i0 * L + l];
+    }
+  }
+  // %506 = contract f64[64] -> v25
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 480; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v28[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v28[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v28[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v28[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[(i0 * 4) * L + l] = acc0_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %507 = mul f64[64] -> v27
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v27[i0 * L + l] = (1.0f - square(v26[i0 * L + l])) * v25[i0 * L + l];
+    }
+  }
+  // %508 = contract f64[64] -> v25
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -3131,10 +3338,43 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v23[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v23[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v23[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v23[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v27[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v27[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v27[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v27[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[(i0 * 4) * L + l] = acc0_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %510 = mul f64[64] -> v29
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v29[i0 * L + l] = v25[i0 * L + l] * step(v24[i0 * L + l]);
+    }
+  }
+  // %511 = contract f64[64] -> v24
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v29[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v29[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v29[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v29[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3145,21 +3385,14 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %490 = reshape f64[32,15] -> v25
-  for (int64_t i0 = 0; i0 < 480; ++i0) {
+  // %513 = mul f64[64] -> v25
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = f2_bias[i0] + v24[i0 * L + l];
+      v25[i0 * L + l] = v24[i0 * L + l] * step(v22[i0 * L + l]);
     }
   }
-  // %396 = contract f64[15] -> v17
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = u_stages[(i0 + 25) * L + l] * T(h);
-    }
-  }
-  // %491 = contract f64[32] -> v22
+  // %514 = contract f64[32] -> v22
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3168,13 +3401,13 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 15; ++i1) {
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v25[(i0 * 60 + i1) * L + l], v17[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(v25[(i0 * 60 + i1 + 15) * L + l], v17[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(v25[(i0 * 60 + i1 + 30) * L + l], v17[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(v25[(i0 * 60 + i1 + 45) * L + l], v17[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v25[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v25[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v25[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v25[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3185,152 +3418,30 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %492 = add f64[32] -> v17
+  // %516 = add f64[32] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = z0_z[i0 * L + l] + v22[i0 * L + l];
+      v24[i0 * L + l] = (T(h) * v22[i0 * L + l]) + (z1_bar_z[i0 * L + l] * (T(h) * 0.33333334f));
     }
   }
-  // %493 = contract f64[64] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], v17[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], v17[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], v17[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], v17[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %494 = add f64[64] -> v24
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = f1_layer0_bias[i0] + v22[i0 * L + l];
-    }
-  }
-  // %495 = relu f64[64] -> v22
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = relu(v24[i0 * L + l]);
-    }
-  }
-  // %496 = contract f64[64] -> v26
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v22[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v22[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v22[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v22[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %497 = add f64[64] -> v27
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = v26[i0 * L + l] + f1_layer1_bias[i0];
-    }
-  }
-  // %498 = relu f64[64] -> v26
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = relu(v27[i0 * L + l]);
-    }
-  }
-  // %499 = contract f64[64] -> v28
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v26[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v26[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v26[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v26[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 4) * L + l] = acc0_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %501 = tanh f64[64] -> v29
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = vm::tanh(f1_layer2_bias[i0] + v28[i0 * L + l]);
-    }
-  }
-  // %402 = mul f64[] -> u14
-  u14[0] = T(h) * 0.16666667f;
-  // %403 = contract f64[32] -> v28
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = z1_bar_z[i0 * L + l] * u14[0];
-    }
-  }
-  // %504 = contract f64[32,15] -> v30
+  // %517 = contract f64[32,15] -> v30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 15 + i1) * L + l] = u_stages[(i1 + 65) * L + l] * v28[i0 * L + l];
+        v30[(i0 * 15 + i1) * L + l] = u_stages[(i1 + 25) * L + l] * v24[i0 * L + l];
       }
     }
   }
-  // %505 = reshape f64[480] -> v31
+  // %518 = reshape f64[480] -> v31
   for (int64_t i0 = 0; i0 < 480; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v31[i0 * L + l] = v30[i0 * L + l];
     }
   }
-  // %506 = contract f64[64] -> v30
+  // %519 = contract f64[64] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3356,14 +3467,14 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %507 = mul f64[64] -> v32
+  // %520 = mul f64[64] -> v32
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] = (1.0f - square(v29[i0 * L + l])) * v30[i0 * L + l];
+      v32[i0 * L + l] = (1.0f - square(v19[i0 * L + l])) * v30[i0 * L + l];
     }
   }
-  // %508 = contract f64[64] -> v30
+  // %521 = contract f64[64] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3389,14 +3500,14 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %510 = mul f64[64] -> v33
+  // %523 = mul f64[64] -> v33
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = v30[i0 * L + l] * step(v27[i0 * L + l]);
+      v33[i0 * L + l] = v30[i0 * L + l] * step(v17[i0 * L + l]);
     }
   }
-  // %511 = contract f64[64] -> v27
+  // %524 = contract f64[64] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3416,20 +3527,20 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 4) * L + l] = acc0_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 4) * L + l] = acc0_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %513 = mul f64[64] -> v30
+  // %525 = mul f64[64] -> v30
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = v27[i0 * L + l] * step(v24[i0 * L + l]);
+      v30[i0 * L + l] = step(v15[i0 * L + l]) * v17[i0 * L + l];
     }
   }
-  // %514 = contract f64[32] -> v27
+  // %526 = contract f64[32] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3449,36 +3560,37 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 4) * L + l] = acc0_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %516 = add f64[32] -> v24
+  // %528 = add f64[32] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = (T(h) * v27[i0 * L + l]) + v12[i0 * L + l];
+      v17[i0 * L + l] =
+          (z1_bar_z[i0 * L + l] * (T(h) * 0.33333334f)) + (v15[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %517 = contract f64[32,15] -> v34
+  // %529 = contract f64[32,15] -> v34
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 15 + i1) * L + l] = u_stages[(i1 + 25) * L + l] * v24[i0 * L + l];
+        v34[(i0 * 15 + i1) * L + l] = v17[i0 * L + l] * u_stages[(i1 + 25) * L + l];
       }
     }
   }
-  // %518 = reshape f64[480] -> v35
+  // %530 = reshape f64[480] -> v35
   for (int64_t i0 = 0; i0 < 480; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v35[i0 * L + l] = v34[i0 * L + l];
     }
   }
-  // %519 = contract f64[64] -> v34
+  // %531 = contract f64[64] -> v34
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3504,14 +3616,14 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %520 = mul f64[64] -> v36
+  // %534 = mul f64[64] -> v36
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v36[i0 * L + l] = (1.0f - square(v23[i0 * L + l])) * v34[i0 * L + l];
+      v36[i0 * L + l] = (1.0f - square(v12[i0 * L + l])) * v34[i0 * L + l];
     }
   }
-  // %521 = contract f64[64] -> v34
+  // %535 = contract f64[64] -> v34
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3537,14 +3649,14 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %523 = mul f64[64] -> v37
+  // %536 = mul f64[64] -> v37
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v37[i0 * L + l] = v34[i0 * L + l] * step(v21[i0 * L + l]);
+      v37[i0 * L + l] = step(v10[i0 * L + l]) * v34[i0 * L + l];
     }
   }
-  // %524 = contract f64[64] -> v21
+  // %537 = contract f64[64] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3564,20 +3676,20 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %525 = mul f64[64] -> v34
+  // %538 = mul f64[64] -> v34
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = step(v19[i0 * L + l]) * v21[i0 * L + l];
+      v34[i0 * L + l] = step(v8[i0 * L + l]) * v10[i0 * L + l];
     }
   }
-  // %526 = contract f64[32] -> v19
+  // %539 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3597,36 +3709,37 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %528 = add f64[32] -> v21
+  // %541 = add f64[32] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = v12[i0 * L + l] + (v19[i0 * L + l] * u8[0]);
+      v10[i0 * L + l] =
+          (v8[i0 * L + l] * (T(h) * 0.5f)) + (z1_bar_z[i0 * L + l] * (T(h) * 0.16666667f));
     }
   }
-  // %529 = contract f64[32,15] -> v38
+  // %542 = contract f64[32,15] -> v38
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v38[(i0 * 15 + i1) * L + l] = v21[i0 * L + l] * u_stages[(i1 + 25) * L + l];
+        v38[(i0 * 15 + i1) * L + l] = v10[i0 * L + l] * u_stages[(i1 + 5) * L + l];
       }
     }
   }
-  // %530 = reshape f64[480] -> v39
+  // %543 = reshape f64[480] -> v39
   for (int64_t i0 = 0; i0 < 480; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v39[i0 * L + l] = v38[i0 * L + l];
     }
   }
-  // %531 = contract f64[64] -> v12
+  // %544 = contract f64[64] -> v38
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3646,20 +3759,20 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 4) * L + l] = acc0_v[l];
+      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %534 = mul f64[64] -> v38
+  // %545 = mul f64[64] -> v40
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[i0 * L + l] = (1.0f - square(v13[i0 * L + l])) * v12[i0 * L + l];
+      v40[i0 * L + l] = v38[i0 * L + l] * (1.0f - square(v5[i0 * L + l]));
     }
   }
-  // %535 = contract f64[64] -> v12
+  // %546 = contract f64[64] -> v38
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3671,173 +3784,25 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v38[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v38[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v38[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v38[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v40[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v40[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v40[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v40[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 4) * L + l] = acc0_v[l];
+      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %536 = mul f64[64] -> v40
+  // %547 = mul f64[64] -> v41
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v40[i0 * L + l] = step(v11[i0 * L + l]) * v12[i0 * L + l];
-    }
-  }
-  // %537 = contract f64[64] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v40[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v40[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v40[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v40[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %538 = mul f64[64] -> v12
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = step(v9[i0 * L + l]) * v11[i0 * L + l];
-    }
-  }
-  // %539 = contract f64[32] -> v9
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v12[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %541 = add f64[32] -> v11
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = (v9[i0 * L + l] * u8[0]) + v28[i0 * L + l];
-    }
-  }
-  // %542 = contract f64[32,15] -> v41
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v41[(i0 * 15 + i1) * L + l] = v11[i0 * L + l] * u_stages[(i1 + 5) * L + l];
-      }
-    }
-  }
-  // %543 = reshape f64[480] -> v42
-  for (int64_t i0 = 0; i0 < 480; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v42[i0 * L + l] = v41[i0 * L + l];
-    }
-  }
-  // %544 = contract f64[64] -> v41
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 480; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v42[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v42[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v42[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v42[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v41[(i0 * 4) * L + l] = acc0_v[l];
-      v41[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v41[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v41[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %545 = mul f64[64] -> v43
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v43[i0 * L + l] = v41[i0 * L + l] * (1.0f - square(v5[i0 * L + l]));
-    }
-  }
-  // %546 = contract f64[64] -> v41
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v43[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v43[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v43[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v43[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v41[(i0 * 4) * L + l] = acc0_v[l];
-      v41[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v41[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v41[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %547 = mul f64[64] -> v44
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v44[i0 * L + l] = step(v3[i0 * L + l]) * v41[i0 * L + l];
+      v41[i0 * L + l] = step(v3[i0 * L + l]) * v38[i0 * L + l];
     }
   }
   // %548 = contract f64[64] -> v3
@@ -3852,10 +3817,10 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v44[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v44[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v44[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v44[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v41[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v41[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v41[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v41[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3866,11 +3831,11 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %549 = mul f64[64] -> v41
+  // %549 = mul f64[64] -> v38
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v41[i0 * L + l] = step(v1[i0 * L + l]) * v3[i0 * L + l];
+      v38[i0 * L + l] = step(v1[i0 * L + l]) * v3[i0 * L + l];
     }
   }
   // %550 = contract f64[32] -> v1
@@ -3885,10 +3850,10 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v41[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v41[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v41[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v41[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v38[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v38[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v38[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v38[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3905,7 +3870,7 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t l = 0; l < L; ++l) {
       z0_bar_z[i0 * L + l] +=
           v1[i0 * L + l] +
-          (v9[i0 * L + l] + (v19[i0 * L + l] + (z1_bar_z[i0 * L + l] + v27[i0 * L + l])));
+          (v8[i0 * L + l] + (v15[i0 * L + l] + (z1_bar_z[i0 * L + l] + v22[i0 * L + l])));
     }
   }
   // %561 = add f64[64,32] -> d.f1.layer0.weight
@@ -3915,9 +3880,9 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v41[i0 * L + l] * z0_z[i1 * L + l]) +
-                   (((v15[i1 * L + l] * v34[i0 * L + l]) + (v30[i0 * L + l] * v17[i1 * L + l])) +
-                    (v4[i1 * L + l] * v12[i0 * L + l]));
+          sum[l] = (v38[i0 * L + l] * z0_z[i1 * L + l]) +
+                   (((v13[i1 * L + l] * v30[i0 * L + l]) + (v25[i0 * L + l] * v20[i1 * L + l])) +
+                    (v6[i1 * L + l] * v34[i0 * L + l]));
         }
         theta_bar_f1_layer0_weight[i0 * 32 + i1] += lane_sum<L>(sum);
       }
@@ -3929,7 +3894,7 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v41[i0 * L + l] + ((v30[i0 * L + l] + v34[i0 * L + l]) + v12[i0 * L + l]);
+        sum[l] = v38[i0 * L + l] + ((v25[i0 * L + l] + v30[i0 * L + l]) + v34[i0 * L + l]);
       }
       theta_bar_f1_layer0_bias[i0] += lane_sum<L>(sum);
     }
@@ -3941,9 +3906,9 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v0[i1 * L + l] * v44[i0 * L + l]) +
-                   (((v33[i0 * L + l] * v22[i1 * L + l]) + (v18[i1 * L + l] * v37[i0 * L + l])) +
-                    (v40[i0 * L + l] * v6[i1 * L + l]));
+          sum[l] = (v0[i1 * L + l] * v41[i0 * L + l]) +
+                   (((v29[i0 * L + l] * v18[i1 * L + l]) + (v11[i1 * L + l] * v33[i0 * L + l])) +
+                    (v37[i0 * L + l] * v4[i1 * L + l]));
         }
         theta_bar_f1_layer1_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
@@ -3955,7 +3920,7 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((v33[i0 * L + l] + v37[i0 * L + l]) + v40[i0 * L + l]) + v44[i0 * L + l];
+        sum[l] = ((v29[i0 * L + l] + v33[i0 * L + l]) + v37[i0 * L + l]) + v41[i0 * L + l];
       }
       theta_bar_f1_layer1_bias[i0] += lane_sum<L>(sum);
     }
@@ -3967,9 +3932,9 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((v20[i1 * L + l] * v36[i0 * L + l]) + (v26[i1 * L + l] * v32[i0 * L + l])) +
-                    (v38[i0 * L + l] * v10[i1 * L + l])) +
-                   (v43[i0 * L + l] * v2[i1 * L + l]);
+          sum[l] = (((v16[i1 * L + l] * v32[i0 * L + l]) + (v23[i1 * L + l] * v27[i0 * L + l])) +
+                    (v36[i0 * L + l] * v9[i1 * L + l])) +
+                   (v40[i0 * L + l] * v2[i1 * L + l]);
         }
         theta_bar_f1_layer2_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
@@ -3981,7 +3946,7 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v43[i0 * L + l] + ((v32[i0 * L + l] + v36[i0 * L + l]) + v38[i0 * L + l]);
+        sum[l] = v40[i0 * L + l] + ((v27[i0 * L + l] + v32[i0 * L + l]) + v36[i0 * L + l]);
       }
       theta_bar_f1_layer2_bias[i0] += lane_sum<L>(sum);
     }
@@ -3993,9 +3958,9 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v5[i1 * L + l] * v42[i0 * L + l]) +
-                   (((v23[i1 * L + l] * v35[i0 * L + l]) + (v29[i1 * L + l] * v31[i0 * L + l])) +
-                    (v13[i1 * L + l] * v39[i0 * L + l]));
+          sum[l] = (v5[i1 * L + l] * v39[i0 * L + l]) +
+                   (((v19[i1 * L + l] * v31[i0 * L + l]) + (v26[i1 * L + l] * v28[i0 * L + l])) +
+                    (v12[i1 * L + l] * v35[i0 * L + l]));
         }
         theta_bar_f2_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
@@ -4007,7 +3972,7 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v39[i0 * L + l] + (v31[i0 * L + l] + v35[i0 * L + l])) + v42[i0 * L + l];
+        sum[l] = (v35[i0 * L + l] + (v28[i0 * L + l] + v31[i0 * L + l])) + v39[i0 * L + l];
       }
       theta_bar_f2_bias[i0] += lane_sum<L>(sum);
     }
@@ -4025,10 +3990,10 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v7[(i0 * 4 + i1 * 15) * L + l], v11[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v7[(i0 * 4 + i1 * 15 + 1) * L + l], v11[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v7[(i0 * 4 + i1 * 15 + 2) * L + l], v11[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v7[(i0 * 4 + i1 * 15 + 3) * L + l], v11[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v7[(i0 * 4 + i1 * 15) * L + l], v10[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v7[(i0 * 4 + i1 * 15 + 1) * L + l], v10[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v7[(i0 * 4 + i1 * 15 + 2) * L + l], v10[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v7[(i0 * 4 + i1 * 15 + 3) * L + l], v10[i1 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -4047,7 +4012,7 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v7[(i0 + i1 * 15) * L + l], v11[i1 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(v7[(i0 + i1 * 15) * L + l], v10[i1 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -4055,7 +4020,7 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
         u_stages_bar[(i0 + 5) * L + l] += acc0_v[l];
       }
     }
-    // %597 = contract f64[15] -> v17
+    // %597 = contract f64[15] -> v0
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4067,52 +4032,10 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v25[(i0 * 4 + i1 * 15) * L + l], v24[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v25[(i0 * 4 + i1 * 15 + 1) * L + l], v24[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v25[(i0 * 4 + i1 * 15 + 2) * L + l], v24[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v25[(i0 * 4 + i1 * 15 + 3) * L + l], v24[i1 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 4) * L + l] = acc0_v[l];
-        v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-        v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-        v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i0 = 12; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 32; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v25[(i0 + i1 * 15) * L + l], v24[i1 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[i0 * L + l] = acc0_v[l];
-      }
-    }
-    // %596 = contract f64[15] -> v0
-    for (int64_t i0 = 0; i0 < 3; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 32; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v16[(i0 * 4 + i1 * 15) * L + l], v21[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v16[(i0 * 4 + i1 * 15 + 1) * L + l], v21[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v16[(i0 * 4 + i1 * 15 + 2) * L + l], v21[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v16[(i0 * 4 + i1 * 15 + 3) * L + l], v21[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v21[(i0 * 4 + i1 * 15) * L + l], v24[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v21[(i0 * 4 + i1 * 15 + 1) * L + l], v24[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v21[(i0 * 4 + i1 * 15 + 2) * L + l], v24[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v21[(i0 * 4 + i1 * 15 + 3) * L + l], v24[i1 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -4131,7 +4054,7 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v16[(i0 + i1 * 15) * L + l], v21[i1 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(v21[(i0 + i1 * 15) * L + l], v24[i1 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -4139,11 +4062,53 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
         v0[i0 * L + l] = acc0_v[l];
       }
     }
+    // %596 = contract f64[15] -> v1
+    for (int64_t i0 = 0; i0 < 3; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 32; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v14[(i0 * 4 + i1 * 15) * L + l], v17[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v14[(i0 * 4 + i1 * 15 + 1) * L + l], v17[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v14[(i0 * 4 + i1 * 15 + 2) * L + l], v17[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v14[(i0 * 4 + i1 * 15 + 3) * L + l], v17[i1 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v1[(i0 * 4) * L + l] = acc0_v[l];
+        v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
+        v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
+        v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i0 = 12; i0 < 15; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 32; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v14[(i0 + i1 * 15) * L + l], v17[i1 * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v1[i0 * L + l] = acc0_v[l];
+      }
+    }
     // %598 = add f64[15] -> d.dx@1
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 25) * L + l] += v17[i0 * L + l] + v0[i0 * L + l];
+        u_stages_bar[(i0 + 25) * L + l] += v0[i0 * L + l] + v1[i0 * L + l];
       }
     }
     // %599 = contract f64[480] -> v6
@@ -4158,10 +4123,10 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i1 = 0; i1 < 64; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v29[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v29[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v29[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v29[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v26[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v26[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v26[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v26[i1 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -4185,21 +4150,21 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(f2_bias[i0 * 4 + i1 * 15] + v6[(i0 * 4 + i1 * 15) * L + l],
-                               v28[i1 * L + l], acc0_v[l]);
+                               z1_bar_z[i1 * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(f2_bias[i0 * 4 + i1 * 15 + 1] + v6[(i0 * 4 + i1 * 15 + 1) * L + l],
-                               v28[i1 * L + l], acc1_v[l]);
+                               z1_bar_z[i1 * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(f2_bias[i0 * 4 + i1 * 15 + 2] + v6[(i0 * 4 + i1 * 15 + 2) * L + l],
-                               v28[i1 * L + l], acc2_v[l]);
+                               z1_bar_z[i1 * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(f2_bias[i0 * 4 + i1 * 15 + 3] + v6[(i0 * 4 + i1 * 15 + 3) * L + l],
-                               v28[i1 * L + l], acc3_v[l]);
+                               z1_bar_z[i1 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 65) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 66) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 67) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 68) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 4 + 65) * L + l] += acc0_v[l] * (T(h) * 0.16666667f);
+        u_stages_bar[(i0 * 4 + 66) * L + l] += acc1_v[l] * (T(h) * 0.16666667f);
+        u_stages_bar[(i0 * 4 + 67) * L + l] += acc2_v[l] * (T(h) * 0.16666667f);
+        u_stages_bar[(i0 * 4 + 68) * L + l] += acc3_v[l] * (T(h) * 0.16666667f);
       }
     }
     for (int64_t i0 = 12; i0 < 15; ++i0) {
@@ -4210,13 +4175,13 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(f2_bias[i0 + i1 * 15] + v6[(i0 + i1 * 15) * L + l], v28[i1 * L + l],
-                               acc0_v[l]);
+          acc0_v[l] = std::fma(f2_bias[i0 + i1 * 15] + v6[(i0 + i1 * 15) * L + l],
+                               z1_bar_z[i1 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 65) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 + 65) * L + l] += acc0_v[l] * (T(h) * 0.16666667f);
       }
     }
   }
@@ -4264,38 +4229,35 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8192);
   T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10240);
   T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12288);
-  T* __restrict u7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27648);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27712);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29760);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 31808);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33856);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35904);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37952);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40000);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 55360);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57408);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59456);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61504);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 63552);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65600);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67648);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 83008);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 85056);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 87104);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89152);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 91200);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 93248);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 95296);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 110656);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 111680);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 127040);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 142400);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 157760);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 159808);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 175168);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 190528);
-  T* __restrict u37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 192576);
-  T* __restrict u38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 192640);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27648);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29696);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 31744);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33792);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35840);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37888);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39936);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 55296);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57344);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59392);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61440);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 63488);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65536);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67584);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 82944);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84992);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 87040);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89088);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 91136);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 93184);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 95232);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 110592);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 111616);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 126976);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 142336);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 157696);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 159744);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 175104);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 190464);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -4483,16 +4445,14 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %135 = mul f64[] -> u7
-  u7[0] = T(h) * 0.5f;
   // %311 = add f64[32] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = z0_z[i0 * L + l] + (v4[i0 * L + l] * u7[0]);
+      v6[i0 * L + l] = z0_z[i0 * L + l] + (v4[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %327 = contract f64[64] -> v8
+  // %327 = contract f64[64] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4512,27 +4472,27 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %328 = add f64[64] -> v9
+  // %328 = add f64[64] -> v8
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = f1_layer0_bias[i0] + v8[i0 * L + l];
+      v8[i0 * L + l] = f1_layer0_bias[i0] + v7[i0 * L + l];
     }
   }
-  // %329 = relu f64[64] -> v8
+  // %329 = relu f64[64] -> v7
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = relu(v9[i0 * L + l]);
+      v7[i0 * L + l] = relu(v8[i0 * L + l]);
     }
   }
-  // %330 = contract f64[64] -> v10
+  // %330 = contract f64[64] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4544,35 +4504,35 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v7[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %331 = add f64[64] -> v11
+  // %331 = add f64[64] -> v10
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = f1_layer1_bias[i0] + v10[i0 * L + l];
+      v10[i0 * L + l] = f1_layer1_bias[i0] + v9[i0 * L + l];
     }
   }
-  // %332 = relu f64[64] -> v10
+  // %332 = relu f64[64] -> v9
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = relu(v11[i0 * L + l]);
+      v9[i0 * L + l] = relu(v10[i0 * L + l]);
     }
   }
-  // %333 = contract f64[64] -> v12
+  // %333 = contract f64[64] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4584,28 +4544,28 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v9[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %335 = tanh f64[64] -> v13
+  // %335 = tanh f64[64] -> v12
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = vm::tanh(v12[i0 * L + l] + f1_layer2_bias[i0]);
+      v12[i0 * L + l] = vm::tanh(v11[i0 * L + l] + f1_layer2_bias[i0]);
     }
   }
-  // %336 = contract f64[480] -> v14
+  // %336 = contract f64[480] -> v13
   for (int64_t i0 = 0; i0 < 120; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4617,10 +4577,73 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v13[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v12[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 4) * L + l] = acc0_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %339 = contract f64[32] -> v11
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f2_bias[i0 * 60 + i1] + v13[(i0 * 60 + i1) * L + l],
+                             u_stages[(i1 + 25) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 15] + v13[(i0 * 60 + i1 + 15) * L + l],
+                             u_stages[(i1 + 25) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 30] + v13[(i0 * 60 + i1 + 30) * L + l],
+                             u_stages[(i1 + 25) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 45] + v13[(i0 * 60 + i1 + 45) * L + l],
+                             u_stages[(i1 + 25) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %341 = add f64[32] -> v13
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = z0_z[i0 * L + l] + (v11[i0 * L + l] * (T(h) * 0.5f));
+    }
+  }
+  // %342 = contract f64[64] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], v13[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], v13[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], v13[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -4631,84 +4654,21 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %339 = contract f64[32] -> v12
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_bias[i0 * 60 + i1] + v14[(i0 * 60 + i1) * L + l],
-                             u_stages[(i1 + 25) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 15] + v14[(i0 * 60 + i1 + 15) * L + l],
-                             u_stages[(i1 + 25) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 30] + v14[(i0 * 60 + i1 + 30) * L + l],
-                             u_stages[(i1 + 25) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 45] + v14[(i0 * 60 + i1 + 45) * L + l],
-                             u_stages[(i1 + 25) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %341 = add f64[32] -> v14
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = z0_z[i0 * L + l] + (v12[i0 * L + l] * u7[0]);
-    }
-  }
-  // %342 = contract f64[64] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], v14[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], v14[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], v14[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], v14[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %343 = add f64[64] -> v16
+  // %343 = add f64[64] -> v15
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = f1_layer0_bias[i0] + v15[i0 * L + l];
+      v15[i0 * L + l] = f1_layer0_bias[i0] + v14[i0 * L + l];
     }
   }
-  // %344 = relu f64[64] -> v15
+  // %344 = relu f64[64] -> v14
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = relu(v16[i0 * L + l]);
+      v14[i0 * L + l] = relu(v15[i0 * L + l]);
     }
   }
-  // %345 = contract f64[64] -> v17
+  // %345 = contract f64[64] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4720,35 +4680,35 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v15[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v14[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v14[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v14[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v14[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %346 = add f64[64] -> v18
+  // %346 = add f64[64] -> v17
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = f1_layer1_bias[i0] + v17[i0 * L + l];
+      v17[i0 * L + l] = f1_layer1_bias[i0] + v16[i0 * L + l];
     }
   }
-  // %347 = relu f64[64] -> v17
+  // %347 = relu f64[64] -> v16
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = relu(v18[i0 * L + l]);
+      v16[i0 * L + l] = relu(v17[i0 * L + l]);
     }
   }
-  // %348 = contract f64[64] -> v19
+  // %348 = contract f64[64] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4760,28 +4720,28 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v17[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v17[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v17[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v17[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v16[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v16[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v16[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v16[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %350 = tanh f64[64] -> v20
+  // %350 = tanh f64[64] -> v19
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = vm::tanh(f1_layer2_bias[i0] + v19[i0 * L + l]);
+      v19[i0 * L + l] = vm::tanh(f1_layer2_bias[i0] + v18[i0 * L + l]);
     }
   }
-  // %351 = contract f64[480] -> v21
+  // %351 = contract f64[480] -> v20
   for (int64_t i0 = 0; i0 < 120; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4793,10 +4753,73 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v20[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v20[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v20[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v20[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v19[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v19[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v19[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v19[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %354 = contract f64[32] -> v18
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f2_bias[i0 * 60 + i1] + v20[(i0 * 60 + i1) * L + l],
+                             u_stages[(i1 + 25) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 15] + v20[(i0 * 60 + i1 + 15) * L + l],
+                             u_stages[(i1 + 25) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 30] + v20[(i0 * 60 + i1 + 30) * L + l],
+                             u_stages[(i1 + 25) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 45] + v20[(i0 * 60 + i1 + 45) * L + l],
+                             u_stages[(i1 + 25) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %356 = add f64[32] -> v20
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = z0_z[i0 * L + l] + (T(h) * v18[i0 * L + l]);
+    }
+  }
+  // %357 = contract f64[64] -> v21
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], v20[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], v20[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], v20[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], v20[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -4807,84 +4830,21 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %354 = contract f64[32] -> v19
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_bias[i0 * 60 + i1] + v21[(i0 * 60 + i1) * L + l],
-                             u_stages[(i1 + 25) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 15] + v21[(i0 * 60 + i1 + 15) * L + l],
-                             u_stages[(i1 + 25) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 30] + v21[(i0 * 60 + i1 + 30) * L + l],
-                             u_stages[(i1 + 25) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 45] + v21[(i0 * 60 + i1 + 45) * L + l],
-                             u_stages[(i1 + 25) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %356 = add f64[32] -> v21
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = z0_z[i0 * L + l] + (T(h) * v19[i0 * L + l]);
-    }
-  }
-  // %357 = contract f64[64] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], v21[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], v21[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], v21[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], v21[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %358 = add f64[64] -> v23
+  // %358 = add f64[64] -> v22
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = v22[i0 * L + l] + f1_layer0_bias[i0];
+      v22[i0 * L + l] = v21[i0 * L + l] + f1_layer0_bias[i0];
     }
   }
-  // %359 = relu f64[64] -> v22
+  // %359 = relu f64[64] -> v21
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = relu(v23[i0 * L + l]);
+      v21[i0 * L + l] = relu(v22[i0 * L + l]);
     }
   }
-  // %360 = contract f64[64] -> v24
+  // %360 = contract f64[64] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4896,35 +4856,35 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v22[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v22[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v22[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v22[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v21[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v21[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v21[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v21[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 4) * L + l] = acc0_v[l];
+      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %361 = add f64[64] -> v25
+  // %361 = add f64[64] -> v24
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = f1_layer1_bias[i0] + v24[i0 * L + l];
+      v24[i0 * L + l] = f1_layer1_bias[i0] + v23[i0 * L + l];
     }
   }
-  // %362 = relu f64[64] -> v24
+  // %362 = relu f64[64] -> v23
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = relu(v25[i0 * L + l]);
+      v23[i0 * L + l] = relu(v24[i0 * L + l]);
     }
   }
-  // %363 = contract f64[64] -> v26
+  // %363 = contract f64[64] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4936,28 +4896,28 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v24[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v24[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v24[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v24[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v23[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v23[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v23[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v23[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 4) * L + l] = acc0_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %365 = tanh f64[64] -> v27
+  // %365 = tanh f64[64] -> v26
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = vm::tanh(v26[i0 * L + l] + f1_layer2_bias[i0]);
+      v26[i0 * L + l] = vm::tanh(v25[i0 * L + l] + f1_layer2_bias[i0]);
     }
   }
-  // %366 = contract f64[480] -> v28
+  // %366 = contract f64[480] -> v27
   for (int64_t i0 = 0; i0 < 120; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4969,28 +4929,28 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v27[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v27[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v27[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v27[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v26[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v26[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v26[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v26[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 4) * L + l] = acc0_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 4) * L + l] = acc0_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %320 = mul f64[15] -> v26
+  // %320 = mul f64[15] -> v25
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = u_stages[(i0 + 65) * L + l] * 0.16666667f;
+      v25[i0 * L + l] = u_stages[(i0 + 65) * L + l] * 0.16666667f;
     }
   }
-  // %369 = contract f64[32] -> v29
+  // %369 = contract f64[32] -> v28
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5002,22 +4962,22 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_bias[i0 * 60 + i1] + v28[(i0 * 60 + i1) * L + l], v26[i1 * L + l],
+        acc0_v[l] = std::fma(f2_bias[i0 * 60 + i1] + v27[(i0 * 60 + i1) * L + l], v25[i1 * L + l],
                              acc0_v[l]);
-        acc1_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 15] + v28[(i0 * 60 + i1 + 15) * L + l],
-                             v26[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 30] + v28[(i0 * 60 + i1 + 30) * L + l],
-                             v26[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 45] + v28[(i0 * 60 + i1 + 45) * L + l],
-                             v26[i1 * L + l], acc3_v[l]);
+        acc1_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 15] + v27[(i0 * 60 + i1 + 15) * L + l],
+                             v25[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 30] + v27[(i0 * 60 + i1 + 30) * L + l],
+                             v25[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_bias[i0 * 60 + i1 + 45] + v27[(i0 * 60 + i1 + 45) * L + l],
+                             v25[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[(i0 * 4) * L + l] = acc0_v[l];
-      v29[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v29[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v29[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 4) * L + l] = acc0_v[l];
+      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %376 = add f64[32] -> z
@@ -5025,26 +4985,26 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       z1_z[i0 * L + l] =
-          (T(h) * ((((v4[i0 * L + l] * 0.16666667f) + (v12[i0 * L + l] * 0.33333334f)) +
-                    (v19[i0 * L + l] * 0.33333334f)) +
-                   v29[i0 * L + l])) +
+          (T(h) * ((((v4[i0 * L + l] * 0.16666667f) + (v11[i0 * L + l] * 0.33333334f)) +
+                    (v18[i0 * L + l] * 0.33333334f)) +
+                   v28[i0 * L + l])) +
           z0_z[i0 * L + l];
     }
   }
-  // %646 = contract f64[32,15] -> v28
+  // %646 = contract f64[32,15] -> v27
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 15 + i1) * L + l] = u_stages[(i1 + 5) * L + l] * a0[i0 * L + l];
+        v27[(i0 * 15 + i1) * L + l] = u_stages[(i1 + 5) * L + l] * a0[i0 * L + l];
       }
     }
   }
-  // %647 = reshape f64[480] -> v30
+  // %647 = reshape f64[480] -> v29
   for (int64_t i0 = 0; i0 < 480; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = v28[i0 * L + l];
+      v29[i0 * L + l] = v27[i0 * L + l];
     }
   }
   // %648 = contract f64[64] -> v4
@@ -5059,10 +5019,10 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 480; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v30[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v30[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v30[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v30[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v29[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v29[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v29[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v29[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5073,11 +5033,11 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %649 = mul f64[64] -> v12
+  // %649 = mul f64[64] -> v11
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = (1.0f - square(v5[i0 * L + l])) * v4[i0 * L + l];
+      v11[i0 * L + l] = (1.0f - square(v5[i0 * L + l])) * v4[i0 * L + l];
     }
   }
   // %650 = contract f64[64] -> v4
@@ -5092,10 +5052,10 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v12[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v11[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5106,11 +5066,11 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %651 = mul f64[64] -> v19
+  // %651 = mul f64[64] -> v18
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = step(v3[i0 * L + l]) * v4[i0 * L + l];
+      v18[i0 * L + l] = step(v3[i0 * L + l]) * v4[i0 * L + l];
     }
   }
   // %652 = contract f64[64] -> v3
@@ -5125,10 +5085,10 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v19[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v19[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v19[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v19[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v18[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v18[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v18[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v18[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5146,7 +5106,7 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v4[i0 * L + l] = step(v1[i0 * L + l]) * v3[i0 * L + l];
     }
   }
-  // %654 = contract f64[32] -> v29
+  // %654 = contract f64[32] -> v28
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5166,33 +5126,33 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[(i0 * 4) * L + l] = acc0_v[l];
-      v29[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v29[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v29[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 4) * L + l] = acc0_v[l];
+      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %898 = sub f64[32] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = a0[i0 * L + l] - (v29[i0 * L + l] * u7[0]);
+      v1[i0 * L + l] = a0[i0 * L + l] - (v28[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %1064 = contract f64[32,15] -> v28
+  // %1064 = contract f64[32,15] -> v27
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 15 + i1) * L + l] = v1[i0 * L + l] * u_stages[(i1 + 25) * L + l];
+        v27[(i0 * 15 + i1) * L + l] = v1[i0 * L + l] * u_stages[(i1 + 25) * L + l];
       }
     }
   }
-  // %1065 = reshape f64[480] -> v31
+  // %1065 = reshape f64[480] -> v30
   for (int64_t i0 = 0; i0 < 480; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = v28[i0 * L + l];
+      v30[i0 * L + l] = v27[i0 * L + l];
     }
   }
   // %1066 = contract f64[64] -> v1
@@ -5207,10 +5167,10 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 480; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v31[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v31[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v31[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v31[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v30[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v30[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v30[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v30[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5225,7 +5185,7 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v1[i0 * L + l] * (1.0f - square(v13[i0 * L + l]));
+      v3[i0 * L + l] = v1[i0 * L + l] * (1.0f - square(v12[i0 * L + l]));
     }
   }
   // %1068 = contract f64[64] -> v1
@@ -5254,11 +5214,11 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1070 = mul f64[64] -> v26
+  // %1070 = mul f64[64] -> v25
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = v1[i0 * L + l] * step(v11[i0 * L + l]);
+      v25[i0 * L + l] = v1[i0 * L + l] * step(v10[i0 * L + l]);
     }
   }
   // %1071 = contract f64[64] -> v1
@@ -5273,10 +5233,10 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v26[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v26[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v26[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v26[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v25[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v25[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v25[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v25[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5287,11 +5247,11 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1072 = mul f64[64] -> v11
+  // %1072 = mul f64[64] -> v10
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v1[i0 * L + l] * step(v9[i0 * L + l]);
+      v10[i0 * L + l] = v1[i0 * L + l] * step(v8[i0 * L + l]);
     }
   }
   // %1073 = contract f64[32] -> v1
@@ -5306,10 +5266,10 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v11[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v10[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v10[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v10[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v10[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5320,30 +5280,30 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1078 = sub f64[32] -> v9
+  // %1078 = sub f64[32] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = a0[i0 * L + l] - (v1[i0 * L + l] * u7[0]);
+      v8[i0 * L + l] = a0[i0 * L + l] - (v1[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %1079 = contract f64[32,15] -> v28
+  // %1079 = contract f64[32,15] -> v27
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 15 + i1) * L + l] = v9[i0 * L + l] * u_stages[(i1 + 25) * L + l];
+        v27[(i0 * 15 + i1) * L + l] = v8[i0 * L + l] * u_stages[(i1 + 25) * L + l];
       }
     }
   }
-  // %1080 = reshape f64[480] -> v32
+  // %1080 = reshape f64[480] -> v31
   for (int64_t i0 = 0; i0 < 480; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] = v28[i0 * L + l];
+      v31[i0 * L + l] = v27[i0 * L + l];
     }
   }
-  // %1081 = contract f64[64] -> v9
+  // %1081 = contract f64[64] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5355,28 +5315,28 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 480; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v32[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v32[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v32[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v32[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v31[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v31[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v31[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v31[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1084 = mul f64[64] -> v28
+  // %1084 = mul f64[64] -> v27
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = (1.0f - square(v20[i0 * L + l])) * v9[i0 * L + l];
+      v27[i0 * L + l] = (1.0f - square(v19[i0 * L + l])) * v8[i0 * L + l];
     }
   }
-  // %1085 = contract f64[64] -> v9
+  // %1085 = contract f64[64] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5388,28 +5348,28 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v28[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v28[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v28[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v28[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v27[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v27[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v27[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v27[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1087 = mul f64[64] -> v33
+  // %1087 = mul f64[64] -> v32
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = step(v18[i0 * L + l]) * v9[i0 * L + l];
+      v32[i0 * L + l] = step(v17[i0 * L + l]) * v8[i0 * L + l];
     }
   }
-  // %1088 = contract f64[64] -> v9
+  // %1088 = contract f64[64] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5421,28 +5381,28 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v33[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v33[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v33[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v33[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v32[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v32[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v32[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v32[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1089 = mul f64[64] -> v18
+  // %1089 = mul f64[64] -> v17
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = step(v16[i0 * L + l]) * v9[i0 * L + l];
+      v17[i0 * L + l] = step(v15[i0 * L + l]) * v8[i0 * L + l];
     }
   }
-  // %1090 = contract f64[32] -> v9
+  // %1090 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5454,44 +5414,44 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v18[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v18[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v18[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v18[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v17[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v17[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v17[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v17[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1096 = sub f64[32] -> v16
+  // %1096 = sub f64[32] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = a0[i0 * L + l] - (T(h) * v9[i0 * L + l]);
+      v15[i0 * L + l] = a0[i0 * L + l] - (T(h) * v8[i0 * L + l]);
     }
   }
-  // %1097 = contract f64[32,15] -> v34
+  // %1097 = contract f64[32,15] -> v33
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 15 + i1) * L + l] = v16[i0 * L + l] * u_stages[(i1 + 65) * L + l];
+        v33[(i0 * 15 + i1) * L + l] = v15[i0 * L + l] * u_stages[(i1 + 65) * L + l];
       }
     }
   }
-  // %1098 = reshape f64[480] -> v35
+  // %1098 = reshape f64[480] -> v34
   for (int64_t i0 = 0; i0 < 480; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v35[i0 * L + l] = v34[i0 * L + l];
+      v34[i0 * L + l] = v33[i0 * L + l];
     }
   }
-  // %1099 = contract f64[64] -> v16
+  // %1099 = contract f64[64] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5503,28 +5463,28 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 480; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v35[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v35[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v35[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v35[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v34[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v34[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v34[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v34[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1100 = mul f64[64] -> v34
+  // %1100 = mul f64[64] -> v33
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = v16[i0 * L + l] * (1.0f - square(v27[i0 * L + l]));
+      v33[i0 * L + l] = v15[i0 * L + l] * (1.0f - square(v26[i0 * L + l]));
     }
   }
-  // %1101 = contract f64[64] -> v16
+  // %1101 = contract f64[64] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5536,28 +5496,28 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v34[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v34[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v34[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v34[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v33[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v33[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v33[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v33[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1103 = mul f64[64] -> v36
+  // %1103 = mul f64[64] -> v35
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v36[i0 * L + l] = v16[i0 * L + l] * step(v25[i0 * L + l]);
+      v35[i0 * L + l] = v15[i0 * L + l] * step(v24[i0 * L + l]);
     }
   }
-  // %1104 = contract f64[64] -> v16
+  // %1104 = contract f64[64] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5569,35 +5529,35 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v36[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v36[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v36[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v36[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v35[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v35[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v35[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v35[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1106 = mul f64[64] -> v25
+  // %1106 = mul f64[64] -> v24
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = step(v23[i0 * L + l]) * v16[i0 * L + l];
+      v24[i0 * L + l] = step(v22[i0 * L + l]) * v15[i0 * L + l];
     }
   }
-  // %1107 = mul f64[64] -> v16
+  // %1107 = mul f64[64] -> v15
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v25[i0 * L + l] * 0.16666667f;
+      v15[i0 * L + l] = v24[i0 * L + l] * 0.16666667f;
     }
   }
-  // %1108 = contract f64[32] -> v23
+  // %1108 = contract f64[32] -> v22
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5609,18 +5569,18 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v16[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v16[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v16[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v16[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v15[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v15[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v15[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v15[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 4) * L + l] = acc0_v[l];
+      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %1111 = add f64[32] -> a.z
@@ -5628,53 +5588,19 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       a1[i0 * L + l] =
-          (T(h) * ((((-(v29[i0 * L + l] * 0.16666667f)) - (v1[i0 * L + l] * 0.33333334f)) -
-                    (v9[i0 * L + l] * 0.33333334f)) -
-                   v23[i0 * L + l])) +
+          (T(h) * ((((-(v28[i0 * L + l] * 0.16666667f)) - (v1[i0 * L + l] * 0.33333334f)) -
+                    (v8[i0 * L + l] * 0.33333334f)) -
+                   v22[i0 * L + l])) +
           a0[i0 * L + l];
     }
   }
-  // %885 = mul f64[] -> u7
-  u7[0] = T(h) * -0.0f;
   // %886 = broadcast f64[32,5] -> adj.zeta.weight
   for (int64_t i0 = 0; i0 < 160; ++i0) {
-    dtheta_zeta_weight[i0] += u7[0] * 8.0f;
+    dtheta_zeta_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %887 = broadcast f64[32] -> adj.zeta.bias
   for (int64_t i0 = 0; i0 < 32; ++i0) {
-    dtheta_zeta_bias[i0] += u7[0] * 8.0f;
-  }
-  // %417 = mul f64[] -> u37
-  u37[0] = T(h) * 0.33333334f;
-  // %1112 = contract f64[32] -> v29
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = v6[i0 * L + l] * u37[0];
-    }
-  }
-  // %402 = mul f64[] -> u38
-  u38[0] = T(h) * 0.16666667f;
-  // %954 = contract f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = z0_z[i0 * L + l] * u38[0];
-    }
-  }
-  // %1116 = contract f64[32] -> v9
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v14[i0 * L + l] * u37[0];
-    }
-  }
-  // %1119 = contract f64[32] -> v23
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = v21[i0 * L + l] * u38[0];
-    }
+    dtheta_zeta_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1121 = sub f64[64,32] -> adj.f1.layer0.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
@@ -5683,9 +5609,10 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v11[i0 * L + l] * v29[i1 * L + l])) - (v1[i1 * L + l] * v4[i0 * L + l])) -
-                    (v18[i0 * L + l] * v9[i1 * L + l])) -
-                   (v23[i1 * L + l] * v25[i0 * L + l]);
+          sum[l] = (((-(v10[i0 * L + l] * (v6[i1 * L + l] * (T(h) * 0.33333334f)))) -
+                     ((z0_z[i1 * L + l] * (T(h) * 0.16666667f)) * v4[i0 * L + l])) -
+                    (v17[i0 * L + l] * (v13[i1 * L + l] * (T(h) * 0.33333334f)))) -
+                   ((v20[i1 * L + l] * (T(h) * 0.16666667f)) * v24[i0 * L + l]);
         }
         dtheta_f1_layer0_weight[i0 * 32 + i1] += lane_sum<L>(sum);
       }
@@ -5697,47 +5624,19 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v4[i0 * L + l] * 0.16666667f)) - (v11[i0 * L + l] * 0.33333334f)) -
-                   (v18[i0 * L + l] * 0.33333334f)) -
-                  v16[i0 * L + l]) *
+        sum[l] = ((((-(v4[i0 * L + l] * 0.16666667f)) - (v10[i0 * L + l] * 0.33333334f)) -
+                   (v17[i0 * L + l] * 0.33333334f)) -
+                  v15[i0 * L + l]) *
                  T(h);
       }
       dtheta_f1_layer0_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %981 = contract f64[64] -> v1
+  // %1129 = mul f64[64] -> v1
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v0[i0 * L + l] * u38[0];
-    }
-  }
-  // %1129 = mul f64[64] -> v0
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v26[i0 * L + l] * 0.33333334f;
-    }
-  }
-  // %1128 = contract f64[64] -> v4
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = v8[i0 * L + l] * T(h);
-    }
-  }
-  // %1132 = contract f64[64] -> v8
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v15[i0 * L + l] * u37[0];
-    }
-  }
-  // %1135 = contract f64[64] -> v9
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v22[i0 * L + l] * u38[0];
+      v1[i0 * L + l] = v25[i0 * L + l] * 0.33333334f;
     }
   }
   // %1137 = sub f64[64,64] -> adj.f1.layer1.weight
@@ -5747,9 +5646,10 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v1[i1 * L + l] * v19[i0 * L + l])) - (v0[i0 * L + l] * v4[i1 * L + l])) -
-                    (v33[i0 * L + l] * v8[i1 * L + l])) -
-                   (v36[i0 * L + l] * v9[i1 * L + l]);
+          sum[l] = (((-((v0[i1 * L + l] * (T(h) * 0.16666667f)) * v18[i0 * L + l])) -
+                     (v1[i0 * L + l] * (v7[i1 * L + l] * T(h)))) -
+                    (v32[i0 * L + l] * (v14[i1 * L + l] * (T(h) * 0.33333334f)))) -
+                   (v35[i0 * L + l] * (v21[i1 * L + l] * (T(h) * 0.16666667f)));
         }
         dtheta_f1_layer1_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
@@ -5761,53 +5661,25 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-(v19[i0 * L + l] * 0.16666667f)) - v0[i0 * L + l]) -
-                          (v33[i0 * L + l] * 0.33333334f)) -
-                         (v36[i0 * L + l] * 0.16666667f));
+        sum[l] = T(h) * ((((-(v18[i0 * L + l] * 0.16666667f)) - v1[i0 * L + l]) -
+                          (v32[i0 * L + l] * 0.33333334f)) -
+                         (v35[i0 * L + l] * 0.16666667f));
       }
       dtheta_f1_layer1_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1011 = contract f64[64] -> v0
+  // %1147 = mul f64[64] -> v0
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v2[i0 * L + l] * u38[0];
+      v0[i0 * L + l] = v27[i0 * L + l] * 0.33333334f;
     }
   }
-  // %1144 = contract f64[64] -> v1
+  // %1151 = mul f64[64] -> v1
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v10[i0 * L + l] * u37[0];
-    }
-  }
-  // %1147 = mul f64[64] -> v2
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v28[i0 * L + l] * 0.33333334f;
-    }
-  }
-  // %1148 = contract f64[64] -> v4
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = v2[i0 * L + l] * T(h);
-    }
-  }
-  // %1151 = mul f64[64] -> v8
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v34[i0 * L + l] * 0.16666667f;
-    }
-  }
-  // %1152 = contract f64[64] -> v9
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v8[i0 * L + l] * T(h);
+      v1[i0 * L + l] = v33[i0 * L + l] * 0.16666667f;
     }
   }
   // %1154 = sub f64[64,64] -> adj.f1.layer2.weight
@@ -5817,9 +5689,10 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v0[i1 * L + l] * v12[i0 * L + l])) - (v3[i0 * L + l] * v1[i1 * L + l])) -
-                    (v4[i0 * L + l] * v17[i1 * L + l])) -
-                   (v9[i0 * L + l] * v24[i1 * L + l]);
+          sum[l] = (((-((v2[i1 * L + l] * (T(h) * 0.16666667f)) * v11[i0 * L + l])) -
+                     (v3[i0 * L + l] * (v9[i1 * L + l] * (T(h) * 0.33333334f)))) -
+                    ((v0[i0 * L + l] * T(h)) * v16[i1 * L + l])) -
+                   ((v1[i0 * L + l] * T(h)) * v23[i1 * L + l]);
         }
         dtheta_f1_layer2_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
@@ -5831,39 +5704,11 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-(v12[i0 * L + l] * 0.16666667f)) - (v3[i0 * L + l] * 0.33333334f)) -
-                          v2[i0 * L + l]) -
-                         v8[i0 * L + l]);
+        sum[l] = T(h) * ((((-(v11[i0 * L + l] * 0.16666667f)) - (v3[i0 * L + l] * 0.33333334f)) -
+                          v0[i0 * L + l]) -
+                         v1[i0 * L + l]);
       }
       dtheta_f1_layer2_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %1160 = contract f64[64] -> v0
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v13[i0 * L + l] * u37[0];
-    }
-  }
-  // %1048 = contract f64[64] -> v1
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v5[i0 * L + l] * u38[0];
-    }
-  }
-  // %1164 = contract f64[64] -> v2
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v20[i0 * L + l] * u37[0];
-    }
-  }
-  // %1167 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v27[i0 * L + l] * u38[0];
     }
   }
   // %1169 = sub f64[480,64] -> adj.f2.weight
@@ -5873,9 +5718,10 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v31[i0 * L + l] * v0[i1 * L + l])) - (v1[i1 * L + l] * v30[i0 * L + l])) -
-                    (v32[i0 * L + l] * v2[i1 * L + l])) -
-                   (v3[i1 * L + l] * v35[i0 * L + l]);
+          sum[l] = (((-(v30[i0 * L + l] * (v12[i1 * L + l] * (T(h) * 0.33333334f)))) -
+                     ((v5[i1 * L + l] * (T(h) * 0.16666667f)) * v29[i0 * L + l])) -
+                    (v31[i0 * L + l] * (v19[i1 * L + l] * (T(h) * 0.33333334f)))) -
+                   ((v26[i1 * L + l] * (T(h) * 0.16666667f)) * v34[i0 * L + l]);
         }
         dtheta_f2_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
@@ -5887,9 +5733,9 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v30[i0 * L + l] * 0.16666667f)) - (v31[i0 * L + l] * 0.33333334f)) -
-                   (v32[i0 * L + l] * 0.33333334f)) -
-                  (v35[i0 * L + l] * 0.16666667f)) *
+        sum[l] = ((((-(v29[i0 * L + l] * 0.16666667f)) - (v30[i0 * L + l] * 0.33333334f)) -
+                   (v31[i0 * L + l] * 0.33333334f)) -
+                  (v34[i0 * L + l] * 0.16666667f)) *
                  T(h);
       }
       dtheta_f2_bias[i0] += lane_sum<L>(sum);
@@ -5897,11 +5743,11 @@ extern "C" void nrde_depth2_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   }
   // %888 = broadcast f64[3,32] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 96; ++i0) {
-    dtheta_out_weight[i0] += u7[0] * 8.0f;
+    dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %889 = broadcast f64[3] -> adj.out.bias
   for (int64_t i0 = 0; i0 < 3; ++i0) {
-    dtheta_out_bias[i0] += u7[0] * 8.0f;
+    dtheta_out_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
 }
 
@@ -6344,9 +6190,9 @@ const plastic_model kModel = {
             .field = 19456,
             .field_vjp = 45056,
             .adjoint_field = 64512,
-            .step = 37952,
-            .step_vjp = 273536,
-            .adjoint_step = 192704,
+            .step = 37888,
+            .step_vjp = 272384,
+            .adjoint_step = 192512,
             .output = 128,
             .output_vjp = 0,
             .loss = 128,

@@ -94,11 +94,11 @@ enum { nrde_depth2_adjoint_field_lanes = 8, nrde_depth2_adjoint_field_scratch_by
  *   theta: uniform[41923] = 41923 floats, read-only
  *   u_stages: varying[80] = 640 floats, read-only
  *   z1: varying[32] = 256 floats, may alias
- *   scratch: scratch arena, 37952 bytes, 64-byte aligned
+ *   scratch: scratch arena, 37888 bytes, 64-byte aligned
  */
 void nrde_depth2_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                       const void* u_stages, void* z1, void* scratch);
-enum { nrde_depth2_step_lanes = 8, nrde_depth2_step_scratch_bytes = 37952 };
+enum { nrde_depth2_step_lanes = 8, nrde_depth2_step_scratch_bytes = 37888 };
 
 /* nrde_depth2_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -111,12 +111,12 @@ enum { nrde_depth2_step_lanes = 8, nrde_depth2_step_scratch_bytes = 37952 };
  *   z0_bar: varying[32] = 256 floats
  *   theta_bar: uniform[41923] = 41923 floats
  *   u_stages_bar: varying[80] = 640 floats, may be NULL
- *   scratch: scratch arena, 273536 bytes, 64-byte aligned
+ *   scratch: scratch arena, 272384 bytes, 64-byte aligned
  */
 void nrde_depth2_step_vjp(const void* ctx, double t, double h, const void* z0, const void* theta,
                           const void* u_stages, const void* z1_bar, void* z0_bar, void* theta_bar,
                           void* u_stages_bar, void* scratch);
-enum { nrde_depth2_step_vjp_lanes = 8, nrde_depth2_step_vjp_scratch_bytes = 273536 };
+enum { nrde_depth2_step_vjp_lanes = 8, nrde_depth2_step_vjp_scratch_bytes = 272384 };
 
 /* nrde_depth2_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -131,12 +131,12 @@ enum { nrde_depth2_step_vjp_lanes = 8, nrde_depth2_step_vjp_scratch_bytes = 2735
  *   dtheta: uniform[41923] = 41923 floats
  *   err: varying[64] = 512 floats, may be NULL
  *   dtheta_err: uniform[41923] = 41923 floats, may be NULL
- *   scratch: scratch arena, 192704 bytes, 64-byte aligned
+ *   scratch: scratch arena, 192512 bytes, 64-byte aligned
  */
 void nrde_depth2_adjoint_step(const void* ctx, double t, double h, const void* z0, const void* a0,
                               const void* theta, const void* u_stages, void* z1, void* a1,
                               void* dtheta, void* err, void* dtheta_err, void* scratch);
-enum { nrde_depth2_adjoint_step_lanes = 8, nrde_depth2_adjoint_step_scratch_bytes = 192704 };
+enum { nrde_depth2_adjoint_step_lanes = 8, nrde_depth2_adjoint_step_scratch_bytes = 192512 };
 
 /* nrde_depth2_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

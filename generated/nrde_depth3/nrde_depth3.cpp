@@ -1852,9 +1852,8 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2048);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4096);
-  T* __restrict u3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 60416);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 60480);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62528);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 60416);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62464);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -2022,13 +2021,11 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %137 = mul f64[] -> u3
-  u3[0] = T(h) * 0.5f;
   // %313 = add f64[32] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = (v0[i0 * L + l] * u3[0]) + z0_z[i0 * L + l];
+      v1[i0 * L + l] = (v0[i0 * L + l] * (T(h) * 0.5f)) + z0_z[i0 * L + l];
     }
   }
   // %329 = contract f64[64] -> v2
@@ -2190,10 +2187,10 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = z0_z[i0 * L + l] + (v1[i0 * L + l] * u3[0]);
+      v2[i0 * L + l] = z0_z[i0 * L + l] + (v1[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %344 = contract f64[64] -> v4
+  // %344 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2213,20 +2210,20 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %346 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = relu(f1_layer0_bias[i0] + v4[i0 * L + l]);
+      v2[i0 * L + l] = relu(f1_layer0_bias[i0] + v3[i0 * L + l]);
     }
   }
-  // %347 = contract f64[64] -> v4
+  // %347 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2246,20 +2243,20 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %349 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = relu(f1_layer1_bias[i0] + v4[i0 * L + l]);
+      v2[i0 * L + l] = relu(f1_layer1_bias[i0] + v3[i0 * L + l]);
     }
   }
-  // %350 = contract f64[64] -> v4
+  // %350 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2279,20 +2276,20 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %352 = tanh f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = vm::tanh(f1_layer2_bias[i0] + v4[i0 * L + l]);
+      v2[i0 * L + l] = vm::tanh(f1_layer2_bias[i0] + v3[i0 * L + l]);
     }
   }
-  // %353 = contract f64[1760] -> v5
+  // %353 = contract f64[1760] -> v4
   for (int64_t i0 = 0; i0 < 440; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2312,13 +2309,13 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %356 = contract f64[32] -> v4
+  // %356 = contract f64[32] -> v3
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2330,32 +2327,32 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
     for (int64_t i1 = 0; i1 < 55; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[(i0 * 220 + i1) * L + l] + f2_bias[i0 * 220 + i1],
+        acc0_v[l] = std::fma(v4[(i0 * 220 + i1) * L + l] + f2_bias[i0 * 220 + i1],
                              u_stages[(i1 + 65) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(v5[(i0 * 220 + i1 + 55) * L + l] + f2_bias[i0 * 220 + i1 + 55],
+        acc1_v[l] = std::fma(v4[(i0 * 220 + i1 + 55) * L + l] + f2_bias[i0 * 220 + i1 + 55],
                              u_stages[(i1 + 65) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(v5[(i0 * 220 + i1 + 110) * L + l] + f2_bias[i0 * 220 + i1 + 110],
+        acc2_v[l] = std::fma(v4[(i0 * 220 + i1 + 110) * L + l] + f2_bias[i0 * 220 + i1 + 110],
                              u_stages[(i1 + 65) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(v5[(i0 * 220 + i1 + 165) * L + l] + f2_bias[i0 * 220 + i1 + 165],
+        acc3_v[l] = std::fma(v4[(i0 * 220 + i1 + 165) * L + l] + f2_bias[i0 * 220 + i1 + 165],
                              u_stages[(i1 + 65) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %358 = add f64[32] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (T(h) * v4[i0 * L + l]) + z0_z[i0 * L + l];
+      v2[i0 * L + l] = (T(h) * v3[i0 * L + l]) + z0_z[i0 * L + l];
     }
   }
-  // %359 = contract f64[64] -> v5
+  // %359 = contract f64[64] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2375,20 +2372,20 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %361 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = relu(f1_layer0_bias[i0] + v5[i0 * L + l]);
+      v2[i0 * L + l] = relu(f1_layer0_bias[i0] + v4[i0 * L + l]);
     }
   }
-  // %362 = contract f64[64] -> v5
+  // %362 = contract f64[64] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2408,20 +2405,20 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %364 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = relu(f1_layer1_bias[i0] + v5[i0 * L + l]);
+      v2[i0 * L + l] = relu(f1_layer1_bias[i0] + v4[i0 * L + l]);
     }
   }
-  // %365 = contract f64[64] -> v5
+  // %365 = contract f64[64] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2441,20 +2438,20 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %367 = tanh f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = vm::tanh(f1_layer2_bias[i0] + v5[i0 * L + l]);
+      v2[i0 * L + l] = vm::tanh(f1_layer2_bias[i0] + v4[i0 * L + l]);
     }
   }
-  // %368 = contract f64[1760] -> v5
+  // %368 = contract f64[1760] -> v4
   for (int64_t i0 = 0; i0 < 440; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2474,10 +2471,10 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %371 = contract f64[32] -> v2
@@ -2492,13 +2489,13 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
     for (int64_t i1 = 0; i1 < 55; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_bias[i0 * 220 + i1] + v5[(i0 * 220 + i1) * L + l],
+        acc0_v[l] = std::fma(f2_bias[i0 * 220 + i1] + v4[(i0 * 220 + i1) * L + l],
                              u_stages[(i1 + 185) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_bias[i0 * 220 + i1 + 55] + v5[(i0 * 220 + i1 + 55) * L + l],
+        acc1_v[l] = std::fma(f2_bias[i0 * 220 + i1 + 55] + v4[(i0 * 220 + i1 + 55) * L + l],
                              u_stages[(i1 + 185) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_bias[i0 * 220 + i1 + 110] + v5[(i0 * 220 + i1 + 110) * L + l],
+        acc2_v[l] = std::fma(f2_bias[i0 * 220 + i1 + 110] + v4[(i0 * 220 + i1 + 110) * L + l],
                              u_stages[(i1 + 185) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_bias[i0 * 220 + i1 + 165] + v5[(i0 * 220 + i1 + 165) * L + l],
+        acc3_v[l] = std::fma(f2_bias[i0 * 220 + i1 + 165] + v4[(i0 * 220 + i1 + 165) * L + l],
                              u_stages[(i1 + 185) * L + l], acc3_v[l]);
       }
     }
@@ -2515,7 +2512,7 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       z1_z[i0 * L + l] =
-          z0_z[i0 * L + l] + ((((v4[i0 * L + l] * 0.33333334f) +
+          z0_z[i0 * L + l] + ((((v3[i0 * L + l] * 0.33333334f) +
                                 ((v0[i0 * L + l] * 0.16666667f) + (v1[i0 * L + l] * 0.33333334f))) +
                                (v2[i0 * L + l] * 0.16666667f)) *
                               T(h));
@@ -2563,43 +2560,40 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
   T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10240);
   T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12288);
   T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68608);
-  T* __restrict u8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 124928);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 124992);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 127040);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 129088);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 131136);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 133184);
-  T* __restrict u14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 135232);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 135296);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 191616);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 247936);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 248960);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 251008);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 253056);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 255104);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 257152);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 259200);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 261248);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 317568);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 373888);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 375936);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 432256);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 434304);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 436352);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 438400);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 440448);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 442496);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 444544);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 500864);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 557184);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 559232);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 561280);
-  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 617600);
-  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 673920);
-  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 675968);
-  T* __restrict v42 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 732288);
-  T* __restrict v43 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 788608);
-  T* __restrict v44 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 790656);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 124928);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 126976);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 129024);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 131072);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 133120);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 135168);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 191488);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 247808);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 249856);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 251904);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 253952);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 256000);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 258048);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 314368);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 370688);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 372736);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 429056);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 485376);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 487424);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 489472);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 491520);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 493568);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 495616);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 551936);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 608256);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 610304);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 612352);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 668672);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 724992);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 727040);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 729088);
+  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 785408);
+  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 841728);
+  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 843776);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -2761,16 +2755,7 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v7[i0 * L + l] = f2_bias[i0] + v6[i0 * L + l];
     }
   }
-  // %137 = mul f64[] -> u8
-  u8[0] = T(h) * 0.5f;
-  // %393 = contract f64[55] -> v4
-  for (int64_t i0 = 0; i0 < 55; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = u_stages[(i0 + 5) * L + l] * u8[0];
-    }
-  }
-  // %394 = contract f64[32] -> v6
+  // %394 = contract f64[32] -> v4
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2782,28 +2767,31 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 55; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 220 + i1) * L + l], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(v7[(i0 * 220 + i1 + 55) * L + l], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(v7[(i0 * 220 + i1 + 110) * L + l], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(v7[(i0 * 220 + i1 + 165) * L + l], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(v7[(i0 * 220 + i1) * L + l], u_stages[(i1 + 5) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v7[(i0 * 220 + i1 + 55) * L + l], u_stages[(i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v7[(i0 * 220 + i1 + 110) * L + l], u_stages[(i1 + 5) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v7[(i0 * 220 + i1 + 165) * L + l], u_stages[(i1 + 5) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.5f);
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.5f);
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.5f);
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.5f);
     }
   }
-  // %395 = add f64[32] -> v4
+  // %395 = add f64[32] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = z0_z[i0 * L + l] + v6[i0 * L + l];
+      v6[i0 * L + l] = z0_z[i0 * L + l] + v4[i0 * L + l];
     }
   }
-  // %469 = contract f64[64] -> v6
+  // %469 = contract f64[64] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2815,35 +2803,35 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], v6[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %470 = add f64[64] -> v9
+  // %470 = add f64[64] -> v8
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = f1_layer0_bias[i0] + v6[i0 * L + l];
+      v8[i0 * L + l] = f1_layer0_bias[i0] + v4[i0 * L + l];
     }
   }
-  // %472 = relu f64[64] -> v6
+  // %472 = relu f64[64] -> v4
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = relu(v9[i0 * L + l]);
+      v4[i0 * L + l] = relu(v8[i0 * L + l]);
     }
   }
-  // %473 = contract f64[64] -> v10
+  // %473 = contract f64[64] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2855,35 +2843,35 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %474 = add f64[64] -> v11
+  // %474 = add f64[64] -> v10
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = f1_layer1_bias[i0] + v10[i0 * L + l];
+      v10[i0 * L + l] = f1_layer1_bias[i0] + v9[i0 * L + l];
     }
   }
-  // %476 = relu f64[64] -> v10
+  // %476 = relu f64[64] -> v9
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = relu(v11[i0 * L + l]);
+      v9[i0 * L + l] = relu(v10[i0 * L + l]);
     }
   }
-  // %477 = contract f64[64] -> v12
+  // %477 = contract f64[64] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2895,37 +2883,28 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v9[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %479 = tanh f64[64] -> v13
+  // %479 = tanh f64[64] -> v12
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = vm::tanh(v12[i0 * L + l] + f1_layer2_bias[i0]);
+      v12[i0 * L + l] = vm::tanh(v11[i0 * L + l] + f1_layer2_bias[i0]);
     }
   }
-  // %422 = mul f64[] -> u14
-  u14[0] = T(h) * 0.33333334f;
-  // %423 = contract f64[32] -> v12
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = z1_bar_z[i0 * L + l] * u14[0];
-    }
-  }
-  // %482 = contract f64[1760] -> v15
+  // %482 = contract f64[1760] -> v13
   for (int64_t i0 = 0; i0 < 440; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2937,35 +2916,28 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v13[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v12[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 4) * L + l] = acc0_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %484 = reshape f64[32,55] -> v16
+  // %484 = reshape f64[32,55] -> v14
   for (int64_t i0 = 0; i0 < 1760; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v15[i0 * L + l] + f2_bias[i0];
+      v14[i0 * L + l] = v13[i0 * L + l] + f2_bias[i0];
     }
   }
-  // %398 = contract f64[55] -> v15
-  for (int64_t i0 = 0; i0 < 55; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = u_stages[(i0 + 65) * L + l] * u8[0];
-    }
-  }
-  // %485 = contract f64[32] -> v17
+  // %485 = contract f64[32] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2977,28 +2949,31 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 55; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 220 + i1) * L + l], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(v16[(i0 * 220 + i1 + 55) * L + l], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(v16[(i0 * 220 + i1 + 110) * L + l], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(v16[(i0 * 220 + i1 + 165) * L + l], v15[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(v14[(i0 * 220 + i1) * L + l], u_stages[(i1 + 65) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v14[(i0 * 220 + i1 + 55) * L + l], u_stages[(i1 + 65) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v14[(i0 * 220 + i1 + 110) * L + l], u_stages[(i1 + 65) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v14[(i0 * 220 + i1 + 165) * L + l], u_stages[(i1 + 65) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.5f);
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.5f);
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.5f);
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.5f);
     }
   }
-  // %486 = add f64[32] -> v15
+  // %486 = add f64[32] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = z0_z[i0 * L + l] + v17[i0 * L + l];
+      v13[i0 * L + l] = z0_z[i0 * L + l] + v11[i0 * L + l];
     }
   }
-  // %487 = contract f64[64] -> v18
+  // %487 = contract f64[64] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3010,10 +2985,90 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], v15[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], v13[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], v13[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], v13[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %488 = add f64[64] -> v15
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = f1_layer0_bias[i0] + v11[i0 * L + l];
+    }
+  }
+  // %489 = relu f64[64] -> v11
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = relu(v15[i0 * L + l]);
+    }
+  }
+  // %490 = contract f64[64] -> v16
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v11[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %491 = add f64[64] -> v17
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = f1_layer1_bias[i0] + v16[i0 * L + l];
+    }
+  }
+  // %492 = relu f64[64] -> v16
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[i0 * L + l] = relu(v17[i0 * L + l]);
+    }
+  }
+  // %493 = contract f64[64] -> v18
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v16[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v16[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v16[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v16[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3024,94 +3079,14 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %488 = add f64[64] -> v19
+  // %495 = tanh f64[64] -> v19
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = f1_layer0_bias[i0] + v18[i0 * L + l];
+      v19[i0 * L + l] = vm::tanh(f1_layer2_bias[i0] + v18[i0 * L + l]);
     }
   }
-  // %489 = relu f64[64] -> v18
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = relu(v19[i0 * L + l]);
-    }
-  }
-  // %490 = contract f64[64] -> v20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v18[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v18[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v18[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v18[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %491 = add f64[64] -> v21
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = f1_layer1_bias[i0] + v20[i0 * L + l];
-    }
-  }
-  // %492 = relu f64[64] -> v20
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = relu(v21[i0 * L + l]);
-    }
-  }
-  // %493 = contract f64[64] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v20[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v20[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v20[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v20[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %495 = tanh f64[64] -> v23
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = vm::tanh(f1_layer2_bias[i0] + v22[i0 * L + l]);
-    }
-  }
-  // %496 = contract f64[1760] -> v24
+  // %496 = contract f64[1760] -> v20
   for (int64_t i0 = 0; i0 < 440; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3123,28 +3098,28 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v23[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v23[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v23[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v23[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v19[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v19[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v19[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v19[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %498 = reshape f64[32,55] -> v25
+  // %498 = reshape f64[32,55] -> v21
   for (int64_t i0 = 0; i0 < 1760; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = f2_bias[i0] + v24[i0 * L + l];
+      v21[i0 * L + l] = f2_bias[i0] + v20[i0 * L + l];
     }
   }
-  // %499 = contract f64[32] -> v17
+  // %499 = contract f64[32] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3156,31 +3131,31 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 55; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v25[(i0 * 220 + i1) * L + l], u_stages[(i1 + 65) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v21[(i0 * 220 + i1) * L + l], u_stages[(i1 + 65) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v25[(i0 * 220 + i1 + 55) * L + l], u_stages[(i1 + 65) * L + l], acc1_v[l]);
+            std::fma(v21[(i0 * 220 + i1 + 55) * L + l], u_stages[(i1 + 65) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v25[(i0 * 220 + i1 + 110) * L + l], u_stages[(i1 + 65) * L + l], acc2_v[l]);
+            std::fma(v21[(i0 * 220 + i1 + 110) * L + l], u_stages[(i1 + 65) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v25[(i0 * 220 + i1 + 165) * L + l], u_stages[(i1 + 65) * L + l], acc3_v[l]);
+            std::fma(v21[(i0 * 220 + i1 + 165) * L + l], u_stages[(i1 + 65) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %501 = add f64[32] -> v22
+  // %501 = add f64[32] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = (T(h) * v17[i0 * L + l]) + z0_z[i0 * L + l];
+      v20[i0 * L + l] = (T(h) * v18[i0 * L + l]) + z0_z[i0 * L + l];
     }
   }
-  // %502 = contract f64[64] -> v24
+  // %502 = contract f64[64] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3192,53 +3167,45 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], v22[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], v22[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], v22[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], v22[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], v20[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], v20[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], v20[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], v20[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %503 = add f64[64] -> v26
+  // %503 = add f64[64] -> v22
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = f1_layer0_bias[i0] + v24[i0 * L + l];
+      v22[i0 * L + l] = f1_layer0_bias[i0] + v18[i0 * L + l];
     }
   }
-  // %408 = mul f64[] -> u14
-  u14[0] = T(h) * 0.16666667f;
-  // %409 = contract f64[32] -> v17
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = z1_bar_z[i0 * L + l] * u14[0];
-    }
-  }
-  // %412 = contract f64[32,55] -> v24
+  // %412 = contract f64[32,55] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 55; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 55 + i1) * L + l] = u_stages[(i1 + 185) * L + l] * v17[i0 * L + l];
+        v23[(i0 * 55 + i1) * L + l] =
+            u_stages[(i1 + 185) * L + l] * (z1_bar_z[i0 * L + l] * (T(h) * 0.16666667f));
       }
     }
   }
-  // %505 = reshape f64[1760] -> v27
+  // %505 = reshape f64[1760] -> v24
   for (int64_t i0 = 0; i0 < 1760; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = v24[i0 * L + l];
+      v24[i0 * L + l] = v23[i0 * L + l];
     }
   }
-  // %506 = contract f64[64] -> v24
+  // %506 = contract f64[64] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3250,28 +3217,28 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 1760; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v27[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v27[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v27[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v27[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v24[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v24[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v24[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v24[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %507 = relu f64[64] -> v28
+  // %507 = relu f64[64] -> v23
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = relu(v26[i0 * L + l]);
+      v23[i0 * L + l] = relu(v22[i0 * L + l]);
     }
   }
-  // %508 = contract f64[64] -> v29
+  // %508 = contract f64[64] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3283,35 +3250,35 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v28[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v28[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v28[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v28[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v23[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v23[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v23[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v23[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[(i0 * 4) * L + l] = acc0_v[l];
-      v29[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v29[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v29[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 4) * L + l] = acc0_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %509 = add f64[64] -> v30
+  // %509 = add f64[64] -> v26
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = v29[i0 * L + l] + f1_layer1_bias[i0];
+      v26[i0 * L + l] = v25[i0 * L + l] + f1_layer1_bias[i0];
     }
   }
-  // %510 = relu f64[64] -> v29
+  // %510 = relu f64[64] -> v25
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = relu(v30[i0 * L + l]);
+      v25[i0 * L + l] = relu(v26[i0 * L + l]);
     }
   }
-  // %511 = contract f64[64] -> v31
+  // %511 = contract f64[64] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3323,35 +3290,35 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v29[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v29[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v29[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v29[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v25[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v25[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v25[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v25[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[(i0 * 4) * L + l] = acc0_v[l];
-      v31[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v31[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v31[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 4) * L + l] = acc0_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %513 = tanh f64[64] -> v32
+  // %513 = tanh f64[64] -> v28
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] = vm::tanh(v31[i0 * L + l] + f1_layer2_bias[i0]);
+      v28[i0 * L + l] = vm::tanh(v27[i0 * L + l] + f1_layer2_bias[i0]);
     }
   }
-  // %516 = mul f64[64] -> v31
+  // %516 = mul f64[64] -> v27
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = v24[i0 * L + l] * (1.0f - square(v32[i0 * L + l]));
+      v27[i0 * L + l] = v18[i0 * L + l] * (1.0f - square(v28[i0 * L + l]));
     }
   }
-  // %517 = contract f64[64] -> v24
+  // %517 = contract f64[64] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3363,28 +3330,176 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v31[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v31[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v31[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v31[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v27[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v27[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v27[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v27[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %519 = mul f64[64] -> v33
+  // %519 = mul f64[64] -> v29
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = v24[i0 * L + l] * step(v30[i0 * L + l]);
+      v29[i0 * L + l] = v18[i0 * L + l] * step(v26[i0 * L + l]);
     }
   }
-  // %520 = contract f64[64] -> v30
+  // %520 = contract f64[64] -> v18
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v29[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v29[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v29[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v29[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %521 = mul f64[64] -> v26
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v26[i0 * L + l] = step(v22[i0 * L + l]) * v18[i0 * L + l];
+    }
+  }
+  // %522 = contract f64[32] -> v18
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v26[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v26[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v26[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v26[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %524 = add f64[32] -> v22
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[i0 * L + l] = (z1_bar_z[i0 * L + l] * (T(h) * 0.33333334f)) + (v18[i0 * L + l] * T(h));
+    }
+  }
+  // %525 = contract f64[32,55] -> v30
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 55; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v30[(i0 * 55 + i1) * L + l] = v22[i0 * L + l] * u_stages[(i1 + 65) * L + l];
+      }
+    }
+  }
+  // %526 = reshape f64[1760] -> v31
+  for (int64_t i0 = 0; i0 < 1760; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v31[i0 * L + l] = v30[i0 * L + l];
+    }
+  }
+  // %527 = contract f64[64] -> v30
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 1760; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v31[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v31[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v31[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v31[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[(i0 * 4) * L + l] = acc0_v[l];
+      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %530 = mul f64[64] -> v32
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v32[i0 * L + l] = v30[i0 * L + l] * (1.0f - square(v19[i0 * L + l]));
+    }
+  }
+  // %531 = contract f64[64] -> v30
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v32[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v32[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v32[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v32[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[(i0 * 4) * L + l] = acc0_v[l];
+      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %533 = mul f64[64] -> v33
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v33[i0 * L + l] = v30[i0 * L + l] * step(v17[i0 * L + l]);
+    }
+  }
+  // %534 = contract f64[64] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3404,20 +3519,20 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 4) * L + l] = acc0_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 4) * L + l] = acc0_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %521 = mul f64[64] -> v24
+  // %536 = mul f64[64] -> v30
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = step(v26[i0 * L + l]) * v30[i0 * L + l];
+      v30[i0 * L + l] = v17[i0 * L + l] * step(v15[i0 * L + l]);
     }
   }
-  // %522 = contract f64[32] -> v26
+  // %537 = contract f64[32] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3429,44 +3544,45 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v24[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v24[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v24[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v24[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v30[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v30[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v30[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v30[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %524 = add f64[32] -> v30
+  // %539 = add f64[32] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = v12[i0 * L + l] + (v26[i0 * L + l] * T(h));
+      v17[i0 * L + l] =
+          (v15[i0 * L + l] * (T(h) * 0.5f)) + (z1_bar_z[i0 * L + l] * (T(h) * 0.33333334f));
     }
   }
-  // %525 = contract f64[32,55] -> v34
+  // %540 = contract f64[32,55] -> v34
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 55; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 55 + i1) * L + l] = v30[i0 * L + l] * u_stages[(i1 + 65) * L + l];
+        v34[(i0 * 55 + i1) * L + l] = v17[i0 * L + l] * u_stages[(i1 + 65) * L + l];
       }
     }
   }
-  // %526 = reshape f64[1760] -> v35
+  // %541 = reshape f64[1760] -> v35
   for (int64_t i0 = 0; i0 < 1760; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v35[i0 * L + l] = v34[i0 * L + l];
     }
   }
-  // %527 = contract f64[64] -> v34
+  // %542 = contract f64[64] -> v34
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3492,14 +3608,14 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %530 = mul f64[64] -> v36
+  // %543 = mul f64[64] -> v36
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v36[i0 * L + l] = v34[i0 * L + l] * (1.0f - square(v23[i0 * L + l]));
+      v36[i0 * L + l] = (1.0f - square(v12[i0 * L + l])) * v34[i0 * L + l];
     }
   }
-  // %531 = contract f64[64] -> v34
+  // %544 = contract f64[64] -> v34
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3525,14 +3641,14 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %533 = mul f64[64] -> v37
+  // %545 = mul f64[64] -> v37
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v37[i0 * L + l] = v34[i0 * L + l] * step(v21[i0 * L + l]);
+      v37[i0 * L + l] = v34[i0 * L + l] * step(v10[i0 * L + l]);
     }
   }
-  // %534 = contract f64[64] -> v21
+  // %546 = contract f64[64] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3552,20 +3668,20 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %536 = mul f64[64] -> v34
+  // %547 = mul f64[64] -> v34
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = v21[i0 * L + l] * step(v19[i0 * L + l]);
+      v34[i0 * L + l] = step(v8[i0 * L + l]) * v10[i0 * L + l];
     }
   }
-  // %537 = contract f64[32] -> v19
+  // %548 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3585,36 +3701,37 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %539 = add f64[32] -> v21
+  // %550 = add f64[32] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = (v19[i0 * L + l] * u8[0]) + v12[i0 * L + l];
+      v10[i0 * L + l] =
+          (v8[i0 * L + l] * (T(h) * 0.5f)) + (z1_bar_z[i0 * L + l] * (T(h) * 0.16666667f));
     }
   }
-  // %540 = contract f64[32,55] -> v38
+  // %551 = contract f64[32,55] -> v38
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 55; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v38[(i0 * 55 + i1) * L + l] = v21[i0 * L + l] * u_stages[(i1 + 65) * L + l];
+        v38[(i0 * 55 + i1) * L + l] = v10[i0 * L + l] * u_stages[(i1 + 5) * L + l];
       }
     }
   }
-  // %541 = reshape f64[1760] -> v39
+  // %552 = reshape f64[1760] -> v39
   for (int64_t i0 = 0; i0 < 1760; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v39[i0 * L + l] = v38[i0 * L + l];
     }
   }
-  // %542 = contract f64[64] -> v12
+  // %553 = contract f64[64] -> v38
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3634,20 +3751,20 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 4) * L + l] = acc0_v[l];
+      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %543 = mul f64[64] -> v38
+  // %554 = mul f64[64] -> v40
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[i0 * L + l] = (1.0f - square(v13[i0 * L + l])) * v12[i0 * L + l];
+      v40[i0 * L + l] = (1.0f - square(v5[i0 * L + l])) * v38[i0 * L + l];
     }
   }
-  // %544 = contract f64[64] -> v12
+  // %555 = contract f64[64] -> v38
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3659,173 +3776,25 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v38[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v38[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v38[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v38[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v40[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v40[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v40[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v40[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 4) * L + l] = acc0_v[l];
+      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %545 = mul f64[64] -> v40
+  // %556 = mul f64[64] -> v41
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v40[i0 * L + l] = v12[i0 * L + l] * step(v11[i0 * L + l]);
-    }
-  }
-  // %546 = contract f64[64] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v40[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v40[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v40[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v40[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %547 = mul f64[64] -> v12
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = step(v9[i0 * L + l]) * v11[i0 * L + l];
-    }
-  }
-  // %548 = contract f64[32] -> v9
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v12[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %550 = add f64[32] -> v11
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = (v9[i0 * L + l] * u8[0]) + v17[i0 * L + l];
-    }
-  }
-  // %551 = contract f64[32,55] -> v41
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 55; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v41[(i0 * 55 + i1) * L + l] = v11[i0 * L + l] * u_stages[(i1 + 5) * L + l];
-      }
-    }
-  }
-  // %552 = reshape f64[1760] -> v42
-  for (int64_t i0 = 0; i0 < 1760; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v42[i0 * L + l] = v41[i0 * L + l];
-    }
-  }
-  // %553 = contract f64[64] -> v41
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 1760; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v42[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v42[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v42[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v42[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v41[(i0 * 4) * L + l] = acc0_v[l];
-      v41[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v41[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v41[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %554 = mul f64[64] -> v43
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v43[i0 * L + l] = (1.0f - square(v5[i0 * L + l])) * v41[i0 * L + l];
-    }
-  }
-  // %555 = contract f64[64] -> v41
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v43[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v43[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v43[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v43[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v41[(i0 * 4) * L + l] = acc0_v[l];
-      v41[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v41[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v41[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %556 = mul f64[64] -> v44
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v44[i0 * L + l] = step(v3[i0 * L + l]) * v41[i0 * L + l];
+      v41[i0 * L + l] = step(v3[i0 * L + l]) * v38[i0 * L + l];
     }
   }
   // %557 = contract f64[64] -> v3
@@ -3840,10 +3809,10 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v44[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v44[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v44[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v44[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v41[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v41[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v41[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v41[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3854,11 +3823,11 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %558 = mul f64[64] -> v41
+  // %558 = mul f64[64] -> v38
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v41[i0 * L + l] = v3[i0 * L + l] * step(v1[i0 * L + l]);
+      v38[i0 * L + l] = v3[i0 * L + l] * step(v1[i0 * L + l]);
     }
   }
   // %559 = contract f64[32] -> v1
@@ -3873,10 +3842,10 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v41[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v41[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v41[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v41[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v38[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v38[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v38[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v38[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3893,7 +3862,7 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t l = 0; l < L; ++l) {
       z0_bar_z[i0 * L + l] +=
           v1[i0 * L + l] +
-          (((v26[i0 * L + l] + z1_bar_z[i0 * L + l]) + v19[i0 * L + l]) + v9[i0 * L + l]);
+          (((v18[i0 * L + l] + z1_bar_z[i0 * L + l]) + v15[i0 * L + l]) + v8[i0 * L + l]);
     }
   }
   // %570 = add f64[64,32] -> d.f1.layer0.weight
@@ -3903,9 +3872,9 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v4[i1 * L + l] * v12[i0 * L + l]) +
-                    ((v24[i0 * L + l] * v22[i1 * L + l]) + (v34[i0 * L + l] * v15[i1 * L + l]))) +
-                   (v41[i0 * L + l] * z0_z[i1 * L + l]);
+          sum[l] = ((v6[i1 * L + l] * v34[i0 * L + l]) +
+                    ((v26[i0 * L + l] * v20[i1 * L + l]) + (v30[i0 * L + l] * v13[i1 * L + l]))) +
+                   (v38[i0 * L + l] * z0_z[i1 * L + l]);
         }
         theta_bar_f1_layer0_weight[i0 * 32 + i1] += lane_sum<L>(sum);
       }
@@ -3917,7 +3886,7 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v41[i0 * L + l] + (v12[i0 * L + l] + (v24[i0 * L + l] + v34[i0 * L + l]));
+        sum[l] = v38[i0 * L + l] + (v34[i0 * L + l] + (v26[i0 * L + l] + v30[i0 * L + l]));
       }
       theta_bar_f1_layer0_bias[i0] += lane_sum<L>(sum);
     }
@@ -3929,9 +3898,9 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v0[i1 * L + l] * v44[i0 * L + l]) +
-                   ((v40[i0 * L + l] * v6[i1 * L + l]) +
-                    ((v37[i0 * L + l] * v18[i1 * L + l]) + (v28[i1 * L + l] * v33[i0 * L + l])));
+          sum[l] = (v0[i1 * L + l] * v41[i0 * L + l]) +
+                   ((v37[i0 * L + l] * v4[i1 * L + l]) +
+                    ((v33[i0 * L + l] * v11[i1 * L + l]) + (v23[i1 * L + l] * v29[i0 * L + l])));
         }
         theta_bar_f1_layer1_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
@@ -3943,7 +3912,7 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v40[i0 * L + l] + (v37[i0 * L + l] + v33[i0 * L + l])) + v44[i0 * L + l];
+        sum[l] = (v37[i0 * L + l] + (v33[i0 * L + l] + v29[i0 * L + l])) + v41[i0 * L + l];
       }
       theta_bar_f1_layer1_bias[i0] += lane_sum<L>(sum);
     }
@@ -3955,9 +3924,9 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v43[i0 * L + l] * v2[i1 * L + l]) +
-                   ((v38[i0 * L + l] * v10[i1 * L + l]) +
-                    ((v29[i1 * L + l] * v31[i0 * L + l]) + (v36[i0 * L + l] * v20[i1 * L + l])));
+          sum[l] = (v40[i0 * L + l] * v2[i1 * L + l]) +
+                   ((v36[i0 * L + l] * v9[i1 * L + l]) +
+                    ((v25[i1 * L + l] * v27[i0 * L + l]) + (v32[i0 * L + l] * v16[i1 * L + l])));
         }
         theta_bar_f1_layer2_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
@@ -3969,7 +3938,7 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v43[i0 * L + l] + (v38[i0 * L + l] + (v36[i0 * L + l] + v31[i0 * L + l]));
+        sum[l] = v40[i0 * L + l] + (v36[i0 * L + l] + (v32[i0 * L + l] + v27[i0 * L + l]));
       }
       theta_bar_f1_layer2_bias[i0] += lane_sum<L>(sum);
     }
@@ -3981,9 +3950,9 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v13[i1 * L + l] * v39[i0 * L + l]) +
-                    ((v27[i0 * L + l] * v32[i1 * L + l]) + (v23[i1 * L + l] * v35[i0 * L + l]))) +
-                   (v5[i1 * L + l] * v42[i0 * L + l]);
+          sum[l] = ((v12[i1 * L + l] * v35[i0 * L + l]) +
+                    ((v24[i0 * L + l] * v28[i1 * L + l]) + (v19[i1 * L + l] * v31[i0 * L + l]))) +
+                   (v5[i1 * L + l] * v39[i0 * L + l]);
         }
         theta_bar_f2_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
@@ -3995,7 +3964,7 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v42[i0 * L + l] + ((v27[i0 * L + l] + v35[i0 * L + l]) + v39[i0 * L + l]);
+        sum[l] = v39[i0 * L + l] + ((v24[i0 * L + l] + v31[i0 * L + l]) + v35[i0 * L + l]);
       }
       theta_bar_f2_bias[i0] += lane_sum<L>(sum);
     }
@@ -4013,10 +3982,10 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v7[(i0 * 4 + i1 * 55) * L + l], v11[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v7[(i0 * 4 + i1 * 55 + 1) * L + l], v11[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v7[(i0 * 4 + i1 * 55 + 2) * L + l], v11[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v7[(i0 * 4 + i1 * 55 + 3) * L + l], v11[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v7[(i0 * 4 + i1 * 55) * L + l], v10[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v7[(i0 * 4 + i1 * 55 + 1) * L + l], v10[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v7[(i0 * 4 + i1 * 55 + 2) * L + l], v10[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v7[(i0 * 4 + i1 * 55 + 3) * L + l], v10[i1 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -4035,7 +4004,7 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v7[(i0 + i1 * 55) * L + l], v11[i1 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(v7[(i0 + i1 * 55) * L + l], v10[i1 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -4055,10 +4024,10 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v25[(i0 * 4 + i1 * 55) * L + l], v30[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v25[(i0 * 4 + i1 * 55 + 1) * L + l], v30[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v25[(i0 * 4 + i1 * 55 + 2) * L + l], v30[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v25[(i0 * 4 + i1 * 55 + 3) * L + l], v30[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v21[(i0 * 4 + i1 * 55) * L + l], v22[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v21[(i0 * 4 + i1 * 55 + 1) * L + l], v22[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v21[(i0 * 4 + i1 * 55 + 2) * L + l], v22[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v21[(i0 * 4 + i1 * 55 + 3) * L + l], v22[i1 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -4077,7 +4046,7 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v25[(i0 + i1 * 55) * L + l], v30[i1 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(v21[(i0 + i1 * 55) * L + l], v22[i1 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -4097,10 +4066,10 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v16[(i0 * 4 + i1 * 55) * L + l], v21[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v16[(i0 * 4 + i1 * 55 + 1) * L + l], v21[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v16[(i0 * 4 + i1 * 55 + 2) * L + l], v21[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v16[(i0 * 4 + i1 * 55 + 3) * L + l], v21[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v14[(i0 * 4 + i1 * 55) * L + l], v17[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v14[(i0 * 4 + i1 * 55 + 1) * L + l], v17[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v14[(i0 * 4 + i1 * 55 + 2) * L + l], v17[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v14[(i0 * 4 + i1 * 55 + 3) * L + l], v17[i1 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -4119,7 +4088,7 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v16[(i0 + i1 * 55) * L + l], v21[i1 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(v14[(i0 + i1 * 55) * L + l], v17[i1 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -4146,10 +4115,10 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i1 = 0; i1 < 64; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v32[i1 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v32[i1 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v32[i1 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v32[i1 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v28[i1 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v28[i1 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v28[i1 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v28[i1 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -4173,21 +4142,21 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(f2_bias[i0 * 4 + i1 * 55] + v6[(i0 * 4 + i1 * 55) * L + l],
-                               v17[i1 * L + l], acc0_v[l]);
+                               z1_bar_z[i1 * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(f2_bias[i0 * 4 + i1 * 55 + 1] + v6[(i0 * 4 + i1 * 55 + 1) * L + l],
-                               v17[i1 * L + l], acc1_v[l]);
+                               z1_bar_z[i1 * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(f2_bias[i0 * 4 + i1 * 55 + 2] + v6[(i0 * 4 + i1 * 55 + 2) * L + l],
-                               v17[i1 * L + l], acc2_v[l]);
+                               z1_bar_z[i1 * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(f2_bias[i0 * 4 + i1 * 55 + 3] + v6[(i0 * 4 + i1 * 55 + 3) * L + l],
-                               v17[i1 * L + l], acc3_v[l]);
+                               z1_bar_z[i1 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 185) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 186) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 187) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 188) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 4 + 185) * L + l] += acc0_v[l] * (T(h) * 0.16666667f);
+        u_stages_bar[(i0 * 4 + 186) * L + l] += acc1_v[l] * (T(h) * 0.16666667f);
+        u_stages_bar[(i0 * 4 + 187) * L + l] += acc2_v[l] * (T(h) * 0.16666667f);
+        u_stages_bar[(i0 * 4 + 188) * L + l] += acc3_v[l] * (T(h) * 0.16666667f);
       }
     }
     for (int64_t i0 = 52; i0 < 55; ++i0) {
@@ -4198,13 +4167,13 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(f2_bias[i0 + i1 * 55] + v6[(i0 + i1 * 55) * L + l], v17[i1 * L + l],
-                               acc0_v[l]);
+          acc0_v[l] = std::fma(f2_bias[i0 + i1 * 55] + v6[(i0 + i1 * 55) * L + l],
+                               z1_bar_z[i1 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 185) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 + 185) * L + l] += acc0_v[l] * (T(h) * 0.16666667f);
       }
     }
   }
@@ -4252,38 +4221,35 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8192);
   T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10240);
   T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12288);
-  T* __restrict u7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68608);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68672);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70720);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72768);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74816);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76864);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78912);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 80960);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 137280);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 139328);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 141376);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 143424);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 145472);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 147520);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 149568);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 205888);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 207936);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 209984);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 212032);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 214080);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 216128);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 218176);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 274496);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 330816);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 387136);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 443456);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 499776);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 501824);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 558144);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 614464);
-  T* __restrict u37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 616512);
-  T* __restrict u38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 616576);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68608);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70656);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72704);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74752);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76800);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78848);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 80896);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 137216);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 139264);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 141312);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 143360);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 145408);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 147456);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 149504);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 205824);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 207872);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 209920);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 211968);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 214016);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 216064);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 218112);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 274432);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 330752);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 387072);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 443392);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 499712);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 501760);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 558080);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 614400);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -4471,16 +4437,14 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %137 = mul f64[] -> u7
-  u7[0] = T(h) * 0.5f;
   // %313 = add f64[32] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = (v4[i0 * L + l] * u7[0]) + z0_z[i0 * L + l];
+      v6[i0 * L + l] = (v4[i0 * L + l] * (T(h) * 0.5f)) + z0_z[i0 * L + l];
     }
   }
-  // %329 = contract f64[64] -> v8
+  // %329 = contract f64[64] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4500,27 +4464,27 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %330 = add f64[64] -> v9
+  // %330 = add f64[64] -> v8
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = f1_layer0_bias[i0] + v8[i0 * L + l];
+      v8[i0 * L + l] = f1_layer0_bias[i0] + v7[i0 * L + l];
     }
   }
-  // %331 = relu f64[64] -> v8
+  // %331 = relu f64[64] -> v7
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = relu(v9[i0 * L + l]);
+      v7[i0 * L + l] = relu(v8[i0 * L + l]);
     }
   }
-  // %332 = contract f64[64] -> v10
+  // %332 = contract f64[64] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4532,35 +4496,35 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v7[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %333 = add f64[64] -> v11
+  // %333 = add f64[64] -> v10
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = f1_layer1_bias[i0] + v10[i0 * L + l];
+      v10[i0 * L + l] = f1_layer1_bias[i0] + v9[i0 * L + l];
     }
   }
-  // %334 = relu f64[64] -> v10
+  // %334 = relu f64[64] -> v9
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = relu(v11[i0 * L + l]);
+      v9[i0 * L + l] = relu(v10[i0 * L + l]);
     }
   }
-  // %335 = contract f64[64] -> v12
+  // %335 = contract f64[64] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4572,28 +4536,28 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v9[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %337 = tanh f64[64] -> v13
+  // %337 = tanh f64[64] -> v12
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = vm::tanh(v12[i0 * L + l] + f1_layer2_bias[i0]);
+      v12[i0 * L + l] = vm::tanh(v11[i0 * L + l] + f1_layer2_bias[i0]);
     }
   }
-  // %338 = contract f64[1760] -> v14
+  // %338 = contract f64[1760] -> v13
   for (int64_t i0 = 0; i0 < 440; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4605,10 +4569,73 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v13[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v12[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 4) * L + l] = acc0_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %341 = contract f64[32] -> v11
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 55; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f2_bias[i0 * 220 + i1] + v13[(i0 * 220 + i1) * L + l],
+                             u_stages[(i1 + 65) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_bias[i0 * 220 + i1 + 55] + v13[(i0 * 220 + i1 + 55) * L + l],
+                             u_stages[(i1 + 65) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_bias[i0 * 220 + i1 + 110] + v13[(i0 * 220 + i1 + 110) * L + l],
+                             u_stages[(i1 + 65) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_bias[i0 * 220 + i1 + 165] + v13[(i0 * 220 + i1 + 165) * L + l],
+                             u_stages[(i1 + 65) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %343 = add f64[32] -> v13
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = z0_z[i0 * L + l] + (v11[i0 * L + l] * (T(h) * 0.5f));
+    }
+  }
+  // %344 = contract f64[64] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], v13[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], v13[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], v13[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -4619,84 +4646,21 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %341 = contract f64[32] -> v12
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 55; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_bias[i0 * 220 + i1] + v14[(i0 * 220 + i1) * L + l],
-                             u_stages[(i1 + 65) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_bias[i0 * 220 + i1 + 55] + v14[(i0 * 220 + i1 + 55) * L + l],
-                             u_stages[(i1 + 65) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_bias[i0 * 220 + i1 + 110] + v14[(i0 * 220 + i1 + 110) * L + l],
-                             u_stages[(i1 + 65) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_bias[i0 * 220 + i1 + 165] + v14[(i0 * 220 + i1 + 165) * L + l],
-                             u_stages[(i1 + 65) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %343 = add f64[32] -> v14
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = z0_z[i0 * L + l] + (v12[i0 * L + l] * u7[0]);
-    }
-  }
-  // %344 = contract f64[64] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], v14[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], v14[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], v14[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], v14[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %345 = add f64[64] -> v16
+  // %345 = add f64[64] -> v15
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = f1_layer0_bias[i0] + v15[i0 * L + l];
+      v15[i0 * L + l] = f1_layer0_bias[i0] + v14[i0 * L + l];
     }
   }
-  // %346 = relu f64[64] -> v15
+  // %346 = relu f64[64] -> v14
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = relu(v16[i0 * L + l]);
+      v14[i0 * L + l] = relu(v15[i0 * L + l]);
     }
   }
-  // %347 = contract f64[64] -> v17
+  // %347 = contract f64[64] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4708,35 +4672,35 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v15[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v14[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v14[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v14[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v14[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %348 = add f64[64] -> v18
+  // %348 = add f64[64] -> v17
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = f1_layer1_bias[i0] + v17[i0 * L + l];
+      v17[i0 * L + l] = f1_layer1_bias[i0] + v16[i0 * L + l];
     }
   }
-  // %349 = relu f64[64] -> v17
+  // %349 = relu f64[64] -> v16
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = relu(v18[i0 * L + l]);
+      v16[i0 * L + l] = relu(v17[i0 * L + l]);
     }
   }
-  // %350 = contract f64[64] -> v19
+  // %350 = contract f64[64] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4748,28 +4712,28 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v17[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v17[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v17[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v17[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v16[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v16[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v16[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v16[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %352 = tanh f64[64] -> v20
+  // %352 = tanh f64[64] -> v19
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = vm::tanh(f1_layer2_bias[i0] + v19[i0 * L + l]);
+      v19[i0 * L + l] = vm::tanh(f1_layer2_bias[i0] + v18[i0 * L + l]);
     }
   }
-  // %353 = contract f64[1760] -> v21
+  // %353 = contract f64[1760] -> v20
   for (int64_t i0 = 0; i0 < 440; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4781,10 +4745,73 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v20[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v20[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v20[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v20[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v19[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v19[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v19[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v19[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %356 = contract f64[32] -> v18
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 55; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v20[(i0 * 220 + i1) * L + l] + f2_bias[i0 * 220 + i1],
+                             u_stages[(i1 + 65) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(v20[(i0 * 220 + i1 + 55) * L + l] + f2_bias[i0 * 220 + i1 + 55],
+                             u_stages[(i1 + 65) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v20[(i0 * 220 + i1 + 110) * L + l] + f2_bias[i0 * 220 + i1 + 110],
+                             u_stages[(i1 + 65) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(v20[(i0 * 220 + i1 + 165) * L + l] + f2_bias[i0 * 220 + i1 + 165],
+                             u_stages[(i1 + 65) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %358 = add f64[32] -> v20
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = (T(h) * v18[i0 * L + l]) + z0_z[i0 * L + l];
+    }
+  }
+  // %359 = contract f64[64] -> v21
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], v20[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], v20[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], v20[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], v20[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -4795,84 +4822,21 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %356 = contract f64[32] -> v19
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 55; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 220 + i1) * L + l] + f2_bias[i0 * 220 + i1],
-                             u_stages[(i1 + 65) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(v21[(i0 * 220 + i1 + 55) * L + l] + f2_bias[i0 * 220 + i1 + 55],
-                             u_stages[(i1 + 65) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(v21[(i0 * 220 + i1 + 110) * L + l] + f2_bias[i0 * 220 + i1 + 110],
-                             u_stages[(i1 + 65) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(v21[(i0 * 220 + i1 + 165) * L + l] + f2_bias[i0 * 220 + i1 + 165],
-                             u_stages[(i1 + 65) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %358 = add f64[32] -> v21
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = (T(h) * v19[i0 * L + l]) + z0_z[i0 * L + l];
-    }
-  }
-  // %359 = contract f64[64] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1], v21[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 32], v21[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 64], v21[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 128 + i1 + 96], v21[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %360 = add f64[64] -> v23
+  // %360 = add f64[64] -> v22
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = f1_layer0_bias[i0] + v22[i0 * L + l];
+      v22[i0 * L + l] = f1_layer0_bias[i0] + v21[i0 * L + l];
     }
   }
-  // %361 = relu f64[64] -> v22
+  // %361 = relu f64[64] -> v21
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = relu(v23[i0 * L + l]);
+      v21[i0 * L + l] = relu(v22[i0 * L + l]);
     }
   }
-  // %362 = contract f64[64] -> v24
+  // %362 = contract f64[64] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4884,35 +4848,35 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v22[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v22[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v22[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v22[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1], v21[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 64], v21[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 128], v21[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 256 + i1 + 192], v21[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 4) * L + l] = acc0_v[l];
+      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %363 = add f64[64] -> v25
+  // %363 = add f64[64] -> v24
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = f1_layer1_bias[i0] + v24[i0 * L + l];
+      v24[i0 * L + l] = f1_layer1_bias[i0] + v23[i0 * L + l];
     }
   }
-  // %364 = relu f64[64] -> v24
+  // %364 = relu f64[64] -> v23
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = relu(v25[i0 * L + l]);
+      v23[i0 * L + l] = relu(v24[i0 * L + l]);
     }
   }
-  // %365 = contract f64[64] -> v26
+  // %365 = contract f64[64] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4924,28 +4888,28 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v24[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v24[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v24[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v24[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1], v23[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 64], v23[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 128], v23[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 256 + i1 + 192], v23[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 4) * L + l] = acc0_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %367 = tanh f64[64] -> v27
+  // %367 = tanh f64[64] -> v26
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = vm::tanh(f1_layer2_bias[i0] + v26[i0 * L + l]);
+      v26[i0 * L + l] = vm::tanh(f1_layer2_bias[i0] + v25[i0 * L + l]);
     }
   }
-  // %368 = contract f64[1760] -> v28
+  // %368 = contract f64[1760] -> v27
   for (int64_t i0 = 0; i0 < 440; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4957,21 +4921,21 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v27[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v27[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v27[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v27[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 256 + i1], v26[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 64], v26[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 128], v26[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 256 + i1 + 192], v26[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 4) * L + l] = acc0_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 4) * L + l] = acc0_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %371 = contract f64[32] -> v26
+  // %371 = contract f64[32] -> v25
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4983,22 +4947,22 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 55; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_bias[i0 * 220 + i1] + v28[(i0 * 220 + i1) * L + l],
+        acc0_v[l] = std::fma(f2_bias[i0 * 220 + i1] + v27[(i0 * 220 + i1) * L + l],
                              u_stages[(i1 + 185) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_bias[i0 * 220 + i1 + 55] + v28[(i0 * 220 + i1 + 55) * L + l],
+        acc1_v[l] = std::fma(f2_bias[i0 * 220 + i1 + 55] + v27[(i0 * 220 + i1 + 55) * L + l],
                              u_stages[(i1 + 185) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_bias[i0 * 220 + i1 + 110] + v28[(i0 * 220 + i1 + 110) * L + l],
+        acc2_v[l] = std::fma(f2_bias[i0 * 220 + i1 + 110] + v27[(i0 * 220 + i1 + 110) * L + l],
                              u_stages[(i1 + 185) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_bias[i0 * 220 + i1 + 165] + v28[(i0 * 220 + i1 + 165) * L + l],
+        acc3_v[l] = std::fma(f2_bias[i0 * 220 + i1 + 165] + v27[(i0 * 220 + i1 + 165) * L + l],
                              u_stages[(i1 + 185) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 4) * L + l] = acc0_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %379 = add f64[32] -> z
@@ -5006,26 +4970,26 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       z1_z[i0 * L + l] = z0_z[i0 * L + l] +
-                         ((((v19[i0 * L + l] * 0.33333334f) +
-                            ((v4[i0 * L + l] * 0.16666667f) + (v12[i0 * L + l] * 0.33333334f))) +
-                           (v26[i0 * L + l] * 0.16666667f)) *
+                         ((((v18[i0 * L + l] * 0.33333334f) +
+                            ((v4[i0 * L + l] * 0.16666667f) + (v11[i0 * L + l] * 0.33333334f))) +
+                           (v25[i0 * L + l] * 0.16666667f)) *
                           T(h));
     }
   }
-  // %656 = contract f64[32,55] -> v28
+  // %656 = contract f64[32,55] -> v27
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 55; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 55 + i1) * L + l] = u_stages[(i1 + 5) * L + l] * a0[i0 * L + l];
+        v27[(i0 * 55 + i1) * L + l] = u_stages[(i1 + 5) * L + l] * a0[i0 * L + l];
       }
     }
   }
-  // %657 = reshape f64[1760] -> v29
+  // %657 = reshape f64[1760] -> v28
   for (int64_t i0 = 0; i0 < 1760; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = v28[i0 * L + l];
+      v28[i0 * L + l] = v27[i0 * L + l];
     }
   }
   // %658 = contract f64[64] -> v4
@@ -5040,10 +5004,10 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 1760; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v29[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v29[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v29[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v29[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v28[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v28[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v28[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v28[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5054,11 +5018,11 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %659 = mul f64[64] -> v12
+  // %659 = mul f64[64] -> v11
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v4[i0 * L + l] * (1.0f - square(v5[i0 * L + l]));
+      v11[i0 * L + l] = v4[i0 * L + l] * (1.0f - square(v5[i0 * L + l]));
     }
   }
   // %660 = contract f64[64] -> v4
@@ -5073,10 +5037,10 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v12[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v11[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5087,11 +5051,11 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %661 = mul f64[64] -> v19
+  // %661 = mul f64[64] -> v18
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = step(v3[i0 * L + l]) * v4[i0 * L + l];
+      v18[i0 * L + l] = step(v3[i0 * L + l]) * v4[i0 * L + l];
     }
   }
   // %662 = contract f64[64] -> v3
@@ -5106,10 +5070,10 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v19[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v19[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v19[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v19[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v18[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v18[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v18[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v18[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5157,23 +5121,23 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = a0[i0 * L + l] - (v1[i0 * L + l] * u7[0]);
+      v3[i0 * L + l] = a0[i0 * L + l] - (v1[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %1066 = contract f64[32,55] -> v28
+  // %1066 = contract f64[32,55] -> v27
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 55; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 55 + i1) * L + l] = u_stages[(i1 + 65) * L + l] * v3[i0 * L + l];
+        v27[(i0 * 55 + i1) * L + l] = u_stages[(i1 + 65) * L + l] * v3[i0 * L + l];
       }
     }
   }
-  // %1067 = reshape f64[1760] -> v30
+  // %1067 = reshape f64[1760] -> v29
   for (int64_t i0 = 0; i0 < 1760; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = v28[i0 * L + l];
+      v29[i0 * L + l] = v27[i0 * L + l];
     }
   }
   // %1068 = contract f64[64] -> v3
@@ -5188,10 +5152,10 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 1760; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v30[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v30[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v30[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v30[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v29[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v29[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v29[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v29[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5202,11 +5166,11 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1069 = mul f64[64] -> v26
+  // %1069 = mul f64[64] -> v25
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = (1.0f - square(v13[i0 * L + l])) * v3[i0 * L + l];
+      v25[i0 * L + l] = (1.0f - square(v12[i0 * L + l])) * v3[i0 * L + l];
     }
   }
   // %1070 = contract f64[64] -> v3
@@ -5221,10 +5185,10 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v26[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v26[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v26[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v26[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v25[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v25[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v25[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v25[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5235,11 +5199,11 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1071 = mul f64[64] -> v28
+  // %1071 = mul f64[64] -> v27
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = v3[i0 * L + l] * step(v11[i0 * L + l]);
+      v27[i0 * L + l] = v3[i0 * L + l] * step(v10[i0 * L + l]);
     }
   }
   // %1072 = contract f64[64] -> v3
@@ -5254,10 +5218,10 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v28[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v28[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v28[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v28[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v27[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v27[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v27[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v27[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5268,11 +5232,11 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1073 = mul f64[64] -> v11
+  // %1073 = mul f64[64] -> v10
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = step(v9[i0 * L + l]) * v3[i0 * L + l];
+      v10[i0 * L + l] = step(v8[i0 * L + l]) * v3[i0 * L + l];
     }
   }
   // %1074 = contract f64[32] -> v3
@@ -5287,10 +5251,10 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v11[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v10[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v10[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v10[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v10[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5301,30 +5265,30 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1079 = sub f64[32] -> v9
+  // %1079 = sub f64[32] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = a0[i0 * L + l] - (v3[i0 * L + l] * u7[0]);
+      v8[i0 * L + l] = a0[i0 * L + l] - (v3[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %1080 = contract f64[32,55] -> v31
+  // %1080 = contract f64[32,55] -> v30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 55; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 55 + i1) * L + l] = v9[i0 * L + l] * u_stages[(i1 + 65) * L + l];
+        v30[(i0 * 55 + i1) * L + l] = v8[i0 * L + l] * u_stages[(i1 + 65) * L + l];
       }
     }
   }
-  // %1081 = reshape f64[1760] -> v32
+  // %1081 = reshape f64[1760] -> v31
   for (int64_t i0 = 0; i0 < 1760; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] = v31[i0 * L + l];
+      v31[i0 * L + l] = v30[i0 * L + l];
     }
   }
-  // %1082 = contract f64[64] -> v9
+  // %1082 = contract f64[64] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5336,28 +5300,28 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 1760; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v32[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v32[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v32[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v32[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v31[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v31[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v31[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v31[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1085 = mul f64[64] -> v31
+  // %1085 = mul f64[64] -> v30
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = v9[i0 * L + l] * (1.0f - square(v20[i0 * L + l]));
+      v30[i0 * L + l] = v8[i0 * L + l] * (1.0f - square(v19[i0 * L + l]));
     }
   }
-  // %1086 = contract f64[64] -> v9
+  // %1086 = contract f64[64] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5369,28 +5333,28 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v31[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v31[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v31[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v31[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v30[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v30[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v30[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v30[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1087 = mul f64[64] -> v33
+  // %1087 = mul f64[64] -> v32
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = v9[i0 * L + l] * step(v18[i0 * L + l]);
+      v32[i0 * L + l] = v8[i0 * L + l] * step(v17[i0 * L + l]);
     }
   }
-  // %1088 = contract f64[64] -> v9
+  // %1088 = contract f64[64] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5402,28 +5366,28 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v33[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v33[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v33[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v33[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v32[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v32[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v32[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v32[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1090 = mul f64[64] -> v18
+  // %1090 = mul f64[64] -> v17
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = step(v16[i0 * L + l]) * v9[i0 * L + l];
+      v17[i0 * L + l] = step(v15[i0 * L + l]) * v8[i0 * L + l];
     }
   }
-  // %1091 = contract f64[32] -> v9
+  // %1091 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5435,44 +5399,44 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v18[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v18[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v18[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v18[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v17[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v17[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v17[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v17[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1096 = sub f64[32] -> v16
+  // %1096 = sub f64[32] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = a0[i0 * L + l] - (T(h) * v9[i0 * L + l]);
+      v15[i0 * L + l] = a0[i0 * L + l] - (T(h) * v8[i0 * L + l]);
     }
   }
-  // %1097 = contract f64[32,55] -> v34
+  // %1097 = contract f64[32,55] -> v33
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 55; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 55 + i1) * L + l] = u_stages[(i1 + 185) * L + l] * v16[i0 * L + l];
+        v33[(i0 * 55 + i1) * L + l] = u_stages[(i1 + 185) * L + l] * v15[i0 * L + l];
       }
     }
   }
-  // %1098 = reshape f64[1760] -> v35
+  // %1098 = reshape f64[1760] -> v34
   for (int64_t i0 = 0; i0 < 1760; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v35[i0 * L + l] = v34[i0 * L + l];
+      v34[i0 * L + l] = v33[i0 * L + l];
     }
   }
-  // %1099 = contract f64[64] -> v16
+  // %1099 = contract f64[64] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5484,28 +5448,28 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 1760; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v35[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v35[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v35[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v35[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64], v34[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 1], v34[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 2], v34[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f2_weight[i0 * 4 + i1 * 64 + 3], v34[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1102 = mul f64[64] -> v34
+  // %1102 = mul f64[64] -> v33
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = (1.0f - square(v27[i0 * L + l])) * v16[i0 * L + l];
+      v33[i0 * L + l] = (1.0f - square(v26[i0 * L + l])) * v15[i0 * L + l];
     }
   }
-  // %1103 = contract f64[64] -> v16
+  // %1103 = contract f64[64] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5517,28 +5481,28 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v34[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v34[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v34[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v34[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64], v33[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 1], v33[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 2], v33[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer2_weight[i0 * 4 + i1 * 64 + 3], v33[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1105 = mul f64[64] -> v36
+  // %1105 = mul f64[64] -> v35
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v36[i0 * L + l] = v16[i0 * L + l] * step(v25[i0 * L + l]);
+      v35[i0 * L + l] = v15[i0 * L + l] * step(v24[i0 * L + l]);
     }
   }
-  // %1106 = contract f64[64] -> v16
+  // %1106 = contract f64[64] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5550,35 +5514,35 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v36[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v36[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v36[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v36[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64], v35[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 1], v35[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 2], v35[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer1_weight[i0 * 4 + i1 * 64 + 3], v35[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1107 = mul f64[64] -> v25
+  // %1107 = mul f64[64] -> v24
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v16[i0 * L + l] * step(v23[i0 * L + l]);
+      v24[i0 * L + l] = v15[i0 * L + l] * step(v22[i0 * L + l]);
     }
   }
-  // %1108 = mul f64[64] -> v16
+  // %1108 = mul f64[64] -> v15
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v25[i0 * L + l] * 0.16666667f;
+      v15[i0 * L + l] = v24[i0 * L + l] * 0.16666667f;
     }
   }
-  // %1109 = contract f64[32] -> v23
+  // %1109 = contract f64[32] -> v22
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5590,18 +5554,18 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v16[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v16[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v16[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v16[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32], v15[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 1], v15[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 2], v15[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f1_layer0_weight[i0 * 4 + i1 * 32 + 3], v15[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 4) * L + l] = acc0_v[l];
+      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %1112 = add f64[32] -> a.z
@@ -5610,52 +5574,18 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t l = 0; l < L; ++l) {
       a1[i0 * L + l] =
           (T(h) * ((((-(v1[i0 * L + l] * 0.16666667f)) - (v3[i0 * L + l] * 0.33333334f)) -
-                    (v9[i0 * L + l] * 0.33333334f)) -
-                   v23[i0 * L + l])) +
+                    (v8[i0 * L + l] * 0.33333334f)) -
+                   v22[i0 * L + l])) +
           a0[i0 * L + l];
     }
   }
-  // %895 = mul f64[] -> u7
-  u7[0] = T(h) * -0.0f;
   // %896 = broadcast f64[32,5] -> adj.zeta.weight
   for (int64_t i0 = 0; i0 < 160; ++i0) {
-    dtheta_zeta_weight[i0] += u7[0] * 8.0f;
+    dtheta_zeta_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %897 = broadcast f64[32] -> adj.zeta.bias
   for (int64_t i0 = 0; i0 < 32; ++i0) {
-    dtheta_zeta_bias[i0] += u7[0] * 8.0f;
-  }
-  // %422 = mul f64[] -> u37
-  u37[0] = T(h) * 0.33333334f;
-  // %1113 = contract f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v6[i0 * L + l] * u37[0];
-    }
-  }
-  // %408 = mul f64[] -> u38
-  u38[0] = T(h) * 0.16666667f;
-  // %962 = contract f64[32] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = z0_z[i0 * L + l] * u38[0];
-    }
-  }
-  // %1117 = contract f64[32] -> v9
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v14[i0 * L + l] * u37[0];
-    }
-  }
-  // %1120 = contract f64[32] -> v23
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = v21[i0 * L + l] * u38[0];
-    }
+    dtheta_zeta_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %1122 = sub f64[64,32] -> adj.f1.layer0.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
@@ -5664,9 +5594,10 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v1[i1 * L + l] * v11[i0 * L + l])) - (v4[i0 * L + l] * v3[i1 * L + l])) -
-                    (v18[i0 * L + l] * v9[i1 * L + l])) -
-                   (v23[i1 * L + l] * v25[i0 * L + l]);
+          sum[l] = (((-((v6[i1 * L + l] * (T(h) * 0.33333334f)) * v10[i0 * L + l])) -
+                     (v4[i0 * L + l] * (z0_z[i1 * L + l] * (T(h) * 0.16666667f)))) -
+                    (v17[i0 * L + l] * (v13[i1 * L + l] * (T(h) * 0.33333334f)))) -
+                   ((v20[i1 * L + l] * (T(h) * 0.16666667f)) * v24[i0 * L + l]);
         }
         dtheta_f1_layer0_weight[i0 * 32 + i1] += lane_sum<L>(sum);
       }
@@ -5678,9 +5609,9 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-(v11[i0 * L + l] * 0.33333334f)) - (v4[i0 * L + l] * 0.16666667f)) -
-                          (v18[i0 * L + l] * 0.33333334f)) -
-                         v16[i0 * L + l]);
+        sum[l] = T(h) * ((((-(v10[i0 * L + l] * 0.33333334f)) - (v4[i0 * L + l] * 0.16666667f)) -
+                          (v17[i0 * L + l] * 0.33333334f)) -
+                         v15[i0 * L + l]);
       }
       dtheta_f1_layer0_bias[i0] += lane_sum<L>(sum);
     }
@@ -5689,42 +5620,14 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v19[i0 * L + l] * 0.16666667f;
+      v1[i0 * L + l] = v18[i0 * L + l] * 0.16666667f;
     }
   }
-  // %991 = contract f64[64] -> v3
+  // %1136 = mul f64[64] -> v3
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v1[i0 * L + l] * T(h);
-    }
-  }
-  // %1130 = contract f64[64] -> v4
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = v8[i0 * L + l] * u37[0];
-    }
-  }
-  // %1133 = contract f64[64] -> v8
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v33[i0 * L + l] * u37[0];
-    }
-  }
-  // %1136 = mul f64[64] -> v9
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v36[i0 * L + l] * 0.16666667f;
-    }
-  }
-  // %1137 = contract f64[64] -> v11
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v9[i0 * L + l] * T(h);
+      v3[i0 * L + l] = v35[i0 * L + l] * 0.16666667f;
     }
   }
   // %1139 = sub f64[64,64] -> adj.f1.layer1.weight
@@ -5734,9 +5637,10 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v0[i1 * L + l] * v3[i0 * L + l])) - (v4[i1 * L + l] * v28[i0 * L + l])) -
-                    (v15[i1 * L + l] * v8[i0 * L + l])) -
-                   (v22[i1 * L + l] * v11[i0 * L + l]);
+          sum[l] = (((-(v0[i1 * L + l] * (v1[i0 * L + l] * T(h)))) -
+                     ((v7[i1 * L + l] * (T(h) * 0.33333334f)) * v27[i0 * L + l])) -
+                    (v14[i1 * L + l] * (v32[i0 * L + l] * (T(h) * 0.33333334f)))) -
+                   (v21[i1 * L + l] * (v3[i0 * L + l] * T(h)));
         }
         dtheta_f1_layer1_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
@@ -5748,9 +5652,9 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v28[i0 * L + l] * 0.33333334f)) - v1[i0 * L + l]) -
-                   (v33[i0 * L + l] * 0.33333334f)) -
-                  v9[i0 * L + l]) *
+        sum[l] = ((((-(v27[i0 * L + l] * 0.33333334f)) - v1[i0 * L + l]) -
+                   (v32[i0 * L + l] * 0.33333334f)) -
+                  v3[i0 * L + l]) *
                  T(h);
       }
       dtheta_f1_layer1_bias[i0] += lane_sum<L>(sum);
@@ -5760,56 +5664,28 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v26[i0 * L + l] * 0.33333334f;
+      v0[i0 * L + l] = v25[i0 * L + l] * 0.33333334f;
     }
   }
-  // %1147 = contract f64[64] -> v1
+  // %844 = mul f64[64] -> v1
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v10[i0 * L + l] * T(h);
+      v1[i0 * L + l] = v11[i0 * L + l] * 0.16666667f;
     }
   }
-  // %1020 = contract f64[64] -> v3
+  // %1152 = mul f64[64] -> v3
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v2[i0 * L + l] * T(h);
+      v3[i0 * L + l] = v30[i0 * L + l] * 0.33333334f;
     }
   }
-  // %844 = mul f64[64] -> v2
+  // %1157 = mul f64[64] -> v4
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v12[i0 * L + l] * 0.16666667f;
-    }
-  }
-  // %1152 = mul f64[64] -> v4
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = v31[i0 * L + l] * 0.33333334f;
-    }
-  }
-  // %1153 = contract f64[64] -> v8
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v4[i0 * L + l] * T(h);
-    }
-  }
-  // %1156 = contract f64[64] -> v9
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v24[i0 * L + l] * T(h);
-    }
-  }
-  // %1157 = mul f64[64] -> v10
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v34[i0 * L + l] * 0.16666667f;
+      v4[i0 * L + l] = v33[i0 * L + l] * 0.16666667f;
     }
   }
   // %1159 = sub f64[64,64] -> adj.f1.layer2.weight
@@ -5819,9 +5695,10 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v0[i0 * L + l] * v1[i1 * L + l])) - (v3[i1 * L + l] * v2[i0 * L + l])) -
-                    (v8[i0 * L + l] * v17[i1 * L + l])) -
-                   (v9[i1 * L + l] * v10[i0 * L + l]);
+          sum[l] = (((-(v0[i0 * L + l] * (v9[i1 * L + l] * T(h)))) -
+                     ((v2[i1 * L + l] * T(h)) * v1[i0 * L + l])) -
+                    ((v3[i0 * L + l] * T(h)) * v16[i1 * L + l])) -
+                   ((v23[i1 * L + l] * T(h)) * v4[i0 * L + l]);
         }
         dtheta_f1_layer2_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
@@ -5833,37 +5710,9 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-v2[i0 * L + l]) - v0[i0 * L + l]) - v4[i0 * L + l]) - v10[i0 * L + l]) * T(h);
+        sum[l] = ((((-v1[i0 * L + l]) - v0[i0 * L + l]) - v3[i0 * L + l]) - v4[i0 * L + l]) * T(h);
       }
       dtheta_f1_layer2_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %1047 = contract f64[64] -> v0
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v5[i0 * L + l] * u38[0];
-    }
-  }
-  // %1164 = contract f64[64] -> v1
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v13[i0 * L + l] * u37[0];
-    }
-  }
-  // %1167 = contract f64[64] -> v2
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v20[i0 * L + l] * u37[0];
-    }
-  }
-  // %1170 = contract f64[64] -> v3
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v27[i0 * L + l] * u38[0];
     }
   }
   // %1172 = sub f64[1760,64] -> adj.f2.weight
@@ -5873,9 +5722,10 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v0[i1 * L + l] * v29[i0 * L + l])) - (v1[i1 * L + l] * v30[i0 * L + l])) -
-                    (v32[i0 * L + l] * v2[i1 * L + l])) -
-                   (v35[i0 * L + l] * v3[i1 * L + l]);
+          sum[l] = (((-((v5[i1 * L + l] * (T(h) * 0.16666667f)) * v28[i0 * L + l])) -
+                     ((v12[i1 * L + l] * (T(h) * 0.33333334f)) * v29[i0 * L + l])) -
+                    (v31[i0 * L + l] * (v19[i1 * L + l] * (T(h) * 0.33333334f)))) -
+                   (v34[i0 * L + l] * (v26[i1 * L + l] * (T(h) * 0.16666667f)));
         }
         dtheta_f2_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
@@ -5887,20 +5737,20 @@ extern "C" void nrde_depth3_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-(v29[i0 * L + l] * 0.16666667f)) - (v30[i0 * L + l] * 0.33333334f)) -
-                          (v32[i0 * L + l] * 0.33333334f)) -
-                         (v35[i0 * L + l] * 0.16666667f));
+        sum[l] = T(h) * ((((-(v28[i0 * L + l] * 0.16666667f)) - (v29[i0 * L + l] * 0.33333334f)) -
+                          (v31[i0 * L + l] * 0.33333334f)) -
+                         (v34[i0 * L + l] * 0.16666667f));
       }
       dtheta_f2_bias[i0] += lane_sum<L>(sum);
     }
   }
   // %898 = broadcast f64[3,32] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 96; ++i0) {
-    dtheta_out_weight[i0] += u7[0] * 8.0f;
+    dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
   // %899 = broadcast f64[3] -> adj.out.bias
   for (int64_t i0 = 0; i0 < 3; ++i0) {
-    dtheta_out_bias[i0] += u7[0] * 8.0f;
+    dtheta_out_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
 }
 
@@ -6343,9 +6193,9 @@ const plastic_model kModel = {
             .field = 60416,
             .field_vjp = 126976,
             .adjoint_field = 187392,
-            .step = 118848,
-            .step_vjp = 792704,
-            .adjoint_step = 616640,
+            .step = 118784,
+            .step_vjp = 845824,
+            .adjoint_step = 616448,
             .output = 128,
             .output_vjp = 0,
             .loss = 128,

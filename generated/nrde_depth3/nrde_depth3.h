@@ -94,11 +94,11 @@ enum { nrde_depth3_adjoint_field_lanes = 8, nrde_depth3_adjoint_field_scratch_by
  *   theta: uniform[125123] = 125123 floats, read-only
  *   u_stages: varying[240] = 1920 floats, read-only
  *   z1: varying[32] = 256 floats, may alias
- *   scratch: scratch arena, 118848 bytes, 64-byte aligned
+ *   scratch: scratch arena, 118784 bytes, 64-byte aligned
  */
 void nrde_depth3_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                       const void* u_stages, void* z1, void* scratch);
-enum { nrde_depth3_step_lanes = 8, nrde_depth3_step_scratch_bytes = 118848 };
+enum { nrde_depth3_step_lanes = 8, nrde_depth3_step_scratch_bytes = 118784 };
 
 /* nrde_depth3_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -111,12 +111,12 @@ enum { nrde_depth3_step_lanes = 8, nrde_depth3_step_scratch_bytes = 118848 };
  *   z0_bar: varying[32] = 256 floats
  *   theta_bar: uniform[125123] = 125123 floats
  *   u_stages_bar: varying[240] = 1920 floats, may be NULL
- *   scratch: scratch arena, 792704 bytes, 64-byte aligned
+ *   scratch: scratch arena, 845824 bytes, 64-byte aligned
  */
 void nrde_depth3_step_vjp(const void* ctx, double t, double h, const void* z0, const void* theta,
                           const void* u_stages, const void* z1_bar, void* z0_bar, void* theta_bar,
                           void* u_stages_bar, void* scratch);
-enum { nrde_depth3_step_vjp_lanes = 8, nrde_depth3_step_vjp_scratch_bytes = 792704 };
+enum { nrde_depth3_step_vjp_lanes = 8, nrde_depth3_step_vjp_scratch_bytes = 845824 };
 
 /* nrde_depth3_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -131,12 +131,12 @@ enum { nrde_depth3_step_vjp_lanes = 8, nrde_depth3_step_vjp_scratch_bytes = 7927
  *   dtheta: uniform[125123] = 125123 floats
  *   err: varying[64] = 512 floats, may be NULL
  *   dtheta_err: uniform[125123] = 125123 floats, may be NULL
- *   scratch: scratch arena, 616640 bytes, 64-byte aligned
+ *   scratch: scratch arena, 616448 bytes, 64-byte aligned
  */
 void nrde_depth3_adjoint_step(const void* ctx, double t, double h, const void* z0, const void* a0,
                               const void* theta, const void* u_stages, void* z1, void* a1,
                               void* dtheta, void* err, void* dtheta_err, void* scratch);
-enum { nrde_depth3_adjoint_step_lanes = 8, nrde_depth3_adjoint_step_scratch_bytes = 616640 };
+enum { nrde_depth3_adjoint_step_lanes = 8, nrde_depth3_adjoint_step_scratch_bytes = 616448 };
 
 /* nrde_depth3_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

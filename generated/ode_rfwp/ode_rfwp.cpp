@@ -1120,11 +1120,10 @@ extern "C" void ode_rfwp_step(const void* /*ctx*/, double /*t*/, double h, const
   T* z1_W = z1 + 128 * L;
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4096);
-  T* __restrict u2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8192);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8256);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12352);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16448);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20544);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8192);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12288);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16384);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20480);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -1235,16 +1234,14 @@ extern "C" void ode_rfwp_step(const void* /*ctx*/, double /*t*/, double h, const
       v1[i0 * L + l] = v0[i0 * L + l] + f_layer2_bias[i0];
     }
   }
-  // %576 = mul f64[] -> u2
-  u2[0] = T(h) * 0.2f;
   // %900 = add f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (v1[i0 * L + l] * u2[0]) + z0_u[i0 * L + l];
+      v0[i0 * L + l] = (v1[i0 * L + l] * (T(h) * 0.2f)) + z0_u[i0 * L + l];
     }
   }
-  // %966 = contract f64[128] -> v3
+  // %966 = contract f64[128] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1264,20 +1261,20 @@ extern "C" void ode_rfwp_step(const void* /*ctx*/, double /*t*/, double h, const
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %968 = tanh f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = vm::tanh(v3[i0 * L + l] + f_layer0_bias[i0]);
+      v0[i0 * L + l] = vm::tanh(v2[i0 * L + l] + f_layer0_bias[i0]);
     }
   }
-  // %969 = contract f64[128] -> v3
+  // %969 = contract f64[128] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1297,20 +1294,20 @@ extern "C" void ode_rfwp_step(const void* /*ctx*/, double /*t*/, double h, const
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %971 = tanh f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v3[i0 * L + l]);
+      v0[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v2[i0 * L + l]);
     }
   }
-  // %972 = contract f64[128] -> v3
+  // %972 = contract f64[128] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1330,28 +1327,137 @@ extern "C" void ode_rfwp_step(const void* /*ctx*/, double /*t*/, double h, const
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %973 = add f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = f_layer2_bias[i0] + v3[i0 * L + l];
+      v0[i0 * L + l] = f_layer2_bias[i0] + v2[i0 * L + l];
     }
   }
-  // %977 = add f64[128] -> v3
+  // %977 = add f64[128] -> v2
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] =
+      v2[i0 * L + l] =
           (((v1[i0 * L + l] * 0.075f) + (v0[i0 * L + l] * 0.225f)) * T(h)) + z0_u[i0 * L + l];
     }
   }
-  // %978 = contract f64[128] -> v4
+  // %978 = contract f64[128] -> v3
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %980 = tanh f64[128] -> v2
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v3[i0 * L + l]);
+    }
+  }
+  // %981 = contract f64[128] -> v3
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %983 = tanh f64[128] -> v2
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = vm::tanh(v3[i0 * L + l] + f_layer1_bias[i0]);
+    }
+  }
+  // %984 = contract f64[128] -> v3
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %985 = add f64[128] -> v2
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = v3[i0 * L + l] + f_layer2_bias[i0];
+    }
+  }
+  // %995 = add f64[128] -> v3
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = (((v2[i0 * L + l] * 3.5555556f) +
+                         ((v0[i0 * L + l] * (-3.7333333f)) + (v1[i0 * L + l] * 0.9777778f))) *
+                        T(h)) +
+                       z0_u[i0 * L + l];
+    }
+  }
+  // %996 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1377,14 +1483,14 @@ extern "C" void ode_rfwp_step(const void* /*ctx*/, double /*t*/, double h, const
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %980 = tanh f64[128] -> v3
+  // %998 = tanh f64[128] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v4[i0 * L + l]);
     }
   }
-  // %981 = contract f64[128] -> v4
+  // %999 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1410,14 +1516,14 @@ extern "C" void ode_rfwp_step(const void* /*ctx*/, double /*t*/, double h, const
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %983 = tanh f64[128] -> v3
+  // %1001 = tanh f64[128] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = vm::tanh(v4[i0 * L + l] + f_layer1_bias[i0]);
+      v3[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v4[i0 * L + l]);
     }
   }
-  // %984 = contract f64[128] -> v4
+  // %1002 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1443,24 +1549,25 @@ extern "C" void ode_rfwp_step(const void* /*ctx*/, double /*t*/, double h, const
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %985 = add f64[128] -> v3
+  // %1003 = add f64[128] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v4[i0 * L + l] + f_layer2_bias[i0];
+      v3[i0 * L + l] = f_layer2_bias[i0] + v4[i0 * L + l];
     }
   }
-  // %995 = add f64[128] -> v4
+  // %1007 = add f64[128] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = (((v3[i0 * L + l] * 3.5555556f) +
-                         ((v0[i0 * L + l] * (-3.7333333f)) + (v1[i0 * L + l] * 0.9777778f))) *
+      v4[i0 * L + l] = (((v3[i0 * L + l] * (-0.29080933f)) +
+                         (((v1[i0 * L + l] * 2.9525986f) + (v0[i0 * L + l] * (-11.595794f))) +
+                          (v2[i0 * L + l] * 9.822893f))) *
                         T(h)) +
                        z0_u[i0 * L + l];
     }
   }
-  // %996 = contract f64[128] -> v5
+  // %1008 = contract f64[128] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1486,14 +1593,14 @@ extern "C" void ode_rfwp_step(const void* /*ctx*/, double /*t*/, double h, const
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %998 = tanh f64[128] -> v4
+  // %1010 = tanh f64[128] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v5[i0 * L + l]);
     }
   }
-  // %999 = contract f64[128] -> v5
+  // %1011 = contract f64[128] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1519,14 +1626,14 @@ extern "C" void ode_rfwp_step(const void* /*ctx*/, double /*t*/, double h, const
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1001 = tanh f64[128] -> v4
+  // %1013 = tanh f64[128] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v5[i0 * L + l]);
     }
   }
-  // %1002 = contract f64[128] -> v5
+  // %1014 = contract f64[128] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1552,25 +1659,26 @@ extern "C" void ode_rfwp_step(const void* /*ctx*/, double /*t*/, double h, const
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1003 = add f64[128] -> v4
+  // %1015 = add f64[128] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = f_layer2_bias[i0] + v5[i0 * L + l];
+      v4[i0 * L + l] = v5[i0 * L + l] + f_layer2_bias[i0];
     }
   }
-  // %1007 = add f64[128] -> v5
+  // %1025 = add f64[128] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = (((v4[i0 * L + l] * (-0.29080933f)) +
-                         (((v1[i0 * L + l] * 2.9525986f) + (v0[i0 * L + l] * (-11.595794f))) +
-                          (v3[i0 * L + l] * 9.822893f))) *
+      v5[i0 * L + l] = (((v4[i0 * L + l] * (-0.27353132f)) +
+                         ((v3[i0 * L + l] * 0.2784091f) +
+                          (((v0[i0 * L + l] * (-10.757576f)) + (v1[i0 * L + l] * 2.8462753f)) +
+                           (v2[i0 * L + l] * 8.906423f)))) *
                         T(h)) +
                        z0_u[i0 * L + l];
     }
   }
-  // %1008 = contract f64[128] -> v6
+  // %1026 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1590,20 +1698,20 @@ extern "C" void ode_rfwp_step(const void* /*ctx*/, double /*t*/, double h, const
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1010 = tanh f64[128] -> v5
+  // %1028 = tanh f64[128] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v6[i0 * L + l]);
+      v5[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v0[i0 * L + l]);
     }
   }
-  // %1011 = contract f64[128] -> v6
+  // %1029 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1623,20 +1731,20 @@ extern "C" void ode_rfwp_step(const void* /*ctx*/, double /*t*/, double h, const
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1013 = tanh f64[128] -> v5
+  // %1031 = tanh f64[128] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v6[i0 * L + l]);
+      v5[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v0[i0 * L + l]);
     }
   }
-  // %1014 = contract f64[128] -> v6
+  // %1032 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1656,132 +1764,19 @@ extern "C" void ode_rfwp_step(const void* /*ctx*/, double /*t*/, double h, const
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1015 = add f64[128] -> v5
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v6[i0 * L + l] + f_layer2_bias[i0];
-    }
-  }
-  // %1025 = add f64[128] -> v6
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = (((v5[i0 * L + l] * (-0.27353132f)) +
-                         ((v4[i0 * L + l] * 0.2784091f) +
-                          (((v0[i0 * L + l] * (-10.757576f)) + (v1[i0 * L + l] * 2.8462753f)) +
-                           (v3[i0 * L + l] * 8.906423f)))) *
-                        T(h)) +
-                       z0_u[i0 * L + l];
-    }
-  }
-  // %1026 = contract f64[128] -> v0
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v6[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
       v0[(i0 * 4) * L + l] = acc0_v[l];
       v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1028 = tanh f64[128] -> v6
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v0[i0 * L + l]);
-    }
-  }
-  // %1029 = contract f64[128] -> v0
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v6[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1031 = tanh f64[128] -> v6
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v0[i0 * L + l]);
-    }
-  }
-  // %1032 = contract f64[128] -> v0
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v6[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %895 = mul f64[] -> u2
-  u2[0] = T(h) * 0.0f;
   // %1043 = add f64[128] -> u
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z1_u[i0 * L + l] = ((((((v1[i0 * L + l] * 0.091145836f) + (v3[i0 * L + l] * 0.4492363f)) +
-                             (v4[i0 * L + l] * 0.6510417f)) +
-                            (v5[i0 * L + l] * (-0.3223762f))) +
+      z1_u[i0 * L + l] = ((((((v1[i0 * L + l] * 0.091145836f) + (v2[i0 * L + l] * 0.4492363f)) +
+                             (v3[i0 * L + l] * 0.6510417f)) +
+                            (v4[i0 * L + l] * (-0.3223762f))) +
                            ((f_layer2_bias[i0] + v0[i0 * L + l]) * 0.13095239f)) *
                           T(h)) +
                          z0_u[i0 * L + l];
@@ -1791,7 +1786,7 @@ extern "C" void ode_rfwp_step(const void* /*ctx*/, double /*t*/, double h, const
   for (int64_t i0 = 0; i0 < 1024; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z1_W[i0 * L + l] = u2[0] + z0_W[i0 * L + l];
+      z1_W[i0 * L + l] = (T(h) * 0.0f) + z0_W[i0 * L + l];
     }
   }
 }
@@ -1827,46 +1822,43 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4096);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8192);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12288);
-  T* __restrict u4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16384);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16448);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20544);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24640);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28736);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32832);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36928);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41024);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45120);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49216);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53312);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57408);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61504);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65600);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69696);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73792);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77888);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 81984);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86080);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 90176);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94272);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 98368);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102464);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 106560);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 110656);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 114752);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 118848);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 122944);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 127040);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 131136);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 135232);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 139328);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 143424);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 147520);
-  T* __restrict u38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 151616);
-  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 151680);
-  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 155776);
-  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 159872);
-  T* __restrict v42 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 163968);
-  T* __restrict v43 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 168064);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16384);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20480);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24576);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28672);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32768);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36864);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40960);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45056);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49152);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53248);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57344);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61440);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65536);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69632);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73728);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77824);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 81920);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86016);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 90112);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94208);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 98304);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102400);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 106496);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 110592);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 114688);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 118784);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 122880);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 126976);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 131072);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 135168);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 139264);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 143360);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 147456);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 151552);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 155648);
+  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 159744);
+  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 163840);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -1977,16 +1969,14 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
       v3[i0 * L + l] = v0[i0 * L + l] + f_layer2_bias[i0];
     }
   }
-  // %576 = mul f64[] -> u4
-  u4[0] = T(h) * 0.2f;
   // %900 = add f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (v3[i0 * L + l] * u4[0]) + z0_u[i0 * L + l];
+      v0[i0 * L + l] = (v3[i0 * L + l] * (T(h) * 0.2f)) + z0_u[i0 * L + l];
     }
   }
-  // %966 = contract f64[128] -> v5
+  // %966 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2006,1746 +1996,20 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %968 = tanh f64[128] -> v6
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = vm::tanh(v5[i0 * L + l] + f_layer0_bias[i0]);
-    }
-  }
-  // %969 = contract f64[128] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v6[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %971 = tanh f64[128] -> v7
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v5[i0 * L + l]);
-    }
-  }
-  // %972 = contract f64[128] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v7[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %973 = add f64[128] -> v8
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = f_layer2_bias[i0] + v5[i0 * L + l];
-    }
-  }
-  // %977 = add f64[128] -> v5
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] =
-          (((v3[i0 * L + l] * 0.075f) + (v8[i0 * L + l] * 0.225f)) * T(h)) + z0_u[i0 * L + l];
-    }
-  }
-  // %978 = contract f64[128] -> v9
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v5[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %980 = tanh f64[128] -> v10
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v9[i0 * L + l]);
-    }
-  }
-  // %981 = contract f64[128] -> v9
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v10[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %983 = tanh f64[128] -> v11
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = vm::tanh(v9[i0 * L + l] + f_layer1_bias[i0]);
-    }
-  }
-  // %984 = contract f64[128] -> v9
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v11[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %985 = add f64[128] -> v12
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v9[i0 * L + l] + f_layer2_bias[i0];
-    }
-  }
-  // %995 = add f64[128] -> v9
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = (((v12[i0 * L + l] * 3.5555556f) +
-                         ((v8[i0 * L + l] * (-3.7333333f)) + (v3[i0 * L + l] * 0.9777778f))) *
-                        T(h)) +
-                       z0_u[i0 * L + l];
-    }
-  }
-  // %996 = contract f64[128] -> v13
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v9[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %998 = tanh f64[128] -> v14
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v13[i0 * L + l]);
-    }
-  }
-  // %999 = contract f64[128] -> v13
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v14[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v14[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v14[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v14[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1001 = tanh f64[128] -> v15
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v13[i0 * L + l]);
-    }
-  }
-  // %1002 = contract f64[128] -> v13
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v15[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1003 = add f64[128] -> v16
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = f_layer2_bias[i0] + v13[i0 * L + l];
-    }
-  }
-  // %1007 = add f64[128] -> v13
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = (((v16[i0 * L + l] * (-0.29080933f)) +
-                          (((v3[i0 * L + l] * 2.9525986f) + (v8[i0 * L + l] * (-11.595794f))) +
-                           (v12[i0 * L + l] * 9.822893f))) *
-                         T(h)) +
-                        z0_u[i0 * L + l];
-    }
-  }
-  // %1008 = contract f64[128] -> v17
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v13[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1010 = tanh f64[128] -> v18
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v17[i0 * L + l]);
-    }
-  }
-  // %1011 = contract f64[128] -> v17
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v18[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v18[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v18[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v18[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1013 = tanh f64[128] -> v19
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v17[i0 * L + l]);
-    }
-  }
-  // %1014 = contract f64[128] -> v17
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v19[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v19[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v19[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v19[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1025 = add f64[128] -> v20
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = ((((v17[i0 * L + l] + f_layer2_bias[i0]) * (-0.27353132f)) +
-                          ((v16[i0 * L + l] * 0.2784091f) +
-                           (((v8[i0 * L + l] * (-10.757576f)) + (v3[i0 * L + l] * 2.8462753f)) +
-                            (v12[i0 * L + l] * 8.906423f)))) *
-                         T(h)) +
-                        z0_u[i0 * L + l];
-    }
-  }
-  // %1026 = contract f64[128] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v20[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v20[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v20[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v20[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1028 = tanh f64[128] -> v8
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v3[i0 * L + l]);
-    }
-  }
-  // %1029 = contract f64[128] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v8[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1031 = tanh f64[128] -> v12
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v3[i0 * L + l]);
-    }
-  }
-  // %751 = mul f64[128] -> v3
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = z1_bar_u[i0 * L + l] * T(h);
-    }
-  }
-  // %756 = mul f64[128] -> v16
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v3[i0 * L + l] * 0.13095239f;
-    }
-  }
-  // %758 = contract f64[128] -> v17
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v16[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v16[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v16[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v16[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1376 = mul f64[128] -> v21
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = (1.0f - square(v12[i0 * L + l])) * v17[i0 * L + l];
-    }
-  }
-  // %1377 = contract f64[128] -> v17
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v21[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v21[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v21[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v21[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1380 = mul f64[128] -> v22
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v17[i0 * L + l] * (1.0f - square(v8[i0 * L + l]));
-    }
-  }
-  // %1381 = contract f64[128] -> v17
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v22[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v22[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v22[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v22[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1382 = mul f64[128] -> v23
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = v17[i0 * L + l] * T(h);
-    }
-  }
-  // %1384 = add f64[128] -> v24
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = (v23[i0 * L + l] * (-0.27353132f)) + (v3[i0 * L + l] * (-0.3223762f));
-    }
-  }
-  // %1385 = contract f64[128] -> v25
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v24[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v24[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v24[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v24[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1388 = mul f64[128] -> v26
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = (1.0f - square(v19[i0 * L + l])) * v25[i0 * L + l];
-    }
-  }
-  // %1389 = contract f64[128] -> v25
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v26[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v26[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v26[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v26[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1390 = mul f64[128] -> v27
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = (1.0f - square(v18[i0 * L + l])) * v25[i0 * L + l];
-    }
-  }
-  // %1391 = contract f64[128] -> v25
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v27[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v27[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v27[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v27[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1392 = mul f64[128] -> v28
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = v25[i0 * L + l] * T(h);
-    }
-  }
-  // %1401 = add f64[128] -> v29
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = ((v23[i0 * L + l] * 0.2784091f) + (v3[i0 * L + l] * 0.6510417f)) +
-                        (v28[i0 * L + l] * (-0.29080933f));
-    }
-  }
-  // %1402 = contract f64[128] -> v30
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v29[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v29[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v29[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v29[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 4) * L + l] = acc0_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1403 = mul f64[128] -> v31
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = v30[i0 * L + l] * (1.0f - square(v15[i0 * L + l]));
-    }
-  }
-  // %1404 = contract f64[128] -> v30
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v31[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v31[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v31[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v31[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 4) * L + l] = acc0_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1407 = mul f64[128] -> v32
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] = v30[i0 * L + l] * (1.0f - square(v14[i0 * L + l]));
-    }
-  }
-  // %1408 = contract f64[128] -> v30
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v32[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v32[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v32[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v32[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 4) * L + l] = acc0_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1409 = mul f64[128] -> v33
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = T(h) * v30[i0 * L + l];
-    }
-  }
-  // %1425 = add f64[128] -> v34
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = (v28[i0 * L + l] * 9.822893f) +
-                        ((v33[i0 * L + l] * 3.5555556f) +
-                         ((v3[i0 * L + l] * 0.4492363f) + (v23[i0 * L + l] * 8.906423f)));
-    }
-  }
-  // %1426 = contract f64[128] -> v35
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v34[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v34[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v34[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v34[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 4) * L + l] = acc0_v[l];
-      v35[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v35[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1427 = mul f64[128] -> v36
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v36[i0 * L + l] = (1.0f - square(v11[i0 * L + l])) * v35[i0 * L + l];
-    }
-  }
-  // %1428 = contract f64[128] -> v35
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v36[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v36[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v36[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v36[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 4) * L + l] = acc0_v[l];
-      v35[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v35[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1431 = mul f64[128] -> v37
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v37[i0 * L + l] = (1.0f - square(v10[i0 * L + l])) * v35[i0 * L + l];
-    }
-  }
-  // %1432 = contract f64[128] -> v35
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v37[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v37[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v37[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v37[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 4) * L + l] = acc0_v[l];
-      v35[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v35[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1242 = mul f64[] -> u38
-  u38[0] = T(h) * 0.225f;
-  // %1434 = add f64[128] -> v39
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v39[i0 * L + l] = (v35[i0 * L + l] * u38[0]) +
-                        ((v28[i0 * L + l] * (-11.595794f)) +
-                         ((v33[i0 * L + l] * (-3.7333333f)) + (v23[i0 * L + l] * (-10.757576f))));
-    }
-  }
-  // %1435 = contract f64[128] -> v40
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v39[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v39[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v39[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v39[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v40[(i0 * 4) * L + l] = acc0_v[l];
-      v40[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v40[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v40[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1438 = mul f64[128] -> v41
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v41[i0 * L + l] = (1.0f - square(v7[i0 * L + l])) * v40[i0 * L + l];
-    }
-  }
-  // %1439 = contract f64[128] -> v40
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v41[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v41[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v41[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v41[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v40[(i0 * 4) * L + l] = acc0_v[l];
-      v40[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v40[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v40[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1442 = mul f64[128] -> v42
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v42[i0 * L + l] = (1.0f - square(v6[i0 * L + l])) * v40[i0 * L + l];
-    }
-  }
-  // %1443 = contract f64[128] -> v40
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v42[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v42[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v42[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v42[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v40[(i0 * 4) * L + l] = acc0_v[l];
-      v40[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v40[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v40[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1266 = mul f64[] -> u38
-  u38[0] = T(h) * 0.075f;
-  // %1447 = add f64[128] -> v43
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v43[i0 * L + l] = (v35[i0 * L + l] * u38[0]) +
-                        ((v40[i0 * L + l] * u4[0]) +
-                         (((v33[i0 * L + l] * 0.9777778f) +
-                           ((v3[i0 * L + l] * 0.091145836f) + (v23[i0 * L + l] * 2.8462753f))) +
-                          (v28[i0 * L + l] * 2.9525986f)));
-    }
-  }
-  // %1448 = contract f64[128] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v43[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v43[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v43[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v43[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1449 = mul f64[128] -> v23
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = v3[i0 * L + l] * (1.0f - square(v2[i0 * L + l]));
-    }
-  }
-  // %1450 = contract f64[128] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v23[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v23[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v23[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v23[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1451 = mul f64[128] -> v28
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = v3[i0 * L + l] * (1.0f - square(v1[i0 * L + l]));
-    }
-  }
-  // %1452 = contract f64[128] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v28[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v28[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v28[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v28[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1458 = add f64[128] -> d.u
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      z0_bar_u[i0 * L + l] +=
-          (v40[i0 * L + l] +
-           ((((v17[i0 * L + l] + z1_bar_u[i0 * L + l]) + v25[i0 * L + l]) + v30[i0 * L + l]) +
-            v35[i0 * L + l])) +
-          v3[i0 * L + l];
-    }
-  }
-  // %1469 = add f64[128,128] -> d.f.layer0.weight
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      {
-        T sum[L];
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((v37[i0 * L + l] * v5[i1 * L + l]) +
-                     ((v32[i0 * L + l] * v9[i1 * L + l]) + ((v22[i0 * L + l] * v20[i1 * L + l]) +
-                                                            (v13[i1 * L + l] * v27[i0 * L + l])))) +
-                    (v0[i1 * L + l] * v42[i0 * L + l])) +
-                   (v28[i0 * L + l] * z0_u[i1 * L + l]);
-        }
-        theta_bar_f_layer0_weight[i0 * 128 + i1] += lane_sum<L>(sum);
-      }
-    }
-  }
-  // %1474 = add f64[128] -> d.f.layer0.bias
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((v37[i0 * L + l] + (v32[i0 * L + l] + (v22[i0 * L + l] + v27[i0 * L + l]))) +
-                  v42[i0 * L + l]) +
-                 v28[i0 * L + l];
-      }
-      theta_bar_f_layer0_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %1485 = add f64[128,128] -> d.f.layer1.weight
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      {
-        T sum[L];
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((((v31[i0 * L + l] * v14[i1 * L + l]) +
-                      ((v26[i0 * L + l] * v18[i1 * L + l]) + (v21[i0 * L + l] * v8[i1 * L + l]))) +
-                     (v36[i0 * L + l] * v10[i1 * L + l])) +
-                    (v41[i0 * L + l] * v6[i1 * L + l])) +
-                   (v23[i0 * L + l] * v1[i1 * L + l]);
-        }
-        theta_bar_f_layer1_weight[i0 * 128 + i1] += lane_sum<L>(sum);
-      }
-    }
-  }
-  // %1490 = add f64[128] -> d.f.layer1.bias
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((v36[i0 * L + l] + (v31[i0 * L + l] + (v21[i0 * L + l] + v26[i0 * L + l]))) +
-                  v41[i0 * L + l]) +
-                 v23[i0 * L + l];
-      }
-      theta_bar_f_layer1_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %1501 = add f64[128,128] -> d.f.layer2.weight
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      {
-        T sum[L];
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v43[i0 * L + l] * v2[i1 * L + l]) +
-                   ((((v15[i1 * L + l] * v29[i0 * L + l]) +
-                      ((v24[i0 * L + l] * v19[i1 * L + l]) + (v16[i0 * L + l] * v12[i1 * L + l]))) +
-                     (v34[i0 * L + l] * v11[i1 * L + l])) +
-                    (v39[i0 * L + l] * v7[i1 * L + l]));
-        }
-        theta_bar_f_layer2_weight[i0 * 128 + i1] += lane_sum<L>(sum);
-      }
-    }
-  }
-  // %1506 = add f64[128] -> d.f.layer2.bias
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v43[i0 * L + l] +
-                 (v39[i0 * L + l] +
-                  (v34[i0 * L + l] + ((v16[i0 * L + l] + v24[i0 * L + l]) + v29[i0 * L + l])));
-      }
-      theta_bar_f_layer2_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  // output d.W = %106
-  for (int64_t i0 = 0; i0 < 1024; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      z0_bar_W[i0 * L + l] += z1_bar_W[i0 * L + l];
-    }
-  }
-}
-
-/// step_adaptive: runtime/abi.h's plastic_step_adaptive_fn.
-extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double h,
-                                       const void* z0_ptr, const void* theta_ptr,
-                                       const void* /*u_stages*/, const void* k_first_ptr,
-                                       void* z1_ptr, void* err_ptr, void* k_last_ptr,
-                                       void* scratch) {
-  const T* __restrict z0 = static_cast<const T*>(z0_ptr);
-  const T* z0_u = z0;
-  const T* z0_W = z0 + 128 * L;
-  const T* __restrict theta = static_cast<const T*>(theta_ptr);
-  const T* f_layer0_weight = theta;
-  const T* f_layer0_bias = theta + 16384;
-  const T* f_layer1_weight = theta + 16512;
-  const T* f_layer1_bias = theta + 32896;
-  const T* f_layer2_weight = theta + 33024;
-  const T* f_layer2_bias = theta + 49408;
-  const T* __restrict k_first = static_cast<const T*>(k_first_ptr);
-  const T* k_first_u = k_first;
-  const T* k_first_W = k_first + 128 * L;
-  T* __restrict z1 = static_cast<T*>(z1_ptr);
-  T* z1_u = z1;
-  T* z1_W = z1 + 128 * L;
-  T* __restrict err = static_cast<T*>(err_ptr);
-  T* err_u = err;
-  T* err_W = err + 128 * L;
-  T* __restrict k_last = static_cast<T*>(k_last_ptr);
-  T* __restrict u0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4160);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8256);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12352);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16448);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20544);
-  T acc0_v[L] = {};
-  T acc1_v[L] = {};
-  T acc2_v[L] = {};
-  T acc3_v[L] = {};
-  // ode_rfwp.field.step.dopri5.fsal: 152 nodes
-  // %576 = mul f64[] -> u0
-  u0[0] = T(h) * 0.2f;
-  // %3260 = add f64[128] -> v1
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = (k_first_u[i0 * L + l] * u0[0]) + z0_u[i0 * L + l];
-    }
-  }
-  // %3322 = contract f64[128] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %3324 = tanh f64[128] -> v1
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v2[i0 * L + l]);
-    }
-  }
-  // %3325 = contract f64[128] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %3327 = tanh f64[128] -> v1
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v2[i0 * L + l]);
-    }
-  }
-  // %3328 = contract f64[128] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %3329 = add f64[128] -> v1
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v2[i0 * L + l] + f_layer2_bias[i0];
-    }
-  }
-  // %3333 = add f64[128] -> v2
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (((v1[i0 * L + l] * 0.225f) + (k_first_u[i0 * L + l] * 0.075f)) * T(h)) +
-                       z0_u[i0 * L + l];
-    }
-  }
-  // %3334 = contract f64[128] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %3336 = tanh f64[128] -> v2
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v3[i0 * L + l]);
-    }
-  }
-  // %3337 = contract f64[128] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %3339 = tanh f64[128] -> v2
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v3[i0 * L + l]);
-    }
-  }
-  // %3340 = contract f64[128] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %3341 = add f64[128] -> v2
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = f_layer2_bias[i0] + v3[i0 * L + l];
-    }
-  }
-  // %3351 = add f64[128] -> v3
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (((v2[i0 * L + l] * 3.5555556f) + ((v1[i0 * L + l] * (-3.7333333f)) +
-                                                          (k_first_u[i0 * L + l] * 0.9777778f))) *
-                        T(h)) +
-                       z0_u[i0 * L + l];
-    }
-  }
-  // %3352 = contract f64[128] -> v4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v3[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
       v4[(i0 * 4) * L + l] = acc0_v[l];
       v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %3354 = tanh f64[128] -> v3
+  // %968 = tanh f64[128] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v4[i0 * L + l]);
+      v5[i0 * L + l] = vm::tanh(v4[i0 * L + l] + f_layer0_bias[i0]);
     }
   }
-  // %3355 = contract f64[128] -> v4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v3[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %3357 = tanh f64[128] -> v3
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v4[i0 * L + l]);
-    }
-  }
-  // %3358 = contract f64[128] -> v4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v3[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %3359 = add f64[128] -> v3
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = f_layer2_bias[i0] + v4[i0 * L + l];
-    }
-  }
-  // %3363 = add f64[128] -> v4
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] =
-          (T(h) * ((((v1[i0 * L + l] * (-11.595794f)) + (k_first_u[i0 * L + l] * 2.9525986f)) +
-                    (v2[i0 * L + l] * 9.822893f)) +
-                   (v3[i0 * L + l] * (-0.29080933f)))) +
-          z0_u[i0 * L + l];
-    }
-  }
-  // %3364 = contract f64[128] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %3366 = tanh f64[128] -> v4
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v5[i0 * L + l]);
-    }
-  }
-  // %3367 = contract f64[128] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %3369 = tanh f64[128] -> v4
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = vm::tanh(v5[i0 * L + l] + f_layer1_bias[i0]);
-    }
-  }
-  // %3370 = contract f64[128] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %3371 = add f64[128] -> v4
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = v5[i0 * L + l] + f_layer2_bias[i0];
-    }
-  }
-  // %3381 = add f64[128] -> v5
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] =
-          ((((v3[i0 * L + l] * 0.2784091f) +
-             (((k_first_u[i0 * L + l] * 2.8462753f) + (v1[i0 * L + l] * (-10.757576f))) +
-              (v2[i0 * L + l] * 8.906423f))) +
-            (v4[i0 * L + l] * (-0.27353132f))) *
-           T(h)) +
-          z0_u[i0 * L + l];
-    }
-  }
-  // %3382 = contract f64[128] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v5[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %3384 = tanh f64[128] -> v5
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v1[i0 * L + l]);
-    }
-  }
-  // %3385 = contract f64[128] -> v1
+  // %969 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3765,511 +2029,20 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %3387 = tanh f64[128] -> v5
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v1[i0 * L + l]);
-    }
-  }
-  // %3388 = contract f64[128] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v5[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %3389 = add f64[128] -> v5
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v1[i0 * L + l] + f_layer2_bias[i0];
-    }
-  }
-  // %3399 = add f64[128] -> u
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      z1_u[i0 * L + l] =
-          (((v5[i0 * L + l] * 0.13095239f) +
-            ((v4[i0 * L + l] * (-0.3223762f)) +
-             (((v2[i0 * L + l] * 0.4492363f) + (k_first_u[i0 * L + l] * 0.091145836f)) +
-              (v3[i0 * L + l] * 0.6510417f)))) *
-           T(h)) +
-          z0_u[i0 * L + l];
-    }
-  }
-  // %1158 = mul f64[] -> u0
-  u0[0] = T(h) * 0.091145836f;
-  // %3400 = add f64[16,8,8] -> W
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          z1_W[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              (k_first_W[(i0 * 64 + i1 * 8 + i2) * L + l] * u0[0]) +
-              z0_W[(i0 * 64 + i1 * 8 + i2) * L + l];
-        }
-      }
-    }
-  }
-  // %3409 = contract f64[128] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], z1_u[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], z1_u[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], z1_u[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], z1_u[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %3411 = tanh f64[128] -> v6
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v1[i0 * L + l]);
-    }
-  }
-  // %3412 = contract f64[128] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v6[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %3414 = tanh f64[128] -> v6
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = vm::tanh(v1[i0 * L + l] + f_layer1_bias[i0]);
-    }
-  }
-  // %3415 = contract f64[128] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v6[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %3416 = add f64[128] -> v6
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = f_layer2_bias[i0] + v1[i0 * L + l];
-    }
-  }
-  // %3419 = mul f64[128] -> err.u
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      err_u[i0 * L + l] =
-          ((v6[i0 * L + l] * (-0.025f)) +
-           ((((v3[i0 * L + l] * 0.036979165f) +
-              ((k_first_u[i0 * L + l] * 0.0012326388f) + (v2[i0 * L + l] * (-0.0042527704f)))) +
-             (v4[i0 * L + l] * (-0.0508638f))) +
-            (v5[i0 * L + l] * 0.041904762f))) *
-          T(h);
-    }
-  }
-  // %2584 = mul f64[] -> u0
-  u0[0] = T(h) * 0.0012326388f;
-  // %3321 = contract f64[16,8,8] -> err.W
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          err_W[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              k_first_W[(i0 * 64 + i1 * 8 + i2) * L + l] * u0[0];
-        }
-      }
-    }
-  }
-  if (k_last) {
-    // output k_last.u = %3416
-    for (int64_t i0 = 0; i0 < 128; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        k_last[i0 * L + l] = v6[i0 * L + l];
-      }
-    }
-    // output k_last.W = %16
-    for (int64_t i0 = 0; i0 < 1024; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        k_last[(i0 + 128) * L + l] = 0.0f;
-      }
-    }
-  }
-}
-
-/// adjoint_step: runtime/abi.h's plastic_adjoint_step_fn.
-extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double h,
-                                      const void* z0_ptr, const void* a0_ptr, const void* theta_ptr,
-                                      const void* /*u_stages*/, void* z1_ptr, void* a1_ptr,
-                                      void* dtheta_ptr, void* err_ptr, void* dtheta_err_ptr,
-                                      void* scratch) {
-  const T* __restrict z0 = static_cast<const T*>(z0_ptr);
-  const T* z0_u = z0;
-  const T* z0_W = z0 + 128 * L;
-  const T* __restrict a0 = static_cast<const T*>(a0_ptr);
-  const T* __restrict theta = static_cast<const T*>(theta_ptr);
-  const T* f_layer0_weight = theta;
-  const T* f_layer0_bias = theta + 16384;
-  const T* f_layer1_weight = theta + 16512;
-  const T* f_layer1_bias = theta + 32896;
-  const T* f_layer2_weight = theta + 33024;
-  const T* f_layer2_bias = theta + 49408;
-  T* __restrict z1 = static_cast<T*>(z1_ptr);
-  T* z1_u = z1;
-  T* z1_W = z1 + 128 * L;
-  T* __restrict a1 = static_cast<T*>(a1_ptr);
-  T* __restrict dtheta = static_cast<T*>(dtheta_ptr);
-  T* dtheta_f_layer0_weight = dtheta;
-  T* dtheta_f_layer0_bias = dtheta + 16384;
-  T* dtheta_f_layer1_weight = dtheta + 16512;
-  T* dtheta_f_layer1_bias = dtheta + 32896;
-  T* dtheta_f_layer2_weight = dtheta + 33024;
-  T* dtheta_f_layer2_bias = dtheta + 49408;
-  T* dtheta_ln_gain = dtheta + 49536;
-  T* dtheta_ln_bias = dtheta + 49681;
-  T* dtheta_Wb = dtheta + 49826;
-  T* dtheta_Wk = dtheta + 52146;
-  T* dtheta_Wv = dtheta + 70706;
-  T* dtheta_Wq = dtheta + 89266;
-  T* dtheta_ff_norm_gain = dtheta + 107826;
-  T* dtheta_ff_norm_bias = dtheta + 107954;
-  T* dtheta_ff_up_weight = dtheta + 108082;
-  T* dtheta_ff_up_bias = dtheta + 173618;
-  T* dtheta_ff_down_weight = dtheta + 174130;
-  T* dtheta_ff_down_bias = dtheta + 239666;
-  T* dtheta_dec_weight = dtheta + 239794;
-  T* dtheta_dec_bias = dtheta + 241970;
-  T* __restrict err = static_cast<T*>(err_ptr);
-  T* __restrict dtheta_err = static_cast<T*>(dtheta_err_ptr);
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4096);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8192);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12288);
-  T* __restrict u4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16384);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16448);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20544);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24640);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28736);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32832);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36928);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41024);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45120);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49216);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53312);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57408);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61504);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65600);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69696);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73792);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77888);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 81984);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86080);
-  T* __restrict u23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 90176);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 90240);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94336);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 98432);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102528);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 106624);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 110720);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 114816);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 118912);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 123008);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 127104);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 131200);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 135296);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 139392);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 143488);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 147584);
-  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 151680);
-  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 155776);
-  T* __restrict u41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 159872);
-  T* __restrict v42 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 159936);
-  T* __restrict u43 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 164032);
-  T* __restrict v44 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 164096);
-  T* __restrict u45 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 168192);
-  T* __restrict v46 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 168256);
-  T* __restrict u47 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 172352);
-  T* __restrict v48 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 172416);
-  T acc0_v[L] = {};
-  T acc1_v[L] = {};
-  T acc2_v[L] = {};
-  T acc3_v[L] = {};
-  // theta span = 0, then += lane sums of the step's parameter quadrature
-  for (int64_t i = 0; i < 49536; ++i) {
-    dtheta[i] = 0.0f;
-  }
-  // theta span = 0, then += lane sums of the step's parameter quadrature
-  for (int64_t i = 0; i < 49536; ++i) {
-    dtheta_err[i] = 0.0f;
-  }
-  // ode_rfwp.field.adjoint.step.dopri5: 482 nodes
-  // %2 = contract f64[128] -> v0
-  // ode_rfwp.ode:49: flow u' = f(u)                                           # Eq. 26
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], z0_u[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], z0_u[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], z0_u[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], z0_u[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %5 = tanh f64[128] -> v1
-  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v0[i0 * L + l]);
-    }
-  }
-  // %7 = contract f64[128] -> v0
-  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %10 = tanh f64[128] -> v2
-  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v0[i0 * L + l]);
-    }
-  }
-  // %12 = contract f64[128] -> v0
-  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %14 = add f64[128] -> v3
-  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v0[i0 * L + l] + f_layer2_bias[i0];
-    }
-  }
-  // %576 = mul f64[] -> u4
-  u4[0] = T(h) * 0.2f;
-  // %900 = add f64[128] -> v0
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (v3[i0 * L + l] * u4[0]) + z0_u[i0 * L + l];
-    }
-  }
-  // %966 = contract f64[128] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %968 = tanh f64[128] -> v0
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = vm::tanh(v5[i0 * L + l] + f_layer0_bias[i0]);
-    }
-  }
-  // %969 = contract f64[128] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %971 = tanh f64[128] -> v6
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v5[i0 * L + l]);
+      v6[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v4[i0 * L + l]);
     }
   }
-  // %972 = contract f64[128] -> v5
+  // %972 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4289,24 +2062,24 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %973 = add f64[128] -> v7
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = f_layer2_bias[i0] + v5[i0 * L + l];
+      v7[i0 * L + l] = f_layer2_bias[i0] + v4[i0 * L + l];
     }
   }
-  // %977 = add f64[128] -> v5
+  // %977 = add f64[128] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] =
+      v4[i0 * L + l] =
           (((v3[i0 * L + l] * 0.075f) + (v7[i0 * L + l] * 0.225f)) * T(h)) + z0_u[i0 * L + l];
     }
   }
@@ -4322,10 +2095,10 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -4621,18 +2394,11 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1015 = add f64[128] -> v19
+  // %1025 = add f64[128] -> v19
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = v16[i0 * L + l] + f_layer2_bias[i0];
-    }
-  }
-  // %1025 = add f64[128] -> v16
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = (((v19[i0 * L + l] * (-0.27353132f)) +
+      v19[i0 * L + l] = ((((v16[i0 * L + l] + f_layer2_bias[i0]) * (-0.27353132f)) +
                           ((v15[i0 * L + l] * 0.2784091f) +
                            (((v7[i0 * L + l] * (-10.757576f)) + (v3[i0 * L + l] * 2.8462753f)) +
                             (v11[i0 * L + l] * 8.906423f)))) *
@@ -4640,7 +2406,7 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
                         z0_u[i0 * L + l];
     }
   }
-  // %1026 = contract f64[128] -> v7
+  // %1026 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4652,28 +2418,28 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v16[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v16[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v16[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v16[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v19[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v19[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v19[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v19[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1028 = tanh f64[128] -> v20
+  // %1028 = tanh f64[128] -> v7
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v7[i0 * L + l]);
+      v7[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v3[i0 * L + l]);
     }
   }
-  // %1029 = contract f64[128] -> v7
+  // %1029 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4685,28 +2451,35 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v20[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v20[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v20[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v20[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v7[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1031 = tanh f64[128] -> v21
+  // %1031 = tanh f64[128] -> v11
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v7[i0 * L + l]);
+      v11[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v3[i0 * L + l]);
     }
   }
-  // %1032 = contract f64[128] -> v7
+  // %756 = mul f64[128] -> v3
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = (z1_bar_u[i0 * L + l] * T(h)) * 0.13095239f;
+    }
+  }
+  // %758 = contract f64[128] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4718,50 +2491,28 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v21[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v21[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v21[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v21[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v3[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1033 = add f64[128] -> v22
+  // %1376 = mul f64[128] -> v16
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = f_layer2_bias[i0] + v7[i0 * L + l];
+      v16[i0 * L + l] = (1.0f - square(v11[i0 * L + l])) * v15[i0 * L + l];
     }
   }
-  // %1043 = add f64[128] -> u
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      z1_u[i0 * L + l] = ((((((v3[i0 * L + l] * 0.091145836f) + (v11[i0 * L + l] * 0.4492363f)) +
-                             (v15[i0 * L + l] * 0.6510417f)) +
-                            (v19[i0 * L + l] * (-0.3223762f))) +
-                           (v22[i0 * L + l] * 0.13095239f)) *
-                          T(h)) +
-                         z0_u[i0 * L + l];
-    }
-  }
-  // %895 = mul f64[] -> u23
-  u23[0] = T(h) * 0.0f;
-  // %897 = add f64[16,8,8] -> W
-  for (int64_t i0 = 0; i0 < 1024; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      z1_W[i0 * L + l] = u23[0] + z0_W[i0 * L + l];
-    }
-  }
-  // %140 = contract f64[128] -> v7
-  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
+  // %1377 = contract f64[128] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4773,30 +2524,28 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], a0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], a0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], a0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], a0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v16[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v16[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v16[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v16[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %141 = mul f64[128] -> v24
-  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
+  // %1380 = mul f64[128] -> v20
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v7[i0 * L + l] * (1.0f - square(v2[i0 * L + l]));
+      v20[i0 * L + l] = v15[i0 * L + l] * (1.0f - square(v7[i0 * L + l]));
     }
   }
-  // %143 = contract f64[128] -> v7
-  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
+  // %1381 = contract f64[128] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4808,30 +2557,29 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v24[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v24[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v24[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v24[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v20[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v20[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v20[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v20[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %144 = mul f64[128] -> v25
-  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
+  // %1384 = add f64[128] -> v21
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v7[i0 * L + l] * (1.0f - square(v1[i0 * L + l]));
+      v21[i0 * L + l] = ((v15[i0 * L + l] * T(h)) * (-0.27353132f)) +
+                        ((z1_bar_u[i0 * L + l] * T(h)) * (-0.3223762f));
     }
   }
-  // %146 = contract f64[128] -> v7
-  // ode_rfwp.ode:49: flow u' = f(u)                                           # Eq. 26
+  // %1385 = contract f64[128] -> v22
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4843,28 +2591,28 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v25[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v25[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v25[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v25[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v21[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v21[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v21[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v21[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 4) * L + l] = acc0_v[l];
+      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2186 = sub f64[128] -> v26
+  // %1388 = mul f64[128] -> v23
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = a0[i0 * L + l] - (v7[i0 * L + l] * u4[0]);
+      v23[i0 * L + l] = (1.0f - square(v18[i0 * L + l])) * v22[i0 * L + l];
     }
   }
-  // %2636 = contract f64[128] -> v27
+  // %1389 = contract f64[128] -> v22
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4876,28 +2624,28 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v26[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v26[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v26[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v26[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v23[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v23[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v23[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v23[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 4) * L + l] = acc0_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 4) * L + l] = acc0_v[l];
+      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2637 = mul f64[128] -> v26
+  // %1390 = mul f64[128] -> v24
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = (1.0f - square(v6[i0 * L + l])) * v27[i0 * L + l];
+      v24[i0 * L + l] = (1.0f - square(v17[i0 * L + l])) * v22[i0 * L + l];
     }
   }
-  // %2638 = contract f64[128] -> v6
+  // %1391 = contract f64[128] -> v22
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4909,28 +2657,30 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v26[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v26[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v26[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v26[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v24[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v24[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v24[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v24[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 4) * L + l] = acc0_v[l];
+      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2639 = mul f64[128] -> v26
+  // %1401 = add f64[128] -> v25
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = (1.0f - square(v0[i0 * L + l])) * v6[i0 * L + l];
+      v25[i0 * L + l] =
+          (((v15[i0 * L + l] * T(h)) * 0.2784091f) + ((z1_bar_u[i0 * L + l] * T(h)) * 0.6510417f)) +
+          ((v22[i0 * L + l] * T(h)) * (-0.29080933f));
     }
   }
-  // %2640 = contract f64[128] -> v0
+  // %1402 = contract f64[128] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4942,44 +2692,10 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v26[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v26[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v26[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v26[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2644 = add f64[128] -> v6
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] =
-          a0[i0 * L + l] + (((-(v7[i0 * L + l] * 0.075f)) - (v0[i0 * L + l] * 0.225f)) * T(h));
-    }
-  }
-  // %2645 = contract f64[128] -> v26
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v25[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v25[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v25[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v25[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -4990,14 +2706,14 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2646 = mul f64[128] -> v27
+  // %1403 = mul f64[128] -> v27
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = (1.0f - square(v10[i0 * L + l])) * v26[i0 * L + l];
+      v27[i0 * L + l] = v26[i0 * L + l] * (1.0f - square(v14[i0 * L + l]));
     }
   }
-  // %2647 = contract f64[128] -> v26
+  // %1404 = contract f64[128] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5023,14 +2739,14 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2648 = mul f64[128] -> v28
+  // %1407 = mul f64[128] -> v28
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = (1.0f - square(v9[i0 * L + l])) * v26[i0 * L + l];
+      v28[i0 * L + l] = v26[i0 * L + l] * (1.0f - square(v13[i0 * L + l]));
     }
   }
-  // %2649 = contract f64[128] -> v26
+  // %1408 = contract f64[128] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5056,17 +2772,17 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2657 = add f64[128] -> v29
+  // %1425 = add f64[128] -> v29
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v29[i0 * L + l] =
-          a0[i0 * L + l] + ((((-(v7[i0 * L + l] * 0.9777778f)) - (v0[i0 * L + l] * (-3.7333333f))) -
-                             (v26[i0 * L + l] * 3.5555556f)) *
-                            T(h));
+          ((v22[i0 * L + l] * T(h)) * 9.822893f) +
+          (((T(h) * v26[i0 * L + l]) * 3.5555556f) +
+           (((z1_bar_u[i0 * L + l] * T(h)) * 0.4492363f) + ((v15[i0 * L + l] * T(h)) * 8.906423f)));
     }
   }
-  // %2658 = contract f64[128] -> v30
+  // %1426 = contract f64[128] -> v30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5092,14 +2808,14 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2659 = mul f64[128] -> v31
+  // %1427 = mul f64[128] -> v31
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = (1.0f - square(v14[i0 * L + l])) * v30[i0 * L + l];
+      v31[i0 * L + l] = (1.0f - square(v10[i0 * L + l])) * v30[i0 * L + l];
     }
   }
-  // %2660 = contract f64[128] -> v30
+  // %1428 = contract f64[128] -> v30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5125,14 +2841,14 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2661 = mul f64[128] -> v32
+  // %1431 = mul f64[128] -> v32
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] = v30[i0 * L + l] * (1.0f - square(v13[i0 * L + l]));
+      v32[i0 * L + l] = (1.0f - square(v9[i0 * L + l])) * v30[i0 * L + l];
     }
   }
-  // %2662 = contract f64[128] -> v30
+  // %1432 = contract f64[128] -> v30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5158,18 +2874,17 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2672 = add f64[128] -> v33
+  // %1434 = add f64[128] -> v33
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = (((((-(v7[i0 * L + l] * 2.9525986f)) - (v0[i0 * L + l] * (-11.595794f))) -
-                           (v26[i0 * L + l] * 9.822893f)) -
-                          (v30[i0 * L + l] * (-0.29080933f))) *
-                         T(h)) +
-                        a0[i0 * L + l];
+      v33[i0 * L + l] =
+          (v30[i0 * L + l] * (T(h) * 0.225f)) + (((v22[i0 * L + l] * T(h)) * (-11.595794f)) +
+                                                 (((T(h) * v26[i0 * L + l]) * (-3.7333333f)) +
+                                                  ((v15[i0 * L + l] * T(h)) * (-10.757576f))));
     }
   }
-  // %2673 = contract f64[128] -> v34
+  // %1435 = contract f64[128] -> v34
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5195,14 +2910,14 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2674 = mul f64[128] -> v35
+  // %1438 = mul f64[128] -> v35
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v35[i0 * L + l] = (1.0f - square(v18[i0 * L + l])) * v34[i0 * L + l];
+      v35[i0 * L + l] = (1.0f - square(v6[i0 * L + l])) * v34[i0 * L + l];
     }
   }
-  // %2675 = contract f64[128] -> v34
+  // %1439 = contract f64[128] -> v34
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5228,14 +2943,14 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2676 = mul f64[128] -> v36
+  // %1442 = mul f64[128] -> v36
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v36[i0 * L + l] = (1.0f - square(v17[i0 * L + l])) * v34[i0 * L + l];
+      v36[i0 * L + l] = (1.0f - square(v5[i0 * L + l])) * v34[i0 * L + l];
     }
   }
-  // %2677 = contract f64[128] -> v34
+  // %1443 = contract f64[128] -> v34
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5261,19 +2976,19 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2689 = add f64[128] -> v37
+  // %1447 = add f64[128] -> v37
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v37[i0 * L + l] = ((((((v0[i0 * L + l] * 10.757576f) - (v7[i0 * L + l] * 2.8462753f)) -
-                            (v26[i0 * L + l] * 8.906423f)) -
-                           (v30[i0 * L + l] * 0.2784091f)) -
-                          (v34[i0 * L + l] * (-0.27353132f))) *
-                         T(h)) +
-                        a0[i0 * L + l];
+      v37[i0 * L + l] =
+          (v30[i0 * L + l] * (T(h) * 0.075f)) +
+          ((v34[i0 * L + l] * (T(h) * 0.2f)) + ((((T(h) * v26[i0 * L + l]) * 0.9777778f) +
+                                                 (((z1_bar_u[i0 * L + l] * T(h)) * 0.091145836f) +
+                                                  ((v15[i0 * L + l] * T(h)) * 2.8462753f))) +
+                                                ((v22[i0 * L + l] * T(h)) * 2.9525986f)));
     }
   }
-  // %2690 = contract f64[128] -> v0
+  // %1448 = contract f64[128] -> v38
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5293,20 +3008,20 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 4) * L + l] = acc0_v[l];
+      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2691 = mul f64[128] -> v38
+  // %1449 = mul f64[128] -> v39
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[i0 * L + l] = (1.0f - square(v21[i0 * L + l])) * v0[i0 * L + l];
+      v39[i0 * L + l] = v38[i0 * L + l] * (1.0f - square(v2[i0 * L + l]));
     }
   }
-  // %2692 = contract f64[128] -> v0
+  // %1450 = contract f64[128] -> v38
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5318,28 +3033,28 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v38[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v38[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v38[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v38[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v39[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v39[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v39[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v39[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 4) * L + l] = acc0_v[l];
+      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2693 = mul f64[128] -> v39
+  // %1451 = mul f64[128] -> v40
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v39[i0 * L + l] = v0[i0 * L + l] * (1.0f - square(v20[i0 * L + l]));
+      v40[i0 * L + l] = v38[i0 * L + l] * (1.0f - square(v1[i0 * L + l]));
     }
   }
-  // %2694 = contract f64[128] -> v0
+  // %1452 = contract f64[128] -> v38
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5351,305 +3066,738 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v39[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v39[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v39[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v39[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v40[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v40[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v40[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v40[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 4) * L + l] = acc0_v[l];
+      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2698 = add f64[128] -> a.u
+  // %1458 = add f64[128] -> d.u
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      a1[i0 * L + l] = ((((((-(v7[i0 * L + l] * 0.091145836f)) - (v26[i0 * L + l] * 0.4492363f)) -
-                           (v30[i0 * L + l] * 0.6510417f)) -
-                          (v34[i0 * L + l] * (-0.3223762f))) -
-                         (v0[i0 * L + l] * 0.13095239f)) *
-                        T(h)) +
-                       a0[i0 * L + l];
+      z0_bar_u[i0 * L + l] +=
+          (v34[i0 * L + l] +
+           ((((v15[i0 * L + l] + z1_bar_u[i0 * L + l]) + v22[i0 * L + l]) + v26[i0 * L + l]) +
+            v30[i0 * L + l])) +
+          v38[i0 * L + l];
     }
   }
-  // %2174 = add f64[16,8,8] -> a.W
+  // %1469 = add f64[128,128] -> d.f.layer0.weight
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = (((v32[i0 * L + l] * v4[i1 * L + l]) +
+                     ((v28[i0 * L + l] * v8[i1 * L + l]) + ((v20[i0 * L + l] * v19[i1 * L + l]) +
+                                                            (v12[i1 * L + l] * v24[i0 * L + l])))) +
+                    (v0[i1 * L + l] * v36[i0 * L + l])) +
+                   (v40[i0 * L + l] * z0_u[i1 * L + l]);
+        }
+        theta_bar_f_layer0_weight[i0 * 128 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %1474 = add f64[128] -> d.f.layer0.bias
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = ((v32[i0 * L + l] + (v28[i0 * L + l] + (v20[i0 * L + l] + v24[i0 * L + l]))) +
+                  v36[i0 * L + l]) +
+                 v40[i0 * L + l];
+      }
+      theta_bar_f_layer0_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %1485 = add f64[128,128] -> d.f.layer1.weight
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = ((((v27[i0 * L + l] * v13[i1 * L + l]) +
+                      ((v23[i0 * L + l] * v17[i1 * L + l]) + (v16[i0 * L + l] * v7[i1 * L + l]))) +
+                     (v31[i0 * L + l] * v9[i1 * L + l])) +
+                    (v35[i0 * L + l] * v5[i1 * L + l])) +
+                   (v39[i0 * L + l] * v1[i1 * L + l]);
+        }
+        theta_bar_f_layer1_weight[i0 * 128 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %1490 = add f64[128] -> d.f.layer1.bias
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = ((v31[i0 * L + l] + (v27[i0 * L + l] + (v16[i0 * L + l] + v23[i0 * L + l]))) +
+                  v35[i0 * L + l]) +
+                 v39[i0 * L + l];
+      }
+      theta_bar_f_layer1_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %1501 = add f64[128,128] -> d.f.layer2.weight
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = (v37[i0 * L + l] * v2[i1 * L + l]) +
+                   ((((v14[i1 * L + l] * v25[i0 * L + l]) +
+                      ((v21[i0 * L + l] * v18[i1 * L + l]) + (v3[i0 * L + l] * v11[i1 * L + l]))) +
+                     (v29[i0 * L + l] * v10[i1 * L + l])) +
+                    (v33[i0 * L + l] * v6[i1 * L + l]));
+        }
+        theta_bar_f_layer2_weight[i0 * 128 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %1506 = add f64[128] -> d.f.layer2.bias
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = v37[i0 * L + l] +
+                 (v33[i0 * L + l] +
+                  (v29[i0 * L + l] + ((v3[i0 * L + l] + v21[i0 * L + l]) + v25[i0 * L + l])));
+      }
+      theta_bar_f_layer2_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // output d.W = %106
   for (int64_t i0 = 0; i0 < 1024; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      a1[(i0 + 128) * L + l] = a0[(i0 + 128) * L + l] + u23[0];
+      z0_bar_W[i0 * L + l] += z1_bar_W[i0 * L + l];
     }
   }
-  // %1158 = mul f64[] -> u4
-  u4[0] = T(h) * 0.091145836f;
-  // %2292 = contract f64[128] -> v40
+}
+
+/// step_adaptive: runtime/abi.h's plastic_step_adaptive_fn.
+extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double h,
+                                       const void* z0_ptr, const void* theta_ptr,
+                                       const void* /*u_stages*/, const void* k_first_ptr,
+                                       void* z1_ptr, void* err_ptr, void* k_last_ptr,
+                                       void* scratch) {
+  const T* __restrict z0 = static_cast<const T*>(z0_ptr);
+  const T* z0_u = z0;
+  const T* z0_W = z0 + 128 * L;
+  const T* __restrict theta = static_cast<const T*>(theta_ptr);
+  const T* f_layer0_weight = theta;
+  const T* f_layer0_bias = theta + 16384;
+  const T* f_layer1_weight = theta + 16512;
+  const T* f_layer1_bias = theta + 32896;
+  const T* f_layer2_weight = theta + 33024;
+  const T* f_layer2_bias = theta + 49408;
+  const T* __restrict k_first = static_cast<const T*>(k_first_ptr);
+  const T* k_first_u = k_first;
+  const T* k_first_W = k_first + 128 * L;
+  T* __restrict z1 = static_cast<T*>(z1_ptr);
+  T* z1_u = z1;
+  T* z1_W = z1 + 128 * L;
+  T* __restrict err = static_cast<T*>(err_ptr);
+  T* err_u = err;
+  T* err_W = err + 128 * L;
+  T* __restrict k_last = static_cast<T*>(k_last_ptr);
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4096);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8192);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12288);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16384);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20480);
+  T acc0_v[L] = {};
+  T acc1_v[L] = {};
+  T acc2_v[L] = {};
+  T acc3_v[L] = {};
+  // ode_rfwp.field.step.dopri5.fsal: 152 nodes
+  // %3260 = add f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v40[i0 * L + l] = v25[i0 * L + l] * u4[0];
+      v0[i0 * L + l] = (k_first_u[i0 * L + l] * (T(h) * 0.2f)) + z0_u[i0 * L + l];
     }
   }
-  // %1213 = mul f64[] -> u41
-  u41[0] = T(h) * 0.4492363f;
-  // %2701 = contract f64[128] -> v42
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
+  // %3322 = contract f64[128] -> v1
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v42[i0 * L + l] = v28[i0 * L + l] * u41[0];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
     }
-  }
-  // %1173 = mul f64[] -> u43
-  u43[0] = T(h) * 0.6510417f;
-  // %2704 = contract f64[128] -> v44
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v44[i0 * L + l] = v8[i0 * L + l] * u43[0];
-    }
-  }
-  // %1137 = mul f64[] -> u45
-  u45[0] = T(h) * 0.3223762f;
-  // %2699 = contract f64[128] -> v46
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v46[i0 * L + l] = v12[i0 * L + l] * u45[0];
-    }
-  }
-  // %1115 = mul f64[] -> u47
-  u47[0] = T(h) * 0.13095239f;
-  // %2708 = contract f64[128] -> v48
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v48[i0 * L + l] = v16[i0 * L + l] * u47[0];
-    }
-  }
-  // %2710 = sub f64[128,128] -> adj.f.layer0.weight
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
-      {
-        T sum[L];
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          sum[l] =
-              ((((-(v40[i0 * L + l] * z0_u[i1 * L + l])) - (v42[i0 * L + l] * v5[i1 * L + l])) -
-                (v32[i0 * L + l] * v44[i1 * L + l])) +
-               (v46[i1 * L + l] * v36[i0 * L + l])) -
-              (v39[i0 * L + l] * v48[i1 * L + l]);
-        }
-        dtheta_f_layer0_weight[i0 * 128 + i1] += lane_sum<L>(sum);
-      }
-    }
-  }
-  // %2720 = mul f64[128] -> adj.f.layer0.bias
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    {
-      T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (((((-(v28[i0 * L + l] * 0.4492363f)) - (v25[i0 * L + l] * 0.091145836f)) -
-                    (v32[i0 * L + l] * 0.6510417f)) -
-                   (v36[i0 * L + l] * (-0.3223762f))) -
-                  (v39[i0 * L + l] * 0.13095239f)) *
-                 T(h);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc3_v[l]);
       }
-      dtheta_f_layer0_bias[i0] += lane_sum<L>(sum);
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[(i0 * 4) * L + l] = acc0_v[l];
+      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2721 = contract f64[128] -> v40
+  // %3324 = tanh f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v40[i0 * L + l] = v17[i0 * L + l] * u45[0];
+      v0[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v1[i0 * L + l]);
     }
   }
-  // %2723 = contract f64[128] -> v42
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
+  // %3325 = contract f64[128] -> v1
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v42[i0 * L + l] = v27[i0 * L + l] * u41[0];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
     }
-  }
-  // %2336 = contract f64[128] -> v44
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v44[i0 * L + l] = v24[i0 * L + l] * u4[0];
-    }
-  }
-  // %2727 = contract f64[128] -> v46
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v46[i0 * L + l] = v13[i0 * L + l] * u43[0];
-    }
-  }
-  // %2731 = contract f64[128] -> v48
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v48[i0 * L + l] = v20[i0 * L + l] * u47[0];
-    }
-  }
-  // %2733 = sub f64[128,128] -> adj.f.layer1.weight
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
-      {
-        T sum[L];
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v35[i0 * L + l] * v40[i1 * L + l]) +
-                    (((-(v42[i0 * L + l] * v9[i1 * L + l])) - (v44[i0 * L + l] * v1[i1 * L + l])) -
-                     (v46[i1 * L + l] * v31[i0 * L + l]))) -
-                   (v38[i0 * L + l] * v48[i1 * L + l]);
-        }
-        dtheta_f_layer1_weight[i0 * 128 + i1] += lane_sum<L>(sum);
-      }
-    }
-  }
-  // %2742 = mul f64[128] -> adj.f.layer1.bias
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    {
-      T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (((((-(v24[i0 * L + l] * 0.091145836f)) - (v27[i0 * L + l] * 0.4492363f)) -
-                    (v31[i0 * L + l] * 0.6510417f)) -
-                   (v35[i0 * L + l] * (-0.3223762f))) -
-                  (v38[i0 * L + l] * 0.13095239f)) *
-                 T(h);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc3_v[l]);
       }
-      dtheta_f_layer1_bias[i0] += lane_sum<L>(sum);
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[(i0 * 4) * L + l] = acc0_v[l];
+      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2743 = contract f64[128] -> v40
+  // %3327 = tanh f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v40[i0 * L + l] = v18[i0 * L + l] * u45[0];
+      v0[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v1[i0 * L + l]);
     }
   }
-  // %1310 = contract f64[128] -> v42
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
+  // %3328 = contract f64[128] -> v1
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v42[i0 * L + l] = v2[i0 * L + l] * u4[0];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
     }
-  }
-  // %2745 = contract f64[128] -> v44
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v44[i0 * L + l] = v6[i0 * L + l] * u41[0];
-    }
-  }
-  // %1649 = contract f64[128] -> v46
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v46[i0 * L + l] = v14[i0 * L + l] * u43[0];
-    }
-  }
-  // %2751 = contract f64[128] -> v48
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v48[i0 * L + l] = v21[i0 * L + l] * u47[0];
-    }
-  }
-  // %2753 = sub f64[128,128] -> adj.f.layer2.weight
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
-      {
-        T sum[L];
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v33[i0 * L + l] * v40[i1 * L + l]) +
-                    (((-(a0[i0 * L + l] * v42[i1 * L + l])) - (v44[i0 * L + l] * v10[i1 * L + l])) -
-                     (v46[i1 * L + l] * v29[i0 * L + l]))) -
-                   (v48[i1 * L + l] * v37[i0 * L + l]);
-        }
-        dtheta_f_layer2_weight[i0 * 128 + i1] += lane_sum<L>(sum);
-      }
-    }
-  }
-  // %2762 = mul f64[128] -> adj.f.layer2.bias
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    {
-      T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (((((-(a0[i0 * L + l] * 0.091145836f)) - (v6[i0 * L + l] * 0.4492363f)) -
-                    (v29[i0 * L + l] * 0.6510417f)) -
-                   (v33[i0 * L + l] * (-0.3223762f))) -
-                  (v37[i0 * L + l] * 0.13095239f)) *
-                 T(h);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc3_v[l]);
       }
-      dtheta_f_layer2_bias[i0] += lane_sum<L>(sum);
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[(i0 * 4) * L + l] = acc0_v[l];
+      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2175 = broadcast f64[145] -> adj.ln.gain, adj.ln.bias, err.adj.ln.gain, err.adj.ln.bias
-  for (int64_t i0 = 0; i0 < 145; ++i0) {
-    dtheta_ln_gain[i0] += u23[0] * 8.0f;
-    dtheta_ln_bias[i0] += u23[0] * 8.0f;
-    dtheta_err[i0 + 49536] += u23[0] * 8.0f;
-    dtheta_err[i0 + 49681] += u23[0] * 8.0f;
-  }
-  // %2176 = broadcast f64[16,145] -> adj.Wb, err.adj.Wb
-  for (int64_t i0 = 0; i0 < 2320; ++i0) {
-    dtheta_Wb[i0] += u23[0] * 8.0f;
-    dtheta_err[i0 + 49826] += u23[0] * 8.0f;
-  }
-  // %2177 = broadcast f64[16,8,145] -> adj.Wk, adj.Wv, adj.Wq, err.adj.Wk, err.adj.Wv, err.adj.Wq
-  for (int64_t i0 = 0; i0 < 18560; ++i0) {
-    dtheta_Wk[i0] += u23[0] * 8.0f;
-    dtheta_Wv[i0] += u23[0] * 8.0f;
-    dtheta_Wq[i0] += u23[0] * 8.0f;
-    dtheta_err[i0 + 52146] += u23[0] * 8.0f;
-    dtheta_err[i0 + 70706] += u23[0] * 8.0f;
-    dtheta_err[i0 + 89266] += u23[0] * 8.0f;
-  }
-  // %2178 = broadcast f64[128] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias,
-  // err.adj.ff.norm.gain, err.adj.ff.norm.bias, err.adj.ff.down.bias
+  // %3329 = add f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
-    dtheta_ff_norm_gain[i0] += u23[0] * 8.0f;
-    dtheta_ff_norm_bias[i0] += u23[0] * 8.0f;
-    dtheta_ff_down_bias[i0] += u23[0] * 8.0f;
-    dtheta_err[i0 + 107826] += u23[0] * 8.0f;
-    dtheta_err[i0 + 107954] += u23[0] * 8.0f;
-    dtheta_err[i0 + 239666] += u23[0] * 8.0f;
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = v1[i0 * L + l] + f_layer2_bias[i0];
+    }
   }
-  // %2179 = broadcast f64[512,128] -> adj.ff.up.weight, err.adj.ff.up.weight
-  for (int64_t i0 = 0; i0 < 65536; ++i0) {
-    dtheta_ff_up_weight[i0] += u23[0] * 8.0f;
-    dtheta_err[i0 + 108082] += u23[0] * 8.0f;
+  // %3333 = add f64[128] -> v1
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = (((v0[i0 * L + l] * 0.225f) + (k_first_u[i0 * L + l] * 0.075f)) * T(h)) +
+                       z0_u[i0 * L + l];
+    }
   }
-  // %2180 = broadcast f64[512] -> adj.ff.up.bias, err.adj.ff.up.bias
-  for (int64_t i0 = 0; i0 < 512; ++i0) {
-    dtheta_ff_up_bias[i0] += u23[0] * 8.0f;
-    dtheta_err[i0 + 173618] += u23[0] * 8.0f;
+  // %3334 = contract f64[128] -> v2
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
   }
-  // %2181 = broadcast f64[128,512] -> adj.ff.down.weight, err.adj.ff.down.weight
-  for (int64_t i0 = 0; i0 < 65536; ++i0) {
-    dtheta_ff_down_weight[i0] += u23[0] * 8.0f;
-    dtheta_err[i0 + 174130] += u23[0] * 8.0f;
+  // %3336 = tanh f64[128] -> v1
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v2[i0 * L + l]);
+    }
   }
-  // %2182 = broadcast f64[17,128] -> adj.dec.weight, err.adj.dec.weight
-  for (int64_t i0 = 0; i0 < 2176; ++i0) {
-    dtheta_dec_weight[i0] += u23[0] * 8.0f;
-    dtheta_err[i0 + 239794] += u23[0] * 8.0f;
+  // %3337 = contract f64[128] -> v2
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
   }
-  // %2183 = broadcast f64[17] -> adj.dec.bias, err.adj.dec.bias
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
-    dtheta_dec_bias[i0] += u23[0] * 8.0f;
-    dtheta_err[i0 + 241970] += u23[0] * 8.0f;
+  // %3339 = tanh f64[128] -> v1
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v2[i0 * L + l]);
+    }
   }
-  // %1052 = contract f64[128] -> v40
+  // %3340 = contract f64[128] -> v2
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3341 = add f64[128] -> v1
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = f_layer2_bias[i0] + v2[i0 * L + l];
+    }
+  }
+  // %3351 = add f64[128] -> v2
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = (((v1[i0 * L + l] * 3.5555556f) + ((v0[i0 * L + l] * (-3.7333333f)) +
+                                                          (k_first_u[i0 * L + l] * 0.9777778f))) *
+                        T(h)) +
+                       z0_u[i0 * L + l];
+    }
+  }
+  // %3352 = contract f64[128] -> v3
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3354 = tanh f64[128] -> v2
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v3[i0 * L + l]);
+    }
+  }
+  // %3355 = contract f64[128] -> v3
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3357 = tanh f64[128] -> v2
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v3[i0 * L + l]);
+    }
+  }
+  // %3358 = contract f64[128] -> v3
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3359 = add f64[128] -> v2
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = f_layer2_bias[i0] + v3[i0 * L + l];
+    }
+  }
+  // %3363 = add f64[128] -> v3
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] =
+          (T(h) * ((((v0[i0 * L + l] * (-11.595794f)) + (k_first_u[i0 * L + l] * 2.9525986f)) +
+                    (v1[i0 * L + l] * 9.822893f)) +
+                   (v2[i0 * L + l] * (-0.29080933f)))) +
+          z0_u[i0 * L + l];
+    }
+  }
+  // %3364 = contract f64[128] -> v4
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v3[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3366 = tanh f64[128] -> v3
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v4[i0 * L + l]);
+    }
+  }
+  // %3367 = contract f64[128] -> v4
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v3[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3369 = tanh f64[128] -> v3
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = vm::tanh(v4[i0 * L + l] + f_layer1_bias[i0]);
+    }
+  }
+  // %3370 = contract f64[128] -> v4
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v3[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3371 = add f64[128] -> v3
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = v4[i0 * L + l] + f_layer2_bias[i0];
+    }
+  }
+  // %3381 = add f64[128] -> v4
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] =
+          ((((v2[i0 * L + l] * 0.2784091f) +
+             (((k_first_u[i0 * L + l] * 2.8462753f) + (v0[i0 * L + l] * (-10.757576f))) +
+              (v1[i0 * L + l] * 8.906423f))) +
+            (v3[i0 * L + l] * (-0.27353132f))) *
+           T(h)) +
+          z0_u[i0 * L + l];
+    }
+  }
+  // %3382 = contract f64[128] -> v0
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3384 = tanh f64[128] -> v4
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v0[i0 * L + l]);
+    }
+  }
+  // %3385 = contract f64[128] -> v0
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3387 = tanh f64[128] -> v4
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v0[i0 * L + l]);
+    }
+  }
+  // %3388 = contract f64[128] -> v0
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3389 = add f64[128] -> v4
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = v0[i0 * L + l] + f_layer2_bias[i0];
+    }
+  }
+  // %3399 = add f64[128] -> u
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      z1_u[i0 * L + l] =
+          (((v4[i0 * L + l] * 0.13095239f) +
+            ((v3[i0 * L + l] * (-0.3223762f)) +
+             (((v1[i0 * L + l] * 0.4492363f) + (k_first_u[i0 * L + l] * 0.091145836f)) +
+              (v2[i0 * L + l] * 0.6510417f)))) *
+           T(h)) +
+          z0_u[i0 * L + l];
+    }
+  }
+  // %3400 = add f64[16,8,8] -> W
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          z1_W[(i0 * 64 + i1 * 8 + i2) * L + l] =
+              (k_first_W[(i0 * 64 + i1 * 8 + i2) * L + l] * (T(h) * 0.091145836f)) +
+              z0_W[(i0 * 64 + i1 * 8 + i2) * L + l];
+        }
+      }
+    }
+  }
+  // %3409 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5669,20 +3817,20 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v40[(i0 * 4) * L + l] = acc0_v[l];
-      v40[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v40[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v40[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1054 = tanh f64[128] -> v42
+  // %3411 = tanh f64[128] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v42[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v40[i0 * L + l]);
+      v5[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v0[i0 * L + l]);
     }
   }
-  // %1055 = contract f64[128] -> v40
+  // %3412 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5694,28 +3842,28 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v42[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v42[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v42[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v42[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v5[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v40[(i0 * 4) * L + l] = acc0_v[l];
-      v40[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v40[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v40[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1057 = tanh f64[128] -> v44
+  // %3414 = tanh f64[128] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v44[i0 * L + l] = vm::tanh(v40[i0 * L + l] + f_layer1_bias[i0]);
+      v5[i0 * L + l] = vm::tanh(v0[i0 * L + l] + f_layer1_bias[i0]);
     }
   }
-  // %1058 = contract f64[128] -> v40
+  // %3415 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5727,18 +3875,1701 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v44[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v44[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v44[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v44[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v5[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v40[(i0 * 4) * L + l] = acc0_v[l];
-      v40[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v40[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v40[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3416 = add f64[128] -> v5
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = f_layer2_bias[i0] + v0[i0 * L + l];
+    }
+  }
+  // %3419 = mul f64[128] -> err.u
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      err_u[i0 * L + l] =
+          ((v5[i0 * L + l] * (-0.025f)) +
+           ((((v2[i0 * L + l] * 0.036979165f) +
+              ((k_first_u[i0 * L + l] * 0.0012326388f) + (v1[i0 * L + l] * (-0.0042527704f)))) +
+             (v3[i0 * L + l] * (-0.0508638f))) +
+            (v4[i0 * L + l] * 0.041904762f))) *
+          T(h);
+    }
+  }
+  // %3321 = contract f64[16,8,8] -> err.W
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          err_W[(i0 * 64 + i1 * 8 + i2) * L + l] =
+              k_first_W[(i0 * 64 + i1 * 8 + i2) * L + l] * (T(h) * 0.0012326388f);
+        }
+      }
+    }
+  }
+  if (k_last) {
+    // output k_last.u = %3416
+    for (int64_t i0 = 0; i0 < 128; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        k_last[i0 * L + l] = v5[i0 * L + l];
+      }
+    }
+    // output k_last.W = %16
+    for (int64_t i0 = 0; i0 < 1024; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        k_last[(i0 + 128) * L + l] = 0.0f;
+      }
+    }
+  }
+}
+
+/// adjoint_step: runtime/abi.h's plastic_adjoint_step_fn.
+extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double h,
+                                      const void* z0_ptr, const void* a0_ptr, const void* theta_ptr,
+                                      const void* /*u_stages*/, void* z1_ptr, void* a1_ptr,
+                                      void* dtheta_ptr, void* err_ptr, void* dtheta_err_ptr,
+                                      void* scratch) {
+  const T* __restrict z0 = static_cast<const T*>(z0_ptr);
+  const T* z0_u = z0;
+  const T* z0_W = z0 + 128 * L;
+  const T* __restrict a0 = static_cast<const T*>(a0_ptr);
+  const T* __restrict theta = static_cast<const T*>(theta_ptr);
+  const T* f_layer0_weight = theta;
+  const T* f_layer0_bias = theta + 16384;
+  const T* f_layer1_weight = theta + 16512;
+  const T* f_layer1_bias = theta + 32896;
+  const T* f_layer2_weight = theta + 33024;
+  const T* f_layer2_bias = theta + 49408;
+  T* __restrict z1 = static_cast<T*>(z1_ptr);
+  T* z1_u = z1;
+  T* z1_W = z1 + 128 * L;
+  T* __restrict a1 = static_cast<T*>(a1_ptr);
+  T* __restrict dtheta = static_cast<T*>(dtheta_ptr);
+  T* dtheta_f_layer0_weight = dtheta;
+  T* dtheta_f_layer0_bias = dtheta + 16384;
+  T* dtheta_f_layer1_weight = dtheta + 16512;
+  T* dtheta_f_layer1_bias = dtheta + 32896;
+  T* dtheta_f_layer2_weight = dtheta + 33024;
+  T* dtheta_f_layer2_bias = dtheta + 49408;
+  T* dtheta_ln_gain = dtheta + 49536;
+  T* dtheta_ln_bias = dtheta + 49681;
+  T* dtheta_Wb = dtheta + 49826;
+  T* dtheta_Wk = dtheta + 52146;
+  T* dtheta_Wv = dtheta + 70706;
+  T* dtheta_Wq = dtheta + 89266;
+  T* dtheta_ff_norm_gain = dtheta + 107826;
+  T* dtheta_ff_norm_bias = dtheta + 107954;
+  T* dtheta_ff_up_weight = dtheta + 108082;
+  T* dtheta_ff_up_bias = dtheta + 173618;
+  T* dtheta_ff_down_weight = dtheta + 174130;
+  T* dtheta_ff_down_bias = dtheta + 239666;
+  T* dtheta_dec_weight = dtheta + 239794;
+  T* dtheta_dec_bias = dtheta + 241970;
+  T* __restrict err = static_cast<T*>(err_ptr);
+  T* __restrict dtheta_err = static_cast<T*>(dtheta_err_ptr);
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4096);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8192);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12288);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16384);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20480);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24576);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28672);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32768);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36864);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40960);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45056);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49152);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53248);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57344);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61440);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65536);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69632);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73728);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77824);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 81920);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86016);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 90112);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94208);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 98304);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102400);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 106496);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 110592);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 114688);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 118784);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 122880);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 126976);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 131072);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 135168);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 139264);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 143360);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 147456);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 151552);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 155648);
+  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 159744);
+  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 163840);
+  T acc0_v[L] = {};
+  T acc1_v[L] = {};
+  T acc2_v[L] = {};
+  T acc3_v[L] = {};
+  // theta span = 0, then += lane sums of the step's parameter quadrature
+  for (int64_t i = 0; i < 49536; ++i) {
+    dtheta[i] = 0.0f;
+  }
+  // theta span = 0, then += lane sums of the step's parameter quadrature
+  for (int64_t i = 0; i < 49536; ++i) {
+    dtheta_err[i] = 0.0f;
+  }
+  // ode_rfwp.field.adjoint.step.dopri5: 482 nodes
+  // %2 = contract f64[128] -> v0
+  // ode_rfwp.ode:49: flow u' = f(u)                                           # Eq. 26
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], z0_u[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], z0_u[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], z0_u[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], z0_u[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %5 = tanh f64[128] -> v1
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v0[i0 * L + l]);
+    }
+  }
+  // %7 = contract f64[128] -> v0
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %10 = tanh f64[128] -> v2
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v0[i0 * L + l]);
+    }
+  }
+  // %12 = contract f64[128] -> v0
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %14 = add f64[128] -> v3
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = v0[i0 * L + l] + f_layer2_bias[i0];
+    }
+  }
+  // %900 = add f64[128] -> v0
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = (v3[i0 * L + l] * (T(h) * 0.2f)) + z0_u[i0 * L + l];
+    }
+  }
+  // %966 = contract f64[128] -> v4
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %968 = tanh f64[128] -> v0
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = vm::tanh(v4[i0 * L + l] + f_layer0_bias[i0]);
+    }
+  }
+  // %969 = contract f64[128] -> v4
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %971 = tanh f64[128] -> v5
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v4[i0 * L + l]);
+    }
+  }
+  // %972 = contract f64[128] -> v4
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v5[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %973 = add f64[128] -> v6
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = f_layer2_bias[i0] + v4[i0 * L + l];
+    }
+  }
+  // %977 = add f64[128] -> v4
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] =
+          (((v3[i0 * L + l] * 0.075f) + (v6[i0 * L + l] * 0.225f)) * T(h)) + z0_u[i0 * L + l];
+    }
+  }
+  // %978 = contract f64[128] -> v7
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %980 = tanh f64[128] -> v8
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v7[i0 * L + l]);
+    }
+  }
+  // %981 = contract f64[128] -> v7
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v8[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %983 = tanh f64[128] -> v9
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = vm::tanh(v7[i0 * L + l] + f_layer1_bias[i0]);
+    }
+  }
+  // %984 = contract f64[128] -> v7
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v9[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %985 = add f64[128] -> v10
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = v7[i0 * L + l] + f_layer2_bias[i0];
+    }
+  }
+  // %995 = add f64[128] -> v7
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = (((v10[i0 * L + l] * 3.5555556f) +
+                         ((v6[i0 * L + l] * (-3.7333333f)) + (v3[i0 * L + l] * 0.9777778f))) *
+                        T(h)) +
+                       z0_u[i0 * L + l];
+    }
+  }
+  // %996 = contract f64[128] -> v11
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v7[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %998 = tanh f64[128] -> v12
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v11[i0 * L + l]);
+    }
+  }
+  // %999 = contract f64[128] -> v11
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v12[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1001 = tanh f64[128] -> v13
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v11[i0 * L + l]);
+    }
+  }
+  // %1002 = contract f64[128] -> v11
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v13[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v13[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v13[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1003 = add f64[128] -> v14
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = f_layer2_bias[i0] + v11[i0 * L + l];
+    }
+  }
+  // %1007 = add f64[128] -> v11
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = (((v14[i0 * L + l] * (-0.29080933f)) +
+                          (((v3[i0 * L + l] * 2.9525986f) + (v6[i0 * L + l] * (-11.595794f))) +
+                           (v10[i0 * L + l] * 9.822893f))) *
+                         T(h)) +
+                        z0_u[i0 * L + l];
+    }
+  }
+  // %1008 = contract f64[128] -> v15
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v11[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1010 = tanh f64[128] -> v16
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v15[i0 * L + l]);
+    }
+  }
+  // %1011 = contract f64[128] -> v15
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v16[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v16[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v16[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v16[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1013 = tanh f64[128] -> v17
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v15[i0 * L + l]);
+    }
+  }
+  // %1014 = contract f64[128] -> v15
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v17[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v17[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v17[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v17[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1015 = add f64[128] -> v18
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = v15[i0 * L + l] + f_layer2_bias[i0];
+    }
+  }
+  // %1025 = add f64[128] -> v15
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = (((v18[i0 * L + l] * (-0.27353132f)) +
+                          ((v14[i0 * L + l] * 0.2784091f) +
+                           (((v6[i0 * L + l] * (-10.757576f)) + (v3[i0 * L + l] * 2.8462753f)) +
+                            (v10[i0 * L + l] * 8.906423f)))) *
+                         T(h)) +
+                        z0_u[i0 * L + l];
+    }
+  }
+  // %1026 = contract f64[128] -> v6
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v15[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v15[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v15[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v15[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1028 = tanh f64[128] -> v19
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v6[i0 * L + l]);
+    }
+  }
+  // %1029 = contract f64[128] -> v6
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v19[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v19[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v19[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v19[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1031 = tanh f64[128] -> v20
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v6[i0 * L + l]);
+    }
+  }
+  // %1032 = contract f64[128] -> v6
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v20[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v20[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v20[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v20[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1033 = add f64[128] -> v21
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = f_layer2_bias[i0] + v6[i0 * L + l];
+    }
+  }
+  // %1043 = add f64[128] -> u
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      z1_u[i0 * L + l] = ((((((v3[i0 * L + l] * 0.091145836f) + (v10[i0 * L + l] * 0.4492363f)) +
+                             (v14[i0 * L + l] * 0.6510417f)) +
+                            (v18[i0 * L + l] * (-0.3223762f))) +
+                           (v21[i0 * L + l] * 0.13095239f)) *
+                          T(h)) +
+                         z0_u[i0 * L + l];
+    }
+  }
+  // %897 = add f64[16,8,8] -> W
+  for (int64_t i0 = 0; i0 < 1024; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      z1_W[i0 * L + l] = (T(h) * 0.0f) + z0_W[i0 * L + l];
+    }
+  }
+  // %140 = contract f64[128] -> v6
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], a0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], a0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], a0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], a0[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %141 = mul f64[128] -> v22
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[i0 * L + l] = v6[i0 * L + l] * (1.0f - square(v2[i0 * L + l]));
+    }
+  }
+  // %143 = contract f64[128] -> v6
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v22[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v22[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v22[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v22[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %144 = mul f64[128] -> v23
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[i0 * L + l] = v6[i0 * L + l] * (1.0f - square(v1[i0 * L + l]));
+    }
+  }
+  // %146 = contract f64[128] -> v6
+  // ode_rfwp.ode:49: flow u' = f(u)                                           # Eq. 26
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v23[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v23[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v23[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v23[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2186 = sub f64[128] -> v24
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[i0 * L + l] = a0[i0 * L + l] - (v6[i0 * L + l] * (T(h) * 0.2f));
+    }
+  }
+  // %2636 = contract f64[128] -> v25
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v24[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v24[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v24[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v24[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[(i0 * 4) * L + l] = acc0_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2637 = mul f64[128] -> v24
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[i0 * L + l] = (1.0f - square(v5[i0 * L + l])) * v25[i0 * L + l];
+    }
+  }
+  // %2638 = contract f64[128] -> v5
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v24[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v24[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v24[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v24[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2639 = mul f64[128] -> v24
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[i0 * L + l] = (1.0f - square(v0[i0 * L + l])) * v5[i0 * L + l];
+    }
+  }
+  // %2640 = contract f64[128] -> v0
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v24[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v24[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v24[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v24[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2644 = add f64[128] -> v5
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] =
+          a0[i0 * L + l] + (((-(v6[i0 * L + l] * 0.075f)) - (v0[i0 * L + l] * 0.225f)) * T(h));
+    }
+  }
+  // %2645 = contract f64[128] -> v24
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v5[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2646 = mul f64[128] -> v25
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[i0 * L + l] = (1.0f - square(v9[i0 * L + l])) * v24[i0 * L + l];
+    }
+  }
+  // %2647 = contract f64[128] -> v24
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v25[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v25[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v25[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v25[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2648 = mul f64[128] -> v26
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v26[i0 * L + l] = (1.0f - square(v8[i0 * L + l])) * v24[i0 * L + l];
+    }
+  }
+  // %2649 = contract f64[128] -> v24
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v26[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v26[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v26[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v26[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2657 = add f64[128] -> v27
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v27[i0 * L + l] =
+          a0[i0 * L + l] + ((((-(v6[i0 * L + l] * 0.9777778f)) - (v0[i0 * L + l] * (-3.7333333f))) -
+                             (v24[i0 * L + l] * 3.5555556f)) *
+                            T(h));
+    }
+  }
+  // %2658 = contract f64[128] -> v28
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v27[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v27[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v27[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v27[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[(i0 * 4) * L + l] = acc0_v[l];
+      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2659 = mul f64[128] -> v29
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v29[i0 * L + l] = (1.0f - square(v13[i0 * L + l])) * v28[i0 * L + l];
+    }
+  }
+  // %2660 = contract f64[128] -> v28
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v29[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v29[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v29[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v29[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[(i0 * 4) * L + l] = acc0_v[l];
+      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2661 = mul f64[128] -> v30
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[i0 * L + l] = v28[i0 * L + l] * (1.0f - square(v12[i0 * L + l]));
+    }
+  }
+  // %2662 = contract f64[128] -> v28
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v30[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v30[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v30[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v30[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[(i0 * 4) * L + l] = acc0_v[l];
+      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2672 = add f64[128] -> v31
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v31[i0 * L + l] = (((((-(v6[i0 * L + l] * 2.9525986f)) - (v0[i0 * L + l] * (-11.595794f))) -
+                           (v24[i0 * L + l] * 9.822893f)) -
+                          (v28[i0 * L + l] * (-0.29080933f))) *
+                         T(h)) +
+                        a0[i0 * L + l];
+    }
+  }
+  // %2673 = contract f64[128] -> v32
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v31[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v31[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v31[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v31[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v32[(i0 * 4) * L + l] = acc0_v[l];
+      v32[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v32[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2674 = mul f64[128] -> v33
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v33[i0 * L + l] = (1.0f - square(v17[i0 * L + l])) * v32[i0 * L + l];
+    }
+  }
+  // %2675 = contract f64[128] -> v32
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v33[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v33[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v33[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v33[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v32[(i0 * 4) * L + l] = acc0_v[l];
+      v32[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v32[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2676 = mul f64[128] -> v34
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v34[i0 * L + l] = (1.0f - square(v16[i0 * L + l])) * v32[i0 * L + l];
+    }
+  }
+  // %2677 = contract f64[128] -> v32
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v34[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v34[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v34[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v34[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v32[(i0 * 4) * L + l] = acc0_v[l];
+      v32[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v32[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2689 = add f64[128] -> v35
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v35[i0 * L + l] = ((((((v0[i0 * L + l] * 10.757576f) - (v6[i0 * L + l] * 2.8462753f)) -
+                            (v24[i0 * L + l] * 8.906423f)) -
+                           (v28[i0 * L + l] * 0.2784091f)) -
+                          (v32[i0 * L + l] * (-0.27353132f))) *
+                         T(h)) +
+                        a0[i0 * L + l];
+    }
+  }
+  // %2690 = contract f64[128] -> v0
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v35[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v35[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v35[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v35[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2691 = mul f64[128] -> v36
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v36[i0 * L + l] = (1.0f - square(v20[i0 * L + l])) * v0[i0 * L + l];
+    }
+  }
+  // %2692 = contract f64[128] -> v0
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v36[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v36[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v36[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v36[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2693 = mul f64[128] -> v37
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v37[i0 * L + l] = v0[i0 * L + l] * (1.0f - square(v19[i0 * L + l]));
+    }
+  }
+  // %2694 = contract f64[128] -> v0
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v37[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v37[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v37[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v37[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2698 = add f64[128] -> a.u
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      a1[i0 * L + l] = ((((((-(v6[i0 * L + l] * 0.091145836f)) - (v24[i0 * L + l] * 0.4492363f)) -
+                           (v28[i0 * L + l] * 0.6510417f)) -
+                          (v32[i0 * L + l] * (-0.3223762f))) -
+                         (v0[i0 * L + l] * 0.13095239f)) *
+                        T(h)) +
+                       a0[i0 * L + l];
+    }
+  }
+  // %2174 = add f64[16,8,8] -> a.W
+  for (int64_t i0 = 0; i0 < 1024; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      a1[(i0 + 128) * L + l] = a0[(i0 + 128) * L + l] + (T(h) * 0.0f);
+    }
+  }
+  // %2710 = sub f64[128,128] -> adj.f.layer0.weight
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = ((((-((v23[i0 * L + l] * (T(h) * 0.091145836f)) * z0_u[i1 * L + l])) -
+                      ((v26[i0 * L + l] * (T(h) * 0.4492363f)) * v4[i1 * L + l])) -
+                     (v30[i0 * L + l] * (v7[i1 * L + l] * (T(h) * 0.6510417f)))) +
+                    ((v11[i1 * L + l] * (T(h) * 0.3223762f)) * v34[i0 * L + l])) -
+                   (v37[i0 * L + l] * (v15[i1 * L + l] * (T(h) * 0.13095239f)));
+        }
+        dtheta_f_layer0_weight[i0 * 128 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %2720 = mul f64[128] -> adj.f.layer0.bias
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = (((((-(v26[i0 * L + l] * 0.4492363f)) - (v23[i0 * L + l] * 0.091145836f)) -
+                    (v30[i0 * L + l] * 0.6510417f)) -
+                   (v34[i0 * L + l] * (-0.3223762f))) -
+                  (v37[i0 * L + l] * 0.13095239f)) *
+                 T(h);
+      }
+      dtheta_f_layer0_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %2733 = sub f64[128,128] -> adj.f.layer1.weight
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = ((v33[i0 * L + l] * (v16[i1 * L + l] * (T(h) * 0.3223762f))) +
+                    (((-((v25[i0 * L + l] * (T(h) * 0.4492363f)) * v8[i1 * L + l])) -
+                      ((v22[i0 * L + l] * (T(h) * 0.091145836f)) * v1[i1 * L + l])) -
+                     ((v12[i1 * L + l] * (T(h) * 0.6510417f)) * v29[i0 * L + l]))) -
+                   (v36[i0 * L + l] * (v19[i1 * L + l] * (T(h) * 0.13095239f)));
+        }
+        dtheta_f_layer1_weight[i0 * 128 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %2742 = mul f64[128] -> adj.f.layer1.bias
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = (((((-(v22[i0 * L + l] * 0.091145836f)) - (v25[i0 * L + l] * 0.4492363f)) -
+                    (v29[i0 * L + l] * 0.6510417f)) -
+                   (v33[i0 * L + l] * (-0.3223762f))) -
+                  (v36[i0 * L + l] * 0.13095239f)) *
+                 T(h);
+      }
+      dtheta_f_layer1_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %2753 = sub f64[128,128] -> adj.f.layer2.weight
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = ((v31[i0 * L + l] * (v17[i1 * L + l] * (T(h) * 0.3223762f))) +
+                    (((-(a0[i0 * L + l] * (v2[i1 * L + l] * (T(h) * 0.091145836f)))) -
+                      ((v5[i0 * L + l] * (T(h) * 0.4492363f)) * v9[i1 * L + l])) -
+                     ((v13[i1 * L + l] * (T(h) * 0.6510417f)) * v27[i0 * L + l]))) -
+                   ((v20[i1 * L + l] * (T(h) * 0.13095239f)) * v35[i0 * L + l]);
+        }
+        dtheta_f_layer2_weight[i0 * 128 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %2762 = mul f64[128] -> adj.f.layer2.bias
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = (((((-(a0[i0 * L + l] * 0.091145836f)) - (v5[i0 * L + l] * 0.4492363f)) -
+                    (v27[i0 * L + l] * 0.6510417f)) -
+                   (v31[i0 * L + l] * (-0.3223762f))) -
+                  (v35[i0 * L + l] * 0.13095239f)) *
+                 T(h);
+      }
+      dtheta_f_layer2_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %2175 = broadcast f64[145] -> adj.ln.gain, adj.ln.bias, err.adj.ln.gain, err.adj.ln.bias
+  for (int64_t i0 = 0; i0 < 145; ++i0) {
+    dtheta_ln_gain[i0] += (T(h) * 0.0f) * 8.0f;
+    dtheta_ln_bias[i0] += (T(h) * 0.0f) * 8.0f;
+    dtheta_err[i0 + 49536] += (T(h) * 0.0f) * 8.0f;
+    dtheta_err[i0 + 49681] += (T(h) * 0.0f) * 8.0f;
+  }
+  // %2176 = broadcast f64[16,145] -> adj.Wb, err.adj.Wb
+  for (int64_t i0 = 0; i0 < 2320; ++i0) {
+    dtheta_Wb[i0] += (T(h) * 0.0f) * 8.0f;
+    dtheta_err[i0 + 49826] += (T(h) * 0.0f) * 8.0f;
+  }
+  // %2177 = broadcast f64[16,8,145] -> adj.Wk, adj.Wv, adj.Wq, err.adj.Wk, err.adj.Wv, err.adj.Wq
+  for (int64_t i0 = 0; i0 < 18560; ++i0) {
+    dtheta_Wk[i0] += (T(h) * 0.0f) * 8.0f;
+    dtheta_Wv[i0] += (T(h) * 0.0f) * 8.0f;
+    dtheta_Wq[i0] += (T(h) * 0.0f) * 8.0f;
+    dtheta_err[i0 + 52146] += (T(h) * 0.0f) * 8.0f;
+    dtheta_err[i0 + 70706] += (T(h) * 0.0f) * 8.0f;
+    dtheta_err[i0 + 89266] += (T(h) * 0.0f) * 8.0f;
+  }
+  // %2178 = broadcast f64[128] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias,
+  // err.adj.ff.norm.gain, err.adj.ff.norm.bias, err.adj.ff.down.bias
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    dtheta_ff_norm_gain[i0] += (T(h) * 0.0f) * 8.0f;
+    dtheta_ff_norm_bias[i0] += (T(h) * 0.0f) * 8.0f;
+    dtheta_ff_down_bias[i0] += (T(h) * 0.0f) * 8.0f;
+    dtheta_err[i0 + 107826] += (T(h) * 0.0f) * 8.0f;
+    dtheta_err[i0 + 107954] += (T(h) * 0.0f) * 8.0f;
+    dtheta_err[i0 + 239666] += (T(h) * 0.0f) * 8.0f;
+  }
+  // %2179 = broadcast f64[512,128] -> adj.ff.up.weight, err.adj.ff.up.weight
+  for (int64_t i0 = 0; i0 < 65536; ++i0) {
+    dtheta_ff_up_weight[i0] += (T(h) * 0.0f) * 8.0f;
+    dtheta_err[i0 + 108082] += (T(h) * 0.0f) * 8.0f;
+  }
+  // %2180 = broadcast f64[512] -> adj.ff.up.bias, err.adj.ff.up.bias
+  for (int64_t i0 = 0; i0 < 512; ++i0) {
+    dtheta_ff_up_bias[i0] += (T(h) * 0.0f) * 8.0f;
+    dtheta_err[i0 + 173618] += (T(h) * 0.0f) * 8.0f;
+  }
+  // %2181 = broadcast f64[128,512] -> adj.ff.down.weight, err.adj.ff.down.weight
+  for (int64_t i0 = 0; i0 < 65536; ++i0) {
+    dtheta_ff_down_weight[i0] += (T(h) * 0.0f) * 8.0f;
+    dtheta_err[i0 + 174130] += (T(h) * 0.0f) * 8.0f;
+  }
+  // %2182 = broadcast f64[17,128] -> adj.dec.weight, err.adj.dec.weight
+  for (int64_t i0 = 0; i0 < 2176; ++i0) {
+    dtheta_dec_weight[i0] += (T(h) * 0.0f) * 8.0f;
+    dtheta_err[i0 + 239794] += (T(h) * 0.0f) * 8.0f;
+  }
+  // %2183 = broadcast f64[17] -> adj.dec.bias, err.adj.dec.bias
+  for (int64_t i0 = 0; i0 < 17; ++i0) {
+    dtheta_dec_bias[i0] += (T(h) * 0.0f) * 8.0f;
+    dtheta_err[i0 + 241970] += (T(h) * 0.0f) * 8.0f;
+  }
+  // %1052 = contract f64[128] -> v38
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], z1_u[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], z1_u[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], z1_u[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], z1_u[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v38[(i0 * 4) * L + l] = acc0_v[l];
+      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1054 = tanh f64[128] -> v39
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v39[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v38[i0 * L + l]);
+    }
+  }
+  // %1055 = contract f64[128] -> v38
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v39[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v39[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v39[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v39[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v38[(i0 * 4) * L + l] = acc0_v[l];
+      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1057 = tanh f64[128] -> v40
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v40[i0 * L + l] = vm::tanh(v38[i0 * L + l] + f_layer1_bias[i0]);
+    }
+  }
+  // %1058 = contract f64[128] -> v38
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v40[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v40[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v40[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v40[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v38[(i0 * 4) * L + l] = acc0_v[l];
+      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %1062 = mul f64[128] -> err.u
@@ -5746,11 +5577,11 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       err[i0 * L + l] =
-          ((((((v11[i0 * L + l] * (-0.0042527704f)) + (v3[i0 * L + l] * 0.0012326388f)) +
-              (v15[i0 * L + l] * 0.036979165f)) +
-             (v19[i0 * L + l] * (-0.0508638f))) +
-            (v22[i0 * L + l] * 0.041904762f)) +
-           ((v40[i0 * L + l] + f_layer2_bias[i0]) * (-0.025f))) *
+          ((((((v10[i0 * L + l] * (-0.0042527704f)) + (v3[i0 * L + l] * 0.0012326388f)) +
+              (v14[i0 * L + l] * 0.036979165f)) +
+             (v18[i0 * L + l] * (-0.0508638f))) +
+            (v21[i0 * L + l] * 0.041904762f)) +
+           ((v38[i0 * L + l] + f_layer2_bias[i0]) * (-0.025f))) *
           T(h);
     }
   }
@@ -5780,11 +5611,11 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2774 = mul f64[128] -> v11
+  // %2774 = mul f64[128] -> v10
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v3[i0 * L + l] * (1.0f - square(v44[i0 * L + l]));
+      v10[i0 * L + l] = v3[i0 * L + l] * (1.0f - square(v40[i0 * L + l]));
     }
   }
   // %2775 = contract f64[128] -> v3
@@ -5799,10 +5630,10 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v11[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v10[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v10[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v10[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v10[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5813,11 +5644,11 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2778 = mul f64[128] -> v15
+  // %2778 = mul f64[128] -> v14
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v3[i0 * L + l] * (1.0f - square(v42[i0 * L + l]));
+      v14[i0 * L + l] = v3[i0 * L + l] * (1.0f - square(v39[i0 * L + l]));
     }
   }
   // %2779 = contract f64[128] -> v3
@@ -5832,10 +5663,10 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v15[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v14[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v14[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v14[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v14[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5851,71 +5682,19 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       err[(i0 + 1152) * L + l] =
-          ((((((v26[i0 * L + l] * 0.0042527704f) - (v7[i0 * L + l] * 0.0012326388f)) -
-              (v30[i0 * L + l] * 0.036979165f)) -
-             (v34[i0 * L + l] * (-0.0508638f))) -
+          ((((((v24[i0 * L + l] * 0.0042527704f) - (v6[i0 * L + l] * 0.0012326388f)) -
+              (v28[i0 * L + l] * 0.036979165f)) -
+             (v32[i0 * L + l] * (-0.0508638f))) -
             (v0[i0 * L + l] * 0.041904762f)) -
            (v3[i0 * L + l] * (-0.025f))) *
           T(h);
     }
   }
-  // %2491 = mul f64[] -> u4
-  u4[0] = T(h) * 0.0508638f;
-  // %2783 = contract f64[128] -> v0
+  // %2036 = mul f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v12[i0 * L + l] * u4[0];
-    }
-  }
-  // %2480 = mul f64[] -> u41
-  u41[0] = T(h) * 0.0042527704f;
-  // %2785 = contract f64[128] -> v3
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v28[i0 * L + l] * u41[0];
-    }
-  }
-  // %2036 = mul f64[128] -> v7
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v25[i0 * L + l] * 0.0012326388f;
-    }
-  }
-  // %2476 = contract f64[128] -> v12
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v7[i0 * L + l] * T(h);
-    }
-  }
-  // %2485 = mul f64[] -> u43
-  u43[0] = T(h) * 0.036979165f;
-  // %2788 = contract f64[128] -> v19
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = v8[i0 * L + l] * u43[0];
-    }
-  }
-  // %2497 = mul f64[] -> u45
-  u45[0] = T(h) * 0.041904762f;
-  // %2792 = contract f64[128] -> v8
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v39[i0 * L + l] * u45[0];
-    }
-  }
-  // %2502 = mul f64[] -> u47
-  u47[0] = T(h) * 0.025f;
-  // %2795 = contract f64[128] -> v22
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v15[i0 * L + l] * u47[0];
+      v0[i0 * L + l] = v23[i0 * L + l] * 0.0012326388f;
     }
   }
   // %2797 = add f64[128,128] -> err.adj.f.layer0.weight
@@ -5925,11 +5704,12 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((v0[i1 * L + l] * v36[i0 * L + l]) +
-                     (((v5[i1 * L + l] * v3[i0 * L + l]) - (v12[i0 * L + l] * z0_u[i1 * L + l])) -
-                      (v32[i0 * L + l] * v19[i1 * L + l]))) -
-                    (v16[i1 * L + l] * v8[i0 * L + l])) +
-                   (z1_u[i1 * L + l] * v22[i0 * L + l]);
+          sum[l] = ((((v11[i1 * L + l] * (T(h) * 0.0508638f)) * v34[i0 * L + l]) +
+                     (((v4[i1 * L + l] * (v26[i0 * L + l] * (T(h) * 0.0042527704f))) -
+                       ((v0[i0 * L + l] * T(h)) * z0_u[i1 * L + l])) -
+                      (v30[i0 * L + l] * (v7[i1 * L + l] * (T(h) * 0.036979165f))))) -
+                    (v15[i1 * L + l] * (v37[i0 * L + l] * (T(h) * 0.041904762f)))) +
+                   (z1_u[i1 * L + l] * (v14[i0 * L + l] * (T(h) * 0.025f)));
         }
         dtheta_err[i0 * 128 + i1] += lane_sum<L>(sum);
       }
@@ -5941,63 +5721,21 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((((-v7[i0 * L + l]) - (v28[i0 * L + l] * (-0.0042527704f))) -
-                     (v32[i0 * L + l] * 0.036979165f)) -
-                    (v36[i0 * L + l] * (-0.0508638f))) -
-                   (v39[i0 * L + l] * 0.041904762f)) -
-                  (v15[i0 * L + l] * (-0.025f))) *
+        sum[l] = ((((((-v0[i0 * L + l]) - (v26[i0 * L + l] * (-0.0042527704f))) -
+                     (v30[i0 * L + l] * 0.036979165f)) -
+                    (v34[i0 * L + l] * (-0.0508638f))) -
+                   (v37[i0 * L + l] * 0.041904762f)) -
+                  (v14[i0 * L + l] * (-0.025f))) *
                  T(h);
       }
       dtheta_err[i0 + 16384] += lane_sum<L>(sum);
     }
   }
-  // %2815 = contract f64[128] -> v0
+  // %2072 = mul f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v17[i0 * L + l] * u4[0];
-    }
-  }
-  // %2809 = contract f64[128] -> v3
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v27[i0 * L + l] * u41[0];
-    }
-  }
-  // %2072 = mul f64[128] -> v5
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v24[i0 * L + l] * 0.0012326388f;
-    }
-  }
-  // %2534 = contract f64[128] -> v7
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v5[i0 * L + l] * T(h);
-    }
-  }
-  // %2812 = contract f64[128] -> v8
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v31[i0 * L + l] * u43[0];
-    }
-  }
-  // %2818 = contract f64[128] -> v12
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v20[i0 * L + l] * u45[0];
-    }
-  }
-  // %2821 = contract f64[128] -> v15
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v42[i0 * L + l] * u47[0];
+      v0[i0 * L + l] = v22[i0 * L + l] * 0.0012326388f;
     }
   }
   // %2823 = add f64[128,128] -> err.adj.f.layer1.weight
@@ -6007,11 +5745,12 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((v35[i0 * L + l] * v0[i1 * L + l]) +
-                     (((v9[i1 * L + l] * v3[i0 * L + l]) - (v7[i0 * L + l] * v1[i1 * L + l])) -
-                      (v8[i0 * L + l] * v13[i1 * L + l]))) -
-                    (v38[i0 * L + l] * v12[i1 * L + l])) +
-                   (v11[i0 * L + l] * v15[i1 * L + l]);
+          sum[l] = (((v33[i0 * L + l] * (v16[i1 * L + l] * (T(h) * 0.0508638f))) +
+                     (((v8[i1 * L + l] * (v25[i0 * L + l] * (T(h) * 0.0042527704f))) -
+                       ((v0[i0 * L + l] * T(h)) * v1[i1 * L + l])) -
+                      ((v29[i0 * L + l] * (T(h) * 0.036979165f)) * v12[i1 * L + l]))) -
+                    (v36[i0 * L + l] * (v19[i1 * L + l] * (T(h) * 0.041904762f)))) +
+                   (v10[i0 * L + l] * (v39[i1 * L + l] * (T(h) * 0.025f)));
         }
         dtheta_err[i0 * 128 + i1 + 16512] += lane_sum<L>(sum);
       }
@@ -6023,58 +5762,14 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((((-v5[i0 * L + l]) - (v27[i0 * L + l] * (-0.0042527704f))) -
-                     (v31[i0 * L + l] * 0.036979165f)) -
-                    (v35[i0 * L + l] * (-0.0508638f))) -
-                   (v38[i0 * L + l] * 0.041904762f)) -
-                  (v11[i0 * L + l] * (-0.025f))) *
+        sum[l] = ((((((-v0[i0 * L + l]) - (v25[i0 * L + l] * (-0.0042527704f))) -
+                     (v29[i0 * L + l] * 0.036979165f)) -
+                    (v33[i0 * L + l] * (-0.0508638f))) -
+                   (v36[i0 * L + l] * 0.041904762f)) -
+                  (v10[i0 * L + l] * (-0.025f))) *
                  T(h);
       }
       dtheta_err[i0 + 32896] += lane_sum<L>(sum);
-    }
-  }
-  // %2835 = contract f64[128] -> v0
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v18[i0 * L + l] * u4[0];
-    }
-  }
-  // %2837 = contract f64[128] -> v1
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v6[i0 * L + l] * u41[0];
-    }
-  }
-  // %2584 = mul f64[] -> u4
-  u4[0] = T(h) * 0.0012326388f;
-  // %2585 = contract f64[128] -> v3
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v2[i0 * L + l] * u4[0];
-    }
-  }
-  // %2840 = contract f64[128] -> v2
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v29[i0 * L + l] * u43[0];
-    }
-  }
-  // %2844 = contract f64[128] -> v5
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v21[i0 * L + l] * u45[0];
-    }
-  }
-  // %2847 = contract f64[128] -> v7
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = a1[i0 * L + l] * u47[0];
     }
   }
   // %2849 = add f64[128,128] -> err.adj.f.layer2.weight
@@ -6084,11 +5779,12 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((v33[i0 * L + l] * v0[i1 * L + l]) +
-                     (((v1[i0 * L + l] * v10[i1 * L + l]) - (a0[i0 * L + l] * v3[i1 * L + l])) -
-                      (v14[i1 * L + l] * v2[i0 * L + l]))) -
-                    (v37[i0 * L + l] * v5[i1 * L + l])) +
-                   (v44[i1 * L + l] * v7[i0 * L + l]);
+          sum[l] = (((v31[i0 * L + l] * (v17[i1 * L + l] * (T(h) * 0.0508638f))) +
+                     ((((v5[i0 * L + l] * (T(h) * 0.0042527704f)) * v9[i1 * L + l]) -
+                       (a0[i0 * L + l] * (v2[i1 * L + l] * (T(h) * 0.0012326388f)))) -
+                      (v13[i1 * L + l] * (v27[i0 * L + l] * (T(h) * 0.036979165f))))) -
+                    (v35[i0 * L + l] * (v20[i1 * L + l] * (T(h) * 0.041904762f)))) +
+                   (v40[i1 * L + l] * (a1[i0 * L + l] * (T(h) * 0.025f)));
         }
         dtheta_err[i0 * 128 + i1 + 33024] += lane_sum<L>(sum);
       }
@@ -6100,10 +5796,10 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((((v6[i0 * L + l] * 0.0042527704f) - (a0[i0 * L + l] * 0.0012326388f)) -
-                     (v29[i0 * L + l] * 0.036979165f)) -
-                    (v33[i0 * L + l] * (-0.0508638f))) -
-                   (v37[i0 * L + l] * 0.041904762f)) -
+        sum[l] = ((((((v5[i0 * L + l] * 0.0042527704f) - (a0[i0 * L + l] * 0.0012326388f)) -
+                     (v27[i0 * L + l] * 0.036979165f)) -
+                    (v31[i0 * L + l] * (-0.0508638f))) -
+                   (v35[i0 * L + l] * 0.041904762f)) -
                   (a1[i0 * L + l] * (-0.025f))) *
                  T(h);
       }
@@ -6114,14 +5810,14 @@ extern "C" void ode_rfwp_adjoint_step(const void* /*ctx*/, double /*t*/, double 
   for (int64_t i0 = 0; i0 < 1024; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      err[(i0 + 128) * L + l] = u23[0];
+      err[(i0 + 128) * L + l] = T(h) * 0.0f;
     }
   }
   // output err.a.W = %896
   for (int64_t i0 = 0; i0 < 1024; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      err[(i0 + 1280) * L + l] = u23[0];
+      err[(i0 + 1280) * L + l] = T(h) * 0.0f;
     }
   }
 }
@@ -6306,7 +6002,7 @@ extern "C" void ode_rfwp_loss(const void* /*ctx*/, const void* y_ptr, const void
 
 /// loss_vjp: runtime/abi.h's plastic_loss_vjp_fn.
 extern "C" void ode_rfwp_loss_vjp(const void* /*ctx*/, const void* y_ptr, const void* target_ptr,
-                                  const void* loss_bar_ptr, void* y_bar_ptr, void* scratch) {
+                                  const void* loss_bar_ptr, void* y_bar_ptr, void* /*scratch*/) {
   const T* __restrict y = static_cast<const T*>(y_ptr);
   const T* y_pred = y;
   const T* __restrict target = static_cast<const T*>(target_ptr);
@@ -6314,18 +6010,13 @@ extern "C" void ode_rfwp_loss_vjp(const void* /*ctx*/, const void* y_ptr, const 
   const T* __restrict loss_bar = static_cast<const T*>(loss_bar_ptr);
   T* __restrict y_bar = static_cast<T*>(y_bar_ptr);
   T* y_bar_pred = y_bar;
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   // ode_rfwp.loss.vjp: 7 nodes
-  // %571 = mul f64[] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v0[l] = loss_bar[l] * 0.11764706f;
-  }
   // %572 = contract f64[17] -> d.pred
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      y_bar_pred[i0 * L + l] += (y_pred[i0 * L + l] - target_y[i0 * L + l]) * v0[l];
+      y_bar_pred[i0 * L + l] +=
+          (y_pred[i0 * L + l] - target_y[i0 * L + l]) * (loss_bar[l] * 0.11764706f);
     }
   }
 }
@@ -7442,12 +7133,7 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
   for (int64_t l = 0; l < L; ++l) {
     v7[l] = acc_v[l];
   }
-  // %419 = mul f64[] -> v16
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v16[l] = v7[l] * 0.0078125f;
-  }
-  // %422 = contract f64[] -> v7
+  // %422 = contract f64[] -> v16
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -7460,14 +7146,9 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v7[l] = acc0_v[l];
+    v16[l] = acc0_v[l];
   }
-  // %423 = mul f64[] -> v17
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v17[l] = v7[l] * 0.0078125f;
-  }
-  // %427 = reduce_sum f64[] -> v7
+  // %427 = reduce_sum f64[] -> v17
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -7480,14 +7161,9 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v7[l] = acc_v[l];
+    v17[l] = acc_v[l];
   }
-  // %428 = mul f64[] -> v18
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v18[l] = v7[l] * 0.0078125f;
-  }
-  // %432 = reduce_sum f64[] -> v7
+  // %432 = reduce_sum f64[] -> v18
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -7495,24 +7171,26 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v9[i0 * L + l] - v18[l]);
+      acc_v[l] = acc_v[l] + square(v9[i0 * L + l] - (v17[l] * 0.0078125f));
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v7[l] = acc_v[l];
+    v18[l] = acc_v[l];
   }
-  // %436 = reciprocal f64[] -> v18
+  // %436 = reciprocal f64[] -> v17
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v18[l] = T(1) / std::sqrt((v7[l] * 0.0078125f) + 1e-05f);
+    v17[l] = T(1) / std::sqrt((v18[l] * 0.0078125f) + 1e-05f);
   }
   // %440 = reshape f64[16,8] -> v9
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = (((v15[i0 * L + l] - v16[l]) - (v17[l] * v11[i0 * L + l])) * v18[l]) +
-                       z_plus_bar_u[i0 * L + l];
+      v9[i0 * L + l] =
+          (((v15[i0 * L + l] - (v7[l] * 0.0078125f)) - ((v16[l] * 0.0078125f) * v11[i0 * L + l])) *
+           v17[l]) +
+          z_plus_bar_u[i0 * L + l];
     }
   }
   // %456 = contract f64[16,8] -> v15
@@ -8044,12 +7722,7 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
   for (int64_t l = 0; l < L; ++l) {
     v16[l] = acc_v[l];
   }
-  // %472 = mul f64[] -> v17
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v17[l] = v16[l] * 0.0068965517f;
-  }
-  // %475 = contract f64[] -> v16
+  // %475 = contract f64[] -> v17
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -8062,14 +7735,9 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v16[l] = acc0_v[l];
+    v17[l] = acc0_v[l];
   }
-  // %476 = mul f64[] -> v18
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v18[l] = v16[l] * 0.0068965517f;
-  }
-  // %249 = reduce_sum f64[] -> v16
+  // %249 = reduce_sum f64[] -> v18
   // ode_rfwp.ode:55: let z  = ln(concat(x(t), u))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -8083,15 +7751,9 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v16[l] = acc_v[l];
+    v18[l] = acc_v[l];
   }
-  // %251 = mul f64[] -> v7
-  // ode_rfwp.ode:55: let z  = ln(concat(x(t), u))
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v7[l] = v16[l] * 0.0068965517f;
-  }
-  // %255 = reduce_sum f64[] -> v16
+  // %255 = reduce_sum f64[] -> v7
   // ode_rfwp.ode:55: let z  = ln(concat(x(t), u))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -8100,24 +7762,26 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
   for (int64_t i0 = 0; i0 < 145; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v1[i0 * L + l] - v7[l]);
+      acc_v[l] = acc_v[l] + square(v1[i0 * L + l] - (v18[l] * 0.0068965517f));
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v16[l] = acc_v[l];
+    v7[l] = acc_v[l];
   }
-  // %259 = reciprocal f64[] -> v7
+  // %259 = reciprocal f64[] -> v18
   // ode_rfwp.ode:55: let z  = ln(concat(x(t), u))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v7[l] = T(1) / std::sqrt((v16[l] * 0.0068965517f) + 1e-05f);
+    v18[l] = T(1) / std::sqrt((v7[l] * 0.0068965517f) + 1e-05f);
   }
   // %480 = mul f64[145] -> v1
   for (int64_t i0 = 0; i0 < 145; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ((v25[i0 * L + l] - v17[l]) - (v2[i0 * L + l] * v18[l])) * v7[l];
+      v1[i0 * L + l] = ((v25[i0 * L + l] - (v16[l] * 0.0068965517f)) -
+                        (v2[i0 * L + l] * (v17[l] * 0.0068965517f))) *
+                       v18[l];
     }
   }
   // %481 = slice f64[128] -> d.u
@@ -8588,14 +8252,14 @@ const plastic_model kModel = {
             .field = 8192,
             .field_vjp = 20480,
             .adjoint_field = 20480,
-            .step = 24640,
-            .step_vjp = 172160,
-            .step_adaptive = 24640,
-            .adjoint_step = 176512,
+            .step = 24576,
+            .step_vjp = 167936,
+            .step_adaptive = 24576,
+            .adjoint_step = 167936,
             .output = 576,
             .output_vjp = 0,
             .loss = 64,
-            .loss_vjp = 64,
+            .loss_vjp = 0,
             .jump = 55168,
             .jump_vjp = 365248,
         },

@@ -93,11 +93,11 @@ enum { ode_rfwp_adjoint_field_lanes = 8, ode_rfwp_adjoint_field_scratch_bytes = 
  *   theta: uniform[241987] = 241987 floats, read-only
  *   u_stages: varying[119] = 952 floats, read-only
  *   z1: varying[1152] = 9216 floats, may alias
- *   scratch: scratch arena, 24640 bytes, 64-byte aligned
+ *   scratch: scratch arena, 24576 bytes, 64-byte aligned
  */
 void ode_rfwp_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                    const void* u_stages, void* z1, void* scratch);
-enum { ode_rfwp_step_lanes = 8, ode_rfwp_step_scratch_bytes = 24640 };
+enum { ode_rfwp_step_lanes = 8, ode_rfwp_step_scratch_bytes = 24576 };
 
 /* ode_rfwp_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -110,12 +110,12 @@ enum { ode_rfwp_step_lanes = 8, ode_rfwp_step_scratch_bytes = 24640 };
  *   z0_bar: varying[1152] = 9216 floats
  *   theta_bar: uniform[241987] = 241987 floats
  *   u_stages_bar: varying[119] = 952 floats, may be NULL
- *   scratch: scratch arena, 172160 bytes, 64-byte aligned
+ *   scratch: scratch arena, 167936 bytes, 64-byte aligned
  */
 void ode_rfwp_step_vjp(const void* ctx, double t, double h, const void* z0, const void* theta,
                        const void* u_stages, const void* z1_bar, void* z0_bar, void* theta_bar,
                        void* u_stages_bar, void* scratch);
-enum { ode_rfwp_step_vjp_lanes = 8, ode_rfwp_step_vjp_scratch_bytes = 172160 };
+enum { ode_rfwp_step_vjp_lanes = 8, ode_rfwp_step_vjp_scratch_bytes = 167936 };
 
 /* ode_rfwp_step_adaptive: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -128,12 +128,12 @@ enum { ode_rfwp_step_vjp_lanes = 8, ode_rfwp_step_vjp_scratch_bytes = 172160 };
  *   z1: varying[1152] = 9216 floats
  *   err: varying[1152] = 9216 floats
  *   k_last: varying[1152] = 9216 floats, may be NULL
- *   scratch: scratch arena, 24640 bytes, 64-byte aligned
+ *   scratch: scratch arena, 24576 bytes, 64-byte aligned
  */
 void ode_rfwp_step_adaptive(const void* ctx, double t, double h, const void* z0, const void* theta,
                             const void* u_stages, const void* k_first, void* z1, void* err,
                             void* k_last, void* scratch);
-enum { ode_rfwp_step_adaptive_lanes = 8, ode_rfwp_step_adaptive_scratch_bytes = 24640 };
+enum { ode_rfwp_step_adaptive_lanes = 8, ode_rfwp_step_adaptive_scratch_bytes = 24576 };
 
 /* ode_rfwp_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -148,12 +148,12 @@ enum { ode_rfwp_step_adaptive_lanes = 8, ode_rfwp_step_adaptive_scratch_bytes = 
  *   dtheta: uniform[241987] = 241987 floats
  *   err: varying[2304] = 18432 floats
  *   dtheta_err: uniform[241987] = 241987 floats
- *   scratch: scratch arena, 176512 bytes, 64-byte aligned
+ *   scratch: scratch arena, 167936 bytes, 64-byte aligned
  */
 void ode_rfwp_adjoint_step(const void* ctx, double t, double h, const void* z0, const void* a0,
                            const void* theta, const void* u_stages, void* z1, void* a1,
                            void* dtheta, void* err, void* dtheta_err, void* scratch);
-enum { ode_rfwp_adjoint_step_lanes = 8, ode_rfwp_adjoint_step_scratch_bytes = 176512 };
+enum { ode_rfwp_adjoint_step_lanes = 8, ode_rfwp_adjoint_step_scratch_bytes = 167936 };
 
 /* ode_rfwp_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -201,11 +201,11 @@ enum { ode_rfwp_loss_lanes = 8, ode_rfwp_loss_scratch_bytes = 64 };
  *   target: varying[17] = 136 floats, read-only
  *   loss_bar: varying[1] = 8 floats, read-only
  *   y_bar: varying[17] = 136 floats
- *   scratch: scratch arena, 64 bytes, 64-byte aligned
+ *   scratch: scratch arena, 0 bytes, 64-byte aligned
  */
 void ode_rfwp_loss_vjp(const void* ctx, const void* y, const void* target, const void* loss_bar,
                        void* y_bar, void* scratch);
-enum { ode_rfwp_loss_vjp_lanes = 8, ode_rfwp_loss_vjp_scratch_bytes = 64 };
+enum { ode_rfwp_loss_vjp_lanes = 8, ode_rfwp_loss_vjp_scratch_bytes = 0 };
 
 /* ode_rfwp_jump: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

@@ -1086,11 +1086,10 @@ extern "C" void ode_rnn_step(const void* /*ctx*/, double /*t*/, double h, const 
   T* z1_h = z1;
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4096);
-  T* __restrict u2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8192);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8256);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12352);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16448);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20544);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8192);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12288);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16384);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20480);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -1201,16 +1200,14 @@ extern "C" void ode_rnn_step(const void* /*ctx*/, double /*t*/, double h, const 
       v1[i0 * L + l] = f_layer2_bias[i0] + v0[i0 * L + l];
     }
   }
-  // %198 = mul f64[] -> u2
-  u2[0] = T(h) * 0.2f;
   // %489 = add f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = z0_h[i0 * L + l] + (v1[i0 * L + l] * u2[0]);
+      v0[i0 * L + l] = z0_h[i0 * L + l] + (v1[i0 * L + l] * (T(h) * 0.2f));
     }
   }
-  // %547 = contract f64[128] -> v3
+  // %547 = contract f64[128] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1230,20 +1227,20 @@ extern "C" void ode_rnn_step(const void* /*ctx*/, double /*t*/, double h, const 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %549 = tanh f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v3[i0 * L + l]);
+      v0[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v2[i0 * L + l]);
     }
   }
-  // %550 = contract f64[128] -> v3
+  // %550 = contract f64[128] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1263,20 +1260,20 @@ extern "C" void ode_rnn_step(const void* /*ctx*/, double /*t*/, double h, const 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %552 = tanh f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v3[i0 * L + l]);
+      v0[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v2[i0 * L + l]);
     }
   }
-  // %553 = contract f64[128] -> v3
+  // %553 = contract f64[128] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1296,28 +1293,137 @@ extern "C" void ode_rnn_step(const void* /*ctx*/, double /*t*/, double h, const 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %554 = add f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = f_layer2_bias[i0] + v3[i0 * L + l];
+      v0[i0 * L + l] = f_layer2_bias[i0] + v2[i0 * L + l];
     }
   }
-  // %558 = add f64[128] -> v3
+  // %558 = add f64[128] -> v2
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] =
+      v2[i0 * L + l] =
           (((v0[i0 * L + l] * 0.225f) + (v1[i0 * L + l] * 0.075f)) * T(h)) + z0_h[i0 * L + l];
     }
   }
-  // %559 = contract f64[128] -> v4
+  // %559 = contract f64[128] -> v3
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %561 = tanh f64[128] -> v2
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v3[i0 * L + l]);
+    }
+  }
+  // %562 = contract f64[128] -> v3
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %564 = tanh f64[128] -> v2
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v3[i0 * L + l]);
+    }
+  }
+  // %565 = contract f64[128] -> v3
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %566 = add f64[128] -> v2
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = f_layer2_bias[i0] + v3[i0 * L + l];
+    }
+  }
+  // %574 = add f64[128] -> v3
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = ((((v1[i0 * L + l] * 0.9777778f) + (v0[i0 * L + l] * (-3.7333333f))) +
+                         (v2[i0 * L + l] * 3.5555556f)) *
+                        T(h)) +
+                       z0_h[i0 * L + l];
+    }
+  }
+  // %575 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1343,14 +1449,14 @@ extern "C" void ode_rnn_step(const void* /*ctx*/, double /*t*/, double h, const 
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %561 = tanh f64[128] -> v3
+  // %577 = tanh f64[128] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v4[i0 * L + l]);
     }
   }
-  // %562 = contract f64[128] -> v4
+  // %578 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1376,14 +1482,14 @@ extern "C" void ode_rnn_step(const void* /*ctx*/, double /*t*/, double h, const 
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %564 = tanh f64[128] -> v3
+  // %580 = tanh f64[128] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v4[i0 * L + l]);
+      v3[i0 * L + l] = vm::tanh(v4[i0 * L + l] + f_layer1_bias[i0]);
     }
   }
-  // %565 = contract f64[128] -> v4
+  // %581 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1409,24 +1515,25 @@ extern "C" void ode_rnn_step(const void* /*ctx*/, double /*t*/, double h, const 
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %566 = add f64[128] -> v3
+  // %582 = add f64[128] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = f_layer2_bias[i0] + v4[i0 * L + l];
+      v3[i0 * L + l] = v4[i0 * L + l] + f_layer2_bias[i0];
     }
   }
-  // %574 = add f64[128] -> v4
+  // %592 = add f64[128] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = ((((v1[i0 * L + l] * 0.9777778f) + (v0[i0 * L + l] * (-3.7333333f))) +
-                         (v3[i0 * L + l] * 3.5555556f)) *
+      v4[i0 * L + l] = (((v3[i0 * L + l] * (-0.29080933f)) +
+                         (((v0[i0 * L + l] * (-11.595794f)) + (v1[i0 * L + l] * 2.9525986f)) +
+                          (v2[i0 * L + l] * 9.822893f))) *
                         T(h)) +
                        z0_h[i0 * L + l];
     }
   }
-  // %575 = contract f64[128] -> v5
+  // %593 = contract f64[128] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1452,14 +1559,14 @@ extern "C" void ode_rnn_step(const void* /*ctx*/, double /*t*/, double h, const 
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %577 = tanh f64[128] -> v4
+  // %595 = tanh f64[128] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v5[i0 * L + l]);
     }
   }
-  // %578 = contract f64[128] -> v5
+  // %596 = contract f64[128] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1485,14 +1592,14 @@ extern "C" void ode_rnn_step(const void* /*ctx*/, double /*t*/, double h, const 
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %580 = tanh f64[128] -> v4
+  // %598 = tanh f64[128] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = vm::tanh(v5[i0 * L + l] + f_layer1_bias[i0]);
+      v4[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v5[i0 * L + l]);
     }
   }
-  // %581 = contract f64[128] -> v5
+  // %599 = contract f64[128] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1518,25 +1625,26 @@ extern "C" void ode_rnn_step(const void* /*ctx*/, double /*t*/, double h, const 
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %582 = add f64[128] -> v4
+  // %600 = add f64[128] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = v5[i0 * L + l] + f_layer2_bias[i0];
     }
   }
-  // %592 = add f64[128] -> v5
+  // %612 = add f64[128] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = (((v4[i0 * L + l] * (-0.29080933f)) +
-                         (((v0[i0 * L + l] * (-11.595794f)) + (v1[i0 * L + l] * 2.9525986f)) +
-                          (v3[i0 * L + l] * 9.822893f))) *
+      v5[i0 * L + l] = (((v4[i0 * L + l] * (-0.27353132f)) +
+                         (((v2[i0 * L + l] * 8.906423f) +
+                           ((v1[i0 * L + l] * 2.8462753f) + (v0[i0 * L + l] * (-10.757576f)))) +
+                          (v3[i0 * L + l] * 0.2784091f))) *
                         T(h)) +
                        z0_h[i0 * L + l];
     }
   }
-  // %593 = contract f64[128] -> v6
+  // %613 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1556,20 +1664,20 @@ extern "C" void ode_rnn_step(const void* /*ctx*/, double /*t*/, double h, const 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %595 = tanh f64[128] -> v5
+  // %615 = tanh f64[128] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v6[i0 * L + l]);
+      v5[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v0[i0 * L + l]);
     }
   }
-  // %596 = contract f64[128] -> v6
+  // %616 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1589,20 +1697,20 @@ extern "C" void ode_rnn_step(const void* /*ctx*/, double /*t*/, double h, const 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %598 = tanh f64[128] -> v5
+  // %618 = tanh f64[128] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v6[i0 * L + l]);
+      v5[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v0[i0 * L + l]);
     }
   }
-  // %599 = contract f64[128] -> v6
+  // %619 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1622,117 +1730,6 @@ extern "C" void ode_rnn_step(const void* /*ctx*/, double /*t*/, double h, const 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %600 = add f64[128] -> v5
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v6[i0 * L + l] + f_layer2_bias[i0];
-    }
-  }
-  // %612 = add f64[128] -> v6
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = (((v5[i0 * L + l] * (-0.27353132f)) +
-                         (((v3[i0 * L + l] * 8.906423f) +
-                           ((v1[i0 * L + l] * 2.8462753f) + (v0[i0 * L + l] * (-10.757576f)))) +
-                          (v4[i0 * L + l] * 0.2784091f))) *
-                        T(h)) +
-                       z0_h[i0 * L + l];
-    }
-  }
-  // %613 = contract f64[128] -> v0
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v6[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %615 = tanh f64[128] -> v6
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v0[i0 * L + l]);
-    }
-  }
-  // %616 = contract f64[128] -> v0
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v6[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %618 = tanh f64[128] -> v6
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v0[i0 * L + l]);
-    }
-  }
-  // %619 = contract f64[128] -> v0
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v6[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
       v0[(i0 * 4) * L + l] = acc0_v[l];
       v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
@@ -1744,9 +1741,9 @@ extern "C" void ode_rnn_step(const void* /*ctx*/, double /*t*/, double h, const 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       z1_h[i0 * L + l] = ((((f_layer2_bias[i0] + v0[i0 * L + l]) * 0.13095239f) +
-                           ((((v1[i0 * L + l] * 0.091145836f) + (v3[i0 * L + l] * 0.4492363f)) +
-                             (v4[i0 * L + l] * 0.6510417f)) +
-                            (v5[i0 * L + l] * (-0.3223762f)))) *
+                           ((((v1[i0 * L + l] * 0.091145836f) + (v2[i0 * L + l] * 0.4492363f)) +
+                             (v3[i0 * L + l] * 0.6510417f)) +
+                            (v4[i0 * L + l] * (-0.3223762f)))) *
                           T(h)) +
                          z0_h[i0 * L + l];
     }
@@ -1782,46 +1779,43 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4096);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8192);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12288);
-  T* __restrict u4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16384);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16448);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20544);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24640);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28736);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32832);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36928);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41024);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45120);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49216);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53312);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57408);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61504);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65600);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69696);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73792);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77888);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 81984);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86080);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 90176);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94272);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 98368);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102464);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 106560);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 110656);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 114752);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 118848);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 122944);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 127040);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 131136);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 135232);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 139328);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 143424);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 147520);
-  T* __restrict u38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 151616);
-  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 151680);
-  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 155776);
-  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 159872);
-  T* __restrict v42 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 163968);
-  T* __restrict v43 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 168064);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16384);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20480);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24576);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28672);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32768);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36864);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40960);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45056);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49152);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53248);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57344);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61440);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65536);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69632);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73728);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77824);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 81920);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86016);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 90112);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94208);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 98304);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102400);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 106496);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 110592);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 114688);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 118784);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 122880);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 126976);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 131072);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 135168);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 139264);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 143360);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 147456);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 151552);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 155648);
+  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 159744);
+  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 163840);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -1932,16 +1926,14 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
       v3[i0 * L + l] = f_layer2_bias[i0] + v0[i0 * L + l];
     }
   }
-  // %198 = mul f64[] -> u4
-  u4[0] = T(h) * 0.2f;
   // %489 = add f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = z0_h[i0 * L + l] + (v3[i0 * L + l] * u4[0]);
+      v0[i0 * L + l] = z0_h[i0 * L + l] + (v3[i0 * L + l] * (T(h) * 0.2f));
     }
   }
-  // %547 = contract f64[128] -> v5
+  // %547 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1961,1735 +1953,20 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %549 = tanh f64[128] -> v6
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v5[i0 * L + l]);
-    }
-  }
-  // %550 = contract f64[128] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v6[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %552 = tanh f64[128] -> v7
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v5[i0 * L + l]);
-    }
-  }
-  // %553 = contract f64[128] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v7[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %554 = add f64[128] -> v8
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = f_layer2_bias[i0] + v5[i0 * L + l];
-    }
-  }
-  // %558 = add f64[128] -> v5
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] =
-          (((v8[i0 * L + l] * 0.225f) + (v3[i0 * L + l] * 0.075f)) * T(h)) + z0_h[i0 * L + l];
-    }
-  }
-  // %559 = contract f64[128] -> v9
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v5[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %561 = tanh f64[128] -> v10
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v9[i0 * L + l]);
-    }
-  }
-  // %562 = contract f64[128] -> v9
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v10[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %564 = tanh f64[128] -> v11
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v9[i0 * L + l]);
-    }
-  }
-  // %565 = contract f64[128] -> v9
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v11[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %566 = add f64[128] -> v12
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = f_layer2_bias[i0] + v9[i0 * L + l];
-    }
-  }
-  // %574 = add f64[128] -> v9
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = ((((v3[i0 * L + l] * 0.9777778f) + (v8[i0 * L + l] * (-3.7333333f))) +
-                         (v12[i0 * L + l] * 3.5555556f)) *
-                        T(h)) +
-                       z0_h[i0 * L + l];
-    }
-  }
-  // %575 = contract f64[128] -> v13
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v9[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %577 = tanh f64[128] -> v14
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v13[i0 * L + l]);
-    }
-  }
-  // %578 = contract f64[128] -> v13
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v14[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v14[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v14[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v14[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %580 = tanh f64[128] -> v15
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = vm::tanh(v13[i0 * L + l] + f_layer1_bias[i0]);
-    }
-  }
-  // %581 = contract f64[128] -> v13
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v15[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %582 = add f64[128] -> v16
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v13[i0 * L + l] + f_layer2_bias[i0];
-    }
-  }
-  // %592 = add f64[128] -> v13
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = (((v16[i0 * L + l] * (-0.29080933f)) +
-                          (((v8[i0 * L + l] * (-11.595794f)) + (v3[i0 * L + l] * 2.9525986f)) +
-                           (v12[i0 * L + l] * 9.822893f))) *
-                         T(h)) +
-                        z0_h[i0 * L + l];
-    }
-  }
-  // %593 = contract f64[128] -> v17
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v13[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %595 = tanh f64[128] -> v18
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v17[i0 * L + l]);
-    }
-  }
-  // %596 = contract f64[128] -> v17
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v18[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v18[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v18[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v18[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %598 = tanh f64[128] -> v19
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v17[i0 * L + l]);
-    }
-  }
-  // %343 = mul f64[128] -> v17
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = z1_bar_h[i0 * L + l] * T(h);
-    }
-  }
-  // %599 = contract f64[128] -> v20
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v19[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v19[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v19[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v19[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %612 = add f64[128] -> v21
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = ((((v20[i0 * L + l] + f_layer2_bias[i0]) * (-0.27353132f)) +
-                          (((v12[i0 * L + l] * 8.906423f) +
-                            ((v3[i0 * L + l] * 2.8462753f) + (v8[i0 * L + l] * (-10.757576f)))) +
-                           (v16[i0 * L + l] * 0.2784091f))) *
-                         T(h)) +
-                        z0_h[i0 * L + l];
-    }
-  }
-  // %613 = contract f64[128] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v21[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v21[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v21[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v21[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %615 = tanh f64[128] -> v8
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v3[i0 * L + l]);
-    }
-  }
-  // %616 = contract f64[128] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v8[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %618 = tanh f64[128] -> v12
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v3[i0 * L + l]);
-    }
-  }
-  // %344 = mul f64[128] -> v3
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v17[i0 * L + l] * 0.13095239f;
-    }
-  }
-  // %346 = contract f64[128] -> v16
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v3[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %951 = mul f64[128] -> v20
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = (1.0f - square(v12[i0 * L + l])) * v16[i0 * L + l];
-    }
-  }
-  // %952 = contract f64[128] -> v16
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v20[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v20[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v20[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v20[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %953 = mul f64[128] -> v22
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v16[i0 * L + l] * (1.0f - square(v8[i0 * L + l]));
-    }
-  }
-  // %954 = contract f64[128] -> v16
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v22[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v22[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v22[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v22[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %955 = mul f64[128] -> v23
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = v16[i0 * L + l] * T(h);
-    }
-  }
-  // %960 = add f64[128] -> v24
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = (v17[i0 * L + l] * (-0.3223762f)) + (v23[i0 * L + l] * (-0.27353132f));
-    }
-  }
-  // %961 = contract f64[128] -> v25
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v24[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v24[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v24[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v24[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %962 = mul f64[128] -> v26
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = (1.0f - square(v19[i0 * L + l])) * v25[i0 * L + l];
-    }
-  }
-  // %963 = contract f64[128] -> v25
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v26[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v26[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v26[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v26[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %966 = mul f64[128] -> v27
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = v25[i0 * L + l] * (1.0f - square(v18[i0 * L + l]));
-    }
-  }
-  // %967 = contract f64[128] -> v25
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v27[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v27[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v27[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v27[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %968 = mul f64[128] -> v28
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = v25[i0 * L + l] * T(h);
-    }
-  }
-  // %971 = add f64[128] -> v29
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = ((v28[i0 * L + l] * (-0.29080933f)) + (v23[i0 * L + l] * 0.2784091f)) +
-                        (v17[i0 * L + l] * 0.6510417f);
-    }
-  }
-  // %972 = contract f64[128] -> v30
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v29[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v29[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v29[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v29[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 4) * L + l] = acc0_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %973 = mul f64[128] -> v31
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = (1.0f - square(v15[i0 * L + l])) * v30[i0 * L + l];
-    }
-  }
-  // %974 = contract f64[128] -> v30
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v31[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v31[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v31[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v31[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 4) * L + l] = acc0_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %977 = mul f64[128] -> v32
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] = (1.0f - square(v14[i0 * L + l])) * v30[i0 * L + l];
-    }
-  }
-  // %978 = contract f64[128] -> v30
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v32[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v32[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v32[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v32[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 4) * L + l] = acc0_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %979 = mul f64[128] -> v33
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = v30[i0 * L + l] * T(h);
-    }
-  }
-  // %985 = add f64[128] -> v34
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = (((v28[i0 * L + l] * 9.822893f) + (v23[i0 * L + l] * 8.906423f)) +
-                         (v33[i0 * L + l] * 3.5555556f)) +
-                        (v17[i0 * L + l] * 0.4492363f);
-    }
-  }
-  // %986 = contract f64[128] -> v35
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v34[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v34[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v34[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v34[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 4) * L + l] = acc0_v[l];
-      v35[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v35[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %989 = mul f64[128] -> v36
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v36[i0 * L + l] = v35[i0 * L + l] * (1.0f - square(v11[i0 * L + l]));
-    }
-  }
-  // %990 = contract f64[128] -> v35
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v36[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v36[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v36[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v36[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 4) * L + l] = acc0_v[l];
-      v35[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v35[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %991 = mul f64[128] -> v37
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v37[i0 * L + l] = v35[i0 * L + l] * (1.0f - square(v10[i0 * L + l]));
-    }
-  }
-  // %992 = contract f64[128] -> v35
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v37[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v37[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v37[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v37[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 4) * L + l] = acc0_v[l];
-      v35[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v35[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %799 = mul f64[] -> u38
-  u38[0] = T(h) * 0.225f;
-  // %1003 = add f64[128] -> v39
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v39[i0 * L + l] = (v35[i0 * L + l] * u38[0]) +
-                        (((v28[i0 * L + l] * (-11.595794f)) + (v23[i0 * L + l] * (-10.757576f))) +
-                         (v33[i0 * L + l] * (-3.7333333f)));
-    }
-  }
-  // %1004 = contract f64[128] -> v40
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v39[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v39[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v39[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v39[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v40[(i0 * 4) * L + l] = acc0_v[l];
-      v40[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v40[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v40[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1007 = mul f64[128] -> v41
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v41[i0 * L + l] = (1.0f - square(v7[i0 * L + l])) * v40[i0 * L + l];
-    }
-  }
-  // %1008 = contract f64[128] -> v40
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v41[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v41[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v41[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v41[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v40[(i0 * 4) * L + l] = acc0_v[l];
-      v40[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v40[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v40[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1011 = mul f64[128] -> v42
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v42[i0 * L + l] = (1.0f - square(v6[i0 * L + l])) * v40[i0 * L + l];
-    }
-  }
-  // %1012 = contract f64[128] -> v40
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v42[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v42[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v42[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v42[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v40[(i0 * 4) * L + l] = acc0_v[l];
-      v40[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v40[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v40[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %835 = mul f64[] -> u38
-  u38[0] = T(h) * 0.075f;
-  // %1023 = add f64[128] -> v43
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v43[i0 * L + l] = (v40[i0 * L + l] * u4[0]) +
-                        (((((v23[i0 * L + l] * 2.8462753f) + (v28[i0 * L + l] * 2.9525986f)) +
-                           (v33[i0 * L + l] * 0.9777778f)) +
-                          (v17[i0 * L + l] * 0.091145836f)) +
-                         (v35[i0 * L + l] * u38[0]));
-    }
-  }
-  // %1024 = contract f64[128] -> v17
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v43[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v43[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v43[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v43[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1025 = mul f64[128] -> v23
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = (1.0f - square(v2[i0 * L + l])) * v17[i0 * L + l];
-    }
-  }
-  // %1026 = contract f64[128] -> v17
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v23[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v23[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v23[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v23[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1027 = mul f64[128] -> v28
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = (1.0f - square(v1[i0 * L + l])) * v17[i0 * L + l];
-    }
-  }
-  // %1028 = contract f64[128] -> v17
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v28[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v28[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v28[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v28[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1029 = add f64[128] -> d.h
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      z0_bar_h[i0 * L + l] +=
-          (v40[i0 * L + l] +
-           (v35[i0 * L + l] +
-            (v30[i0 * L + l] + ((v16[i0 * L + l] + z1_bar_h[i0 * L + l]) + v25[i0 * L + l])))) +
-          v17[i0 * L + l];
-    }
-  }
-  // %1040 = add f64[128,128] -> d.f.layer0.weight
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      {
-        T sum[L];
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v28[i0 * L + l] * z0_h[i1 * L + l]) +
-                   ((v0[i1 * L + l] * v42[i0 * L + l]) +
-                    ((v37[i0 * L + l] * v5[i1 * L + l]) +
-                     (((v22[i0 * L + l] * v21[i1 * L + l]) + (v13[i1 * L + l] * v27[i0 * L + l])) +
-                      (v9[i1 * L + l] * v32[i0 * L + l]))));
-        }
-        theta_bar_f_layer0_weight[i0 * 128 + i1] += lane_sum<L>(sum);
-      }
-    }
-  }
-  // %1045 = add f64[128] -> d.f.layer0.bias
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((v37[i0 * L + l] + ((v22[i0 * L + l] + v27[i0 * L + l]) + v32[i0 * L + l])) +
-                  v42[i0 * L + l]) +
-                 v28[i0 * L + l];
-      }
-      theta_bar_f_layer0_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %1056 = add f64[128,128] -> d.f.layer1.weight
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      {
-        T sum[L];
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v6[i1 * L + l] * v41[i0 * L + l]) +
-                    ((v10[i1 * L + l] * v36[i0 * L + l]) +
-                     (((v20[i0 * L + l] * v8[i1 * L + l]) + (v26[i0 * L + l] * v18[i1 * L + l])) +
-                      (v14[i1 * L + l] * v31[i0 * L + l])))) +
-                   (v23[i0 * L + l] * v1[i1 * L + l]);
-        }
-        theta_bar_f_layer1_weight[i0 * 128 + i1] += lane_sum<L>(sum);
-      }
-    }
-  }
-  // %1061 = add f64[128] -> d.f.layer1.bias
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (((v31[i0 * L + l] + (v20[i0 * L + l] + v26[i0 * L + l])) + v36[i0 * L + l]) +
-                  v41[i0 * L + l]) +
-                 v23[i0 * L + l];
-      }
-      theta_bar_f_layer1_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %1072 = add f64[128,128] -> d.f.layer2.weight
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      {
-        T sum[L];
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v39[i0 * L + l] * v7[i1 * L + l]) +
-                    ((v11[i1 * L + l] * v34[i0 * L + l]) +
-                     (((v24[i0 * L + l] * v19[i1 * L + l]) + (v3[i0 * L + l] * v12[i1 * L + l])) +
-                      (v29[i0 * L + l] * v15[i1 * L + l])))) +
-                   (v43[i0 * L + l] * v2[i1 * L + l]);
-        }
-        theta_bar_f_layer2_weight[i0 * 128 + i1] += lane_sum<L>(sum);
-      }
-    }
-  }
-  // %1077 = add f64[128] -> d.f.layer2.bias
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v43[i0 * L + l] +
-                 (v39[i0 * L + l] +
-                  ((v29[i0 * L + l] + (v24[i0 * L + l] + v3[i0 * L + l])) + v34[i0 * L + l]));
-      }
-      theta_bar_f_layer2_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-}
-
-/// step_adaptive: runtime/abi.h's plastic_step_adaptive_fn.
-extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double h,
-                                      const void* z0_ptr, const void* theta_ptr,
-                                      const void* /*u_stages*/, const void* k_first_ptr,
-                                      void* z1_ptr, void* err_ptr, void* k_last_ptr,
-                                      void* scratch) {
-  const T* __restrict z0 = static_cast<const T*>(z0_ptr);
-  const T* z0_h = z0;
-  const T* __restrict theta = static_cast<const T*>(theta_ptr);
-  const T* f_layer0_weight = theta;
-  const T* f_layer0_bias = theta + 16384;
-  const T* f_layer1_weight = theta + 16512;
-  const T* f_layer1_bias = theta + 32896;
-  const T* f_layer2_weight = theta + 33024;
-  const T* f_layer2_bias = theta + 49408;
-  const T* __restrict k_first = static_cast<const T*>(k_first_ptr);
-  const T* k_first_h = k_first;
-  T* __restrict z1 = static_cast<T*>(z1_ptr);
-  T* z1_h = z1;
-  T* __restrict err = static_cast<T*>(err_ptr);
-  T* err_h = err;
-  T* __restrict k_last = static_cast<T*>(k_last_ptr);
-  T* __restrict u0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4160);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8256);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12352);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16448);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20544);
-  T acc0_v[L] = {};
-  T acc1_v[L] = {};
-  T acc2_v[L] = {};
-  T acc3_v[L] = {};
-  // ode_rnn.field.step.dopri5.fsal: 142 nodes
-  // %198 = mul f64[] -> u0
-  u0[0] = T(h) * 0.2f;
-  // %2745 = add f64[128] -> v1
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = z0_h[i0 * L + l] + (k_first_h[i0 * L + l] * u0[0]);
-    }
-  }
-  // %2799 = contract f64[128] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2801 = tanh f64[128] -> v1
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v2[i0 * L + l]);
-    }
-  }
-  // %2802 = contract f64[128] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2804 = tanh f64[128] -> v1
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = vm::tanh(v2[i0 * L + l] + f_layer1_bias[i0]);
-    }
-  }
-  // %2805 = contract f64[128] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2806 = add f64[128] -> v1
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = f_layer2_bias[i0] + v2[i0 * L + l];
-    }
-  }
-  // %2812 = add f64[128] -> v2
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = z0_h[i0 * L + l] +
-                       (((k_first_h[i0 * L + l] * 0.075f) + (v1[i0 * L + l] * 0.225f)) * T(h));
-    }
-  }
-  // %2813 = contract f64[128] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2815 = tanh f64[128] -> v2
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v3[i0 * L + l]);
-    }
-  }
-  // %2816 = contract f64[128] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2818 = tanh f64[128] -> v2
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v3[i0 * L + l]);
-    }
-  }
-  // %2819 = contract f64[128] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2820 = add f64[128] -> v2
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = f_layer2_bias[i0] + v3[i0 * L + l];
-    }
-  }
-  // %2824 = add f64[128] -> v3
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (((v2[i0 * L + l] * 3.5555556f) + ((v1[i0 * L + l] * (-3.7333333f)) +
-                                                          (k_first_h[i0 * L + l] * 0.9777778f))) *
-                        T(h)) +
-                       z0_h[i0 * L + l];
-    }
-  }
-  // %2825 = contract f64[128] -> v4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v3[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
       v4[(i0 * 4) * L + l] = acc0_v[l];
       v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2827 = tanh f64[128] -> v3
+  // %549 = tanh f64[128] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v4[i0 * L + l]);
+      v5[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v4[i0 * L + l]);
     }
   }
-  // %2828 = contract f64[128] -> v4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v3[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2830 = tanh f64[128] -> v3
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = vm::tanh(v4[i0 * L + l] + f_layer1_bias[i0]);
-    }
-  }
-  // %2831 = contract f64[128] -> v4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v3[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2832 = add f64[128] -> v3
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = f_layer2_bias[i0] + v4[i0 * L + l];
-    }
-  }
-  // %2846 = add f64[128] -> v4
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = z0_h[i0 * L + l] +
-                       ((((v2[i0 * L + l] * 9.822893f) + ((v1[i0 * L + l] * (-11.595794f)) +
-                                                          (k_first_h[i0 * L + l] * 2.9525986f))) +
-                         (v3[i0 * L + l] * (-0.29080933f))) *
-                        T(h));
-    }
-  }
-  // %2847 = contract f64[128] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2849 = tanh f64[128] -> v4
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v5[i0 * L + l]);
-    }
-  }
-  // %2850 = contract f64[128] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2852 = tanh f64[128] -> v4
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = vm::tanh(v5[i0 * L + l] + f_layer1_bias[i0]);
-    }
-  }
-  // %2853 = contract f64[128] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2854 = add f64[128] -> v4
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = f_layer2_bias[i0] + v5[i0 * L + l];
-    }
-  }
-  // %2858 = add f64[128] -> v5
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] =
-          (((v4[i0 * L + l] * (-0.27353132f)) +
-            ((v3[i0 * L + l] * 0.2784091f) +
-             (((v1[i0 * L + l] * (-10.757576f)) + (k_first_h[i0 * L + l] * 2.8462753f)) +
-              (v2[i0 * L + l] * 8.906423f)))) *
-           T(h)) +
-          z0_h[i0 * L + l];
-    }
-  }
-  // %2859 = contract f64[128] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v5[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2861 = tanh f64[128] -> v5
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v1[i0 * L + l]);
-    }
-  }
-  // %2862 = contract f64[128] -> v1
+  // %550 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3709,464 +1986,20 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2864 = tanh f64[128] -> v5
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = vm::tanh(v1[i0 * L + l] + f_layer1_bias[i0]);
-    }
-  }
-  // %2865 = contract f64[128] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v5[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2866 = add f64[128] -> v5
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = f_layer2_bias[i0] + v1[i0 * L + l];
-    }
-  }
-  // %2876 = add f64[128] -> h
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      z1_h[i0 * L + l] =
-          z0_h[i0 * L + l] +
-          (((v5[i0 * L + l] * 0.13095239f) +
-            (((v3[i0 * L + l] * 0.6510417f) +
-              ((v2[i0 * L + l] * 0.4492363f) + (k_first_h[i0 * L + l] * 0.091145836f))) +
-             (v4[i0 * L + l] * (-0.3223762f)))) *
-           T(h));
-    }
-  }
-  // %2877 = contract f64[128] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], z1_h[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], z1_h[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], z1_h[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], z1_h[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2879 = tanh f64[128] -> v6
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v1[i0 * L + l]);
-    }
-  }
-  // %2880 = contract f64[128] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v6[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2882 = tanh f64[128] -> v6
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v1[i0 * L + l]);
-    }
-  }
-  // %2883 = contract f64[128] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v6[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2884 = add f64[128] -> v6
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = f_layer2_bias[i0] + v1[i0 * L + l];
-    }
-  }
-  // %2895 = mul f64[128] -> err.h
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      err_h[i0 * L + l] =
-          ((v6[i0 * L + l] * (-0.025f)) +
-           ((v5[i0 * L + l] * 0.041904762f) +
-            ((v4[i0 * L + l] * (-0.0508638f)) +
-             (((k_first_h[i0 * L + l] * 0.0012326388f) + (v2[i0 * L + l] * (-0.0042527704f))) +
-              (v3[i0 * L + l] * 0.036979165f))))) *
-          T(h);
-    }
-  }
-  if (k_last) {
-    // output k_last.h = %2884
-    for (int64_t i0 = 0; i0 < 128; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        k_last[i0 * L + l] = v6[i0 * L + l];
-      }
-    }
-  }
-}
-
-/// adjoint_step: runtime/abi.h's plastic_adjoint_step_fn.
-extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h,
-                                     const void* z0_ptr, const void* a0_ptr, const void* theta_ptr,
-                                     const void* /*u_stages*/, void* z1_ptr, void* a1_ptr,
-                                     void* dtheta_ptr, void* err_ptr, void* dtheta_err_ptr,
-                                     void* scratch) {
-  const T* __restrict z0 = static_cast<const T*>(z0_ptr);
-  const T* z0_h = z0;
-  const T* __restrict a0 = static_cast<const T*>(a0_ptr);
-  const T* __restrict theta = static_cast<const T*>(theta_ptr);
-  const T* f_layer0_weight = theta;
-  const T* f_layer0_bias = theta + 16384;
-  const T* f_layer1_weight = theta + 16512;
-  const T* f_layer1_bias = theta + 32896;
-  const T* f_layer2_weight = theta + 33024;
-  const T* f_layer2_bias = theta + 49408;
-  T* __restrict z1 = static_cast<T*>(z1_ptr);
-  T* z1_h = z1;
-  T* __restrict a1 = static_cast<T*>(a1_ptr);
-  T* __restrict dtheta = static_cast<T*>(dtheta_ptr);
-  T* dtheta_f_layer0_weight = dtheta;
-  T* dtheta_f_layer0_bias = dtheta + 16384;
-  T* dtheta_f_layer1_weight = dtheta + 16512;
-  T* dtheta_f_layer1_bias = dtheta + 32896;
-  T* dtheta_f_layer2_weight = dtheta + 33024;
-  T* dtheta_f_layer2_bias = dtheta + 49408;
-  T* dtheta_cell_input_map_weight = dtheta + 49536;
-  T* dtheta_cell_input_map_bias = dtheta + 56064;
-  T* dtheta_cell_hidden_map_weight = dtheta + 56448;
-  T* dtheta_cell_hidden_map_bias = dtheta + 105600;
-  T* dtheta_dec_weight = dtheta + 105984;
-  T* dtheta_dec_bias = dtheta + 108160;
-  T* __restrict err = static_cast<T*>(err_ptr);
-  T* __restrict dtheta_err = static_cast<T*>(dtheta_err_ptr);
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4096);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8192);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12288);
-  T* __restrict u4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16384);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16448);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20544);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24640);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28736);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32832);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36928);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41024);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45120);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49216);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53312);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57408);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61504);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65600);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69696);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73792);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77888);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 81984);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86080);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 90176);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94272);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 98368);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102464);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 106560);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 110656);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 114752);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 118848);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 122944);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 127040);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 131136);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 135232);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 139328);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 143424);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 147520);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 151616);
-  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 155712);
-  T* __restrict u40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 159808);
-  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 159872);
-  T* __restrict u42 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 163968);
-  T* __restrict v43 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 164032);
-  T* __restrict u44 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 168128);
-  T* __restrict v45 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 168192);
-  T* __restrict u46 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 172288);
-  T* __restrict v47 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 172352);
-  T acc0_v[L] = {};
-  T acc1_v[L] = {};
-  T acc2_v[L] = {};
-  T acc3_v[L] = {};
-  // theta span = 0, then += lane sums of the step's parameter quadrature
-  for (int64_t i = 0; i < 49536; ++i) {
-    dtheta[i] = 0.0f;
-  }
-  // theta span = 0, then += lane sums of the step's parameter quadrature
-  for (int64_t i = 0; i < 49536; ++i) {
-    dtheta_err[i] = 0.0f;
-  }
-  // ode_rnn.field.adjoint.step.dopri5: 470 nodes
-  // %2 = contract f64[128] -> v0
-  // ode_rnn.ode:38: flow h' = f(h)                                           # Eq. 9
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], z0_h[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], z0_h[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], z0_h[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], z0_h[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %5 = tanh f64[128] -> v1
-  // ode_rnn.ode:5: # (h_n = phi([x_n, u_n])), the ODE-RNN of Rubanova, Chen & Duvenaud (2019)
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = vm::tanh(v0[i0 * L + l] + f_layer0_bias[i0]);
-    }
-  }
-  // %7 = contract f64[128] -> v0
-  // ode_rnn.ode:5: # (h_n = phi([x_n, u_n])), the ODE-RNN of Rubanova, Chen & Duvenaud (2019)
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %10 = tanh f64[128] -> v2
-  // ode_rnn.ode:5: # (h_n = phi([x_n, u_n])), the ODE-RNN of Rubanova, Chen & Duvenaud (2019)
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v0[i0 * L + l]);
-    }
-  }
-  // %12 = contract f64[128] -> v0
-  // ode_rnn.ode:5: # (h_n = phi([x_n, u_n])), the ODE-RNN of Rubanova, Chen & Duvenaud (2019)
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %14 = add f64[128] -> v3
-  // ode_rnn.ode:5: # (h_n = phi([x_n, u_n])), the ODE-RNN of Rubanova, Chen & Duvenaud (2019)
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = f_layer2_bias[i0] + v0[i0 * L + l];
-    }
-  }
-  // %198 = mul f64[] -> u4
-  u4[0] = T(h) * 0.2f;
-  // %489 = add f64[128] -> v0
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = z0_h[i0 * L + l] + (v3[i0 * L + l] * u4[0]);
-    }
-  }
-  // %547 = contract f64[128] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %549 = tanh f64[128] -> v0
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v5[i0 * L + l]);
-    }
-  }
-  // %550 = contract f64[128] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %552 = tanh f64[128] -> v6
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v5[i0 * L + l]);
+      v6[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v4[i0 * L + l]);
     }
   }
-  // %553 = contract f64[128] -> v5
+  // %553 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4186,24 +2019,24 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %554 = add f64[128] -> v7
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = f_layer2_bias[i0] + v5[i0 * L + l];
+      v7[i0 * L + l] = f_layer2_bias[i0] + v4[i0 * L + l];
     }
   }
-  // %558 = add f64[128] -> v5
+  // %558 = add f64[128] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] =
+      v4[i0 * L + l] =
           (((v7[i0 * L + l] * 0.225f) + (v3[i0 * L + l] * 0.075f)) * T(h)) + z0_h[i0 * L + l];
     }
   }
@@ -4219,10 +2052,10 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -4518,18 +2351,11 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %600 = add f64[128] -> v19
+  // %612 = add f64[128] -> v19
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = v16[i0 * L + l] + f_layer2_bias[i0];
-    }
-  }
-  // %612 = add f64[128] -> v16
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = (((v19[i0 * L + l] * (-0.27353132f)) +
+      v19[i0 * L + l] = ((((v16[i0 * L + l] + f_layer2_bias[i0]) * (-0.27353132f)) +
                           (((v11[i0 * L + l] * 8.906423f) +
                             ((v3[i0 * L + l] * 2.8462753f) + (v7[i0 * L + l] * (-10.757576f)))) +
                            (v15[i0 * L + l] * 0.2784091f))) *
@@ -4537,7 +2363,7 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
                         z0_h[i0 * L + l];
     }
   }
-  // %613 = contract f64[128] -> v7
+  // %613 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4549,28 +2375,28 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v16[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v16[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v16[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v16[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v19[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v19[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v19[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v19[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %615 = tanh f64[128] -> v20
+  // %615 = tanh f64[128] -> v7
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v7[i0 * L + l]);
+      v7[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v3[i0 * L + l]);
     }
   }
-  // %616 = contract f64[128] -> v7
+  // %616 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4582,28 +2408,35 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v20[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v20[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v20[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v20[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v7[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %618 = tanh f64[128] -> v21
+  // %618 = tanh f64[128] -> v11
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v7[i0 * L + l]);
+      v11[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v3[i0 * L + l]);
     }
   }
-  // %619 = contract f64[128] -> v7
+  // %344 = mul f64[128] -> v3
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = (z1_bar_h[i0 * L + l] * T(h)) * 0.13095239f;
+    }
+  }
+  // %346 = contract f64[128] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4615,41 +2448,28 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v21[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v21[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v21[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v21[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v3[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %620 = add f64[128] -> v22
+  // %951 = mul f64[128] -> v16
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = f_layer2_bias[i0] + v7[i0 * L + l];
+      v16[i0 * L + l] = (1.0f - square(v11[i0 * L + l])) * v15[i0 * L + l];
     }
   }
-  // %624 = add f64[128] -> h
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      z1_h[i0 * L + l] = (((v22[i0 * L + l] * 0.13095239f) +
-                           ((((v3[i0 * L + l] * 0.091145836f) + (v11[i0 * L + l] * 0.4492363f)) +
-                             (v15[i0 * L + l] * 0.6510417f)) +
-                            (v19[i0 * L + l] * (-0.3223762f)))) *
-                          T(h)) +
-                         z0_h[i0 * L + l];
-    }
-  }
-  // %96 = contract f64[128] -> v7
-  // ode_rnn.ode:5: # (h_n = phi([x_n, u_n])), the ODE-RNN of Rubanova, Chen & Duvenaud (2019)
+  // %952 = contract f64[128] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4661,30 +2481,95 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], a0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], a0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], a0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], a0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v16[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v16[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v16[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v16[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %97 = mul f64[128] -> v23
-  // ode_rnn.ode:5: # (h_n = phi([x_n, u_n])), the ODE-RNN of Rubanova, Chen & Duvenaud (2019)
+  // %953 = mul f64[128] -> v20
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = v7[i0 * L + l] * (1.0f - square(v2[i0 * L + l]));
+      v20[i0 * L + l] = v15[i0 * L + l] * (1.0f - square(v7[i0 * L + l]));
     }
   }
-  // %99 = contract f64[128] -> v7
-  // ode_rnn.ode:5: # (h_n = phi([x_n, u_n])), the ODE-RNN of Rubanova, Chen & Duvenaud (2019)
+  // %954 = contract f64[128] -> v15
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v20[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v20[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v20[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v20[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %960 = add f64[128] -> v21
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = ((z1_bar_h[i0 * L + l] * T(h)) * (-0.3223762f)) +
+                        ((v15[i0 * L + l] * T(h)) * (-0.27353132f));
+    }
+  }
+  // %961 = contract f64[128] -> v22
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v21[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v21[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v21[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v21[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[(i0 * 4) * L + l] = acc0_v[l];
+      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %962 = mul f64[128] -> v23
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[i0 * L + l] = (1.0f - square(v18[i0 * L + l])) * v22[i0 * L + l];
+    }
+  }
+  // %963 = contract f64[128] -> v22
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4704,22 +2589,20 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 4) * L + l] = acc0_v[l];
+      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %100 = mul f64[128] -> v24
-  // ode_rnn.ode:5: # (h_n = phi([x_n, u_n])), the ODE-RNN of Rubanova, Chen & Duvenaud (2019)
+  // %966 = mul f64[128] -> v24
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = (1.0f - square(v1[i0 * L + l])) * v7[i0 * L + l];
+      v24[i0 * L + l] = v22[i0 * L + l] * (1.0f - square(v17[i0 * L + l]));
     }
   }
-  // %102 = contract f64[128] -> v7
-  // ode_rnn.ode:38: flow h' = f(h)                                           # Eq. 9
+  // %967 = contract f64[128] -> v22
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4739,20 +2622,22 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 4) * L + l] = acc0_v[l];
+      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1717 = sub f64[128] -> v25
+  // %971 = add f64[128] -> v25
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = a0[i0 * L + l] - (v7[i0 * L + l] * u4[0]);
+      v25[i0 * L + l] =
+          (((v22[i0 * L + l] * T(h)) * (-0.29080933f)) + ((v15[i0 * L + l] * T(h)) * 0.2784091f)) +
+          ((z1_bar_h[i0 * L + l] * T(h)) * 0.6510417f);
     }
   }
-  // %2153 = contract f64[128] -> v26
+  // %972 = contract f64[128] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4778,14 +2663,14 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2154 = mul f64[128] -> v25
+  // %973 = mul f64[128] -> v27
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v26[i0 * L + l] * (1.0f - square(v6[i0 * L + l]));
+      v27[i0 * L + l] = (1.0f - square(v14[i0 * L + l])) * v26[i0 * L + l];
     }
   }
-  // %2155 = contract f64[128] -> v6
+  // %974 = contract f64[128] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4797,28 +2682,28 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v25[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v25[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v25[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v25[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v27[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v27[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v27[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v27[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v26[(i0 * 4) * L + l] = acc0_v[l];
+      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2156 = mul f64[128] -> v25
+  // %977 = mul f64[128] -> v28
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v6[i0 * L + l] * (1.0f - square(v0[i0 * L + l]));
+      v28[i0 * L + l] = (1.0f - square(v13[i0 * L + l])) * v26[i0 * L + l];
     }
   }
-  // %2157 = contract f64[128] -> v0
+  // %978 = contract f64[128] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4830,29 +2715,31 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v25[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v25[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v25[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v25[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v28[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v28[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v28[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v28[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v26[(i0 * 4) * L + l] = acc0_v[l];
+      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2162 = add f64[128] -> v6
+  // %985 = add f64[128] -> v29
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] =
-          a0[i0 * L + l] + (((-(v0[i0 * L + l] * 0.225f)) - (v7[i0 * L + l] * 0.075f)) * T(h));
+      v29[i0 * L + l] =
+          ((((v22[i0 * L + l] * T(h)) * 9.822893f) + ((v15[i0 * L + l] * T(h)) * 8.906423f)) +
+           ((v26[i0 * L + l] * T(h)) * 3.5555556f)) +
+          ((z1_bar_h[i0 * L + l] * T(h)) * 0.4492363f);
     }
   }
-  // %2163 = contract f64[128] -> v25
+  // %986 = contract f64[128] -> v30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4864,28 +2751,28 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v29[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v29[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v29[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v29[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 4) * L + l] = acc0_v[l];
+      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2164 = mul f64[128] -> v26
+  // %989 = mul f64[128] -> v31
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = v25[i0 * L + l] * (1.0f - square(v10[i0 * L + l]));
+      v31[i0 * L + l] = v30[i0 * L + l] * (1.0f - square(v10[i0 * L + l]));
     }
   }
-  // %2165 = contract f64[128] -> v25
+  // %990 = contract f64[128] -> v30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4897,28 +2784,28 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v26[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v26[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v26[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v26[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v31[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v31[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v31[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v31[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 4) * L + l] = acc0_v[l];
+      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2166 = mul f64[128] -> v27
+  // %991 = mul f64[128] -> v32
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = (1.0f - square(v9[i0 * L + l])) * v25[i0 * L + l];
+      v32[i0 * L + l] = v30[i0 * L + l] * (1.0f - square(v9[i0 * L + l]));
     }
   }
-  // %2167 = contract f64[128] -> v25
+  // %992 = contract f64[128] -> v30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4930,31 +2817,31 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v27[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v27[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v27[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v27[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v32[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v32[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v32[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v32[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 4) * L + l] = acc0_v[l];
-      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 4) * L + l] = acc0_v[l];
+      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2176 = add f64[128] -> v28
+  // %1003 = add f64[128] -> v33
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] =
-          a0[i0 * L + l] + ((((-(v7[i0 * L + l] * 0.9777778f)) - (v0[i0 * L + l] * (-3.7333333f))) -
-                             (v25[i0 * L + l] * 3.5555556f)) *
-                            T(h));
+      v33[i0 * L + l] =
+          (v30[i0 * L + l] * (T(h) * 0.225f)) + ((((v22[i0 * L + l] * T(h)) * (-11.595794f)) +
+                                                  ((v15[i0 * L + l] * T(h)) * (-10.757576f))) +
+                                                 ((v26[i0 * L + l] * T(h)) * (-3.7333333f)));
     }
   }
-  // %2177 = contract f64[128] -> v29
+  // %1004 = contract f64[128] -> v34
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4966,28 +2853,28 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v28[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v28[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v28[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v28[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v33[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v33[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v33[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v33[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[(i0 * 4) * L + l] = acc0_v[l];
-      v29[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v29[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v29[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 4) * L + l] = acc0_v[l];
+      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2178 = mul f64[128] -> v30
+  // %1007 = mul f64[128] -> v35
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = v29[i0 * L + l] * (1.0f - square(v14[i0 * L + l]));
+      v35[i0 * L + l] = (1.0f - square(v6[i0 * L + l])) * v34[i0 * L + l];
     }
   }
-  // %2179 = contract f64[128] -> v29
+  // %1008 = contract f64[128] -> v34
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4999,28 +2886,28 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v30[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v30[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v30[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v30[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v35[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v35[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v35[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v35[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[(i0 * 4) * L + l] = acc0_v[l];
-      v29[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v29[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v29[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 4) * L + l] = acc0_v[l];
+      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2180 = mul f64[128] -> v31
+  // %1011 = mul f64[128] -> v36
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = v29[i0 * L + l] * (1.0f - square(v13[i0 * L + l]));
+      v36[i0 * L + l] = (1.0f - square(v5[i0 * L + l])) * v34[i0 * L + l];
     }
   }
-  // %2181 = contract f64[128] -> v29
+  // %1012 = contract f64[128] -> v34
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5032,32 +2919,33 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v31[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v31[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v31[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v31[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v36[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v36[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v36[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v36[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[(i0 * 4) * L + l] = acc0_v[l];
-      v29[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v29[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v29[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 4) * L + l] = acc0_v[l];
+      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2191 = add f64[128] -> v32
+  // %1023 = add f64[128] -> v37
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] = a0[i0 * L + l] +
-                        (((((-(v7[i0 * L + l] * 2.9525986f)) - (v0[i0 * L + l] * (-11.595794f))) -
-                           (v25[i0 * L + l] * 9.822893f)) -
-                          (v29[i0 * L + l] * (-0.29080933f))) *
-                         T(h));
+      v37[i0 * L + l] =
+          (v34[i0 * L + l] * (T(h) * 0.2f)) +
+          ((((((v15[i0 * L + l] * T(h)) * 2.8462753f) + ((v22[i0 * L + l] * T(h)) * 2.9525986f)) +
+             ((v26[i0 * L + l] * T(h)) * 0.9777778f)) +
+            ((z1_bar_h[i0 * L + l] * T(h)) * 0.091145836f)) +
+           (v30[i0 * L + l] * (T(h) * 0.075f)));
     }
   }
-  // %2192 = contract f64[128] -> v33
+  // %1024 = contract f64[128] -> v38
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5069,28 +2957,28 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v32[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v32[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v32[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v32[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v37[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v37[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v37[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v37[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[(i0 * 4) * L + l] = acc0_v[l];
-      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 4) * L + l] = acc0_v[l];
+      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2193 = mul f64[128] -> v34
+  // %1025 = mul f64[128] -> v39
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = v33[i0 * L + l] * (1.0f - square(v18[i0 * L + l]));
+      v39[i0 * L + l] = (1.0f - square(v2[i0 * L + l])) * v38[i0 * L + l];
     }
   }
-  // %2194 = contract f64[128] -> v33
+  // %1026 = contract f64[128] -> v38
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5102,28 +2990,28 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v34[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v34[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v34[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v34[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v39[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v39[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v39[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v39[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[(i0 * 4) * L + l] = acc0_v[l];
-      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 4) * L + l] = acc0_v[l];
+      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2195 = mul f64[128] -> v35
+  // %1027 = mul f64[128] -> v40
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v35[i0 * L + l] = v33[i0 * L + l] * (1.0f - square(v17[i0 * L + l]));
+      v40[i0 * L + l] = (1.0f - square(v1[i0 * L + l])) * v38[i0 * L + l];
     }
   }
-  // %2196 = contract f64[128] -> v33
+  // %1028 = contract f64[128] -> v38
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5135,33 +3023,164 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v35[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v35[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v35[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v35[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v40[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v40[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v40[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v40[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[(i0 * 4) * L + l] = acc0_v[l];
-      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v38[(i0 * 4) * L + l] = acc0_v[l];
+      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2208 = add f64[128] -> v36
+  // %1029 = add f64[128] -> d.h
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v36[i0 * L + l] =
-          a0[i0 * L + l] + ((((((v0[i0 * L + l] * 10.757576f) - (v7[i0 * L + l] * 2.8462753f)) -
-                               (v25[i0 * L + l] * 8.906423f)) -
-                              (v29[i0 * L + l] * 0.2784091f)) -
-                             (v33[i0 * L + l] * (-0.27353132f))) *
-                            T(h));
+      z0_bar_h[i0 * L + l] +=
+          (v34[i0 * L + l] +
+           (v30[i0 * L + l] +
+            (v26[i0 * L + l] + ((v15[i0 * L + l] + z1_bar_h[i0 * L + l]) + v22[i0 * L + l])))) +
+          v38[i0 * L + l];
     }
   }
-  // %2209 = contract f64[128] -> v0
+  // %1040 = add f64[128,128] -> d.f.layer0.weight
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = (v40[i0 * L + l] * z0_h[i1 * L + l]) +
+                   ((v0[i1 * L + l] * v36[i0 * L + l]) +
+                    ((v32[i0 * L + l] * v4[i1 * L + l]) +
+                     (((v20[i0 * L + l] * v19[i1 * L + l]) + (v12[i1 * L + l] * v24[i0 * L + l])) +
+                      (v8[i1 * L + l] * v28[i0 * L + l]))));
+        }
+        theta_bar_f_layer0_weight[i0 * 128 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %1045 = add f64[128] -> d.f.layer0.bias
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = ((v32[i0 * L + l] + ((v20[i0 * L + l] + v24[i0 * L + l]) + v28[i0 * L + l])) +
+                  v36[i0 * L + l]) +
+                 v40[i0 * L + l];
+      }
+      theta_bar_f_layer0_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %1056 = add f64[128,128] -> d.f.layer1.weight
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = ((v5[i1 * L + l] * v35[i0 * L + l]) +
+                    ((v9[i1 * L + l] * v31[i0 * L + l]) +
+                     (((v16[i0 * L + l] * v7[i1 * L + l]) + (v23[i0 * L + l] * v17[i1 * L + l])) +
+                      (v13[i1 * L + l] * v27[i0 * L + l])))) +
+                   (v39[i0 * L + l] * v1[i1 * L + l]);
+        }
+        theta_bar_f_layer1_weight[i0 * 128 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %1061 = add f64[128] -> d.f.layer1.bias
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = (((v27[i0 * L + l] + (v16[i0 * L + l] + v23[i0 * L + l])) + v31[i0 * L + l]) +
+                  v35[i0 * L + l]) +
+                 v39[i0 * L + l];
+      }
+      theta_bar_f_layer1_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %1072 = add f64[128,128] -> d.f.layer2.weight
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = ((v33[i0 * L + l] * v6[i1 * L + l]) +
+                    ((v10[i1 * L + l] * v29[i0 * L + l]) +
+                     (((v21[i0 * L + l] * v18[i1 * L + l]) + (v3[i0 * L + l] * v11[i1 * L + l])) +
+                      (v25[i0 * L + l] * v14[i1 * L + l])))) +
+                   (v37[i0 * L + l] * v2[i1 * L + l]);
+        }
+        theta_bar_f_layer2_weight[i0 * 128 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %1077 = add f64[128] -> d.f.layer2.bias
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = v37[i0 * L + l] +
+                 (v33[i0 * L + l] +
+                  ((v25[i0 * L + l] + (v21[i0 * L + l] + v3[i0 * L + l])) + v29[i0 * L + l]));
+      }
+      theta_bar_f_layer2_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+}
+
+/// step_adaptive: runtime/abi.h's plastic_step_adaptive_fn.
+extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double h,
+                                      const void* z0_ptr, const void* theta_ptr,
+                                      const void* /*u_stages*/, const void* k_first_ptr,
+                                      void* z1_ptr, void* err_ptr, void* k_last_ptr,
+                                      void* scratch) {
+  const T* __restrict z0 = static_cast<const T*>(z0_ptr);
+  const T* z0_h = z0;
+  const T* __restrict theta = static_cast<const T*>(theta_ptr);
+  const T* f_layer0_weight = theta;
+  const T* f_layer0_bias = theta + 16384;
+  const T* f_layer1_weight = theta + 16512;
+  const T* f_layer1_bias = theta + 32896;
+  const T* f_layer2_weight = theta + 33024;
+  const T* f_layer2_bias = theta + 49408;
+  const T* __restrict k_first = static_cast<const T*>(k_first_ptr);
+  const T* k_first_h = k_first;
+  T* __restrict z1 = static_cast<T*>(z1_ptr);
+  T* z1_h = z1;
+  T* __restrict err = static_cast<T*>(err_ptr);
+  T* err_h = err;
+  T* __restrict k_last = static_cast<T*>(k_last_ptr);
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4096);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8192);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12288);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16384);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20480);
+  T acc0_v[L] = {};
+  T acc1_v[L] = {};
+  T acc2_v[L] = {};
+  T acc3_v[L] = {};
+  // ode_rnn.field.step.dopri5.fsal: 142 nodes
+  // %2745 = add f64[128] -> v0
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = z0_h[i0 * L + l] + (k_first_h[i0 * L + l] * (T(h) * 0.2f));
+    }
+  }
+  // %2799 = contract f64[128] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5173,28 +3192,28 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v36[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v36[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v36[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v36[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 4) * L + l] = acc0_v[l];
+      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2210 = mul f64[128] -> v37
+  // %2801 = tanh f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v37[i0 * L + l] = (1.0f - square(v21[i0 * L + l])) * v0[i0 * L + l];
+      v0[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v1[i0 * L + l]);
     }
   }
-  // %2211 = contract f64[128] -> v0
+  // %2802 = contract f64[128] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5206,28 +3225,28 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v37[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v37[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v37[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v37[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 4) * L + l] = acc0_v[l];
+      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2212 = mul f64[128] -> v38
+  // %2804 = tanh f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[i0 * L + l] = v0[i0 * L + l] * (1.0f - square(v20[i0 * L + l]));
+      v0[i0 * L + l] = vm::tanh(v1[i0 * L + l] + f_layer1_bias[i0]);
     }
   }
-  // %2213 = contract f64[128] -> v0
+  // %2805 = contract f64[128] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5239,271 +3258,479 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v38[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v38[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v38[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v38[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 4) * L + l] = acc0_v[l];
+      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2217 = add f64[128] -> a.h
+  // %2806 = add f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      a1[i0 * L + l] = a0[i0 * L + l] +
-                       ((((((-(v25[i0 * L + l] * 0.4492363f)) - (v7[i0 * L + l] * 0.091145836f)) -
-                           (v29[i0 * L + l] * 0.6510417f)) -
-                          (v33[i0 * L + l] * (-0.3223762f))) -
-                         (v0[i0 * L + l] * 0.13095239f)) *
+      v0[i0 * L + l] = f_layer2_bias[i0] + v1[i0 * L + l];
+    }
+  }
+  // %2812 = add f64[128] -> v1
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = z0_h[i0 * L + l] +
+                       (((k_first_h[i0 * L + l] * 0.075f) + (v0[i0 * L + l] * 0.225f)) * T(h));
+    }
+  }
+  // %2813 = contract f64[128] -> v2
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2815 = tanh f64[128] -> v1
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v2[i0 * L + l]);
+    }
+  }
+  // %2816 = contract f64[128] -> v2
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2818 = tanh f64[128] -> v1
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v2[i0 * L + l]);
+    }
+  }
+  // %2819 = contract f64[128] -> v2
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2820 = add f64[128] -> v1
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = f_layer2_bias[i0] + v2[i0 * L + l];
+    }
+  }
+  // %2824 = add f64[128] -> v2
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = (((v1[i0 * L + l] * 3.5555556f) + ((v0[i0 * L + l] * (-3.7333333f)) +
+                                                          (k_first_h[i0 * L + l] * 0.9777778f))) *
+                        T(h)) +
+                       z0_h[i0 * L + l];
+    }
+  }
+  // %2825 = contract f64[128] -> v3
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2827 = tanh f64[128] -> v2
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v3[i0 * L + l]);
+    }
+  }
+  // %2828 = contract f64[128] -> v3
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2830 = tanh f64[128] -> v2
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = vm::tanh(v3[i0 * L + l] + f_layer1_bias[i0]);
+    }
+  }
+  // %2831 = contract f64[128] -> v3
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2832 = add f64[128] -> v2
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = f_layer2_bias[i0] + v3[i0 * L + l];
+    }
+  }
+  // %2846 = add f64[128] -> v3
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = z0_h[i0 * L + l] +
+                       ((((v1[i0 * L + l] * 9.822893f) + ((v0[i0 * L + l] * (-11.595794f)) +
+                                                          (k_first_h[i0 * L + l] * 2.9525986f))) +
+                         (v2[i0 * L + l] * (-0.29080933f))) *
                         T(h));
     }
   }
-  // %722 = mul f64[] -> u4
-  u4[0] = T(h) * 0.3223762f;
-  // %2218 = contract f64[128] -> v39
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
+  // %2847 = contract f64[128] -> v4
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v39[i0 * L + l] = v12[i0 * L + l] * u4[0];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
     }
-  }
-  // %779 = mul f64[] -> u40
-  u40[0] = T(h) * 0.4492363f;
-  // %2220 = contract f64[128] -> v41
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v41[i0 * L + l] = v27[i0 * L + l] * u40[0];
-    }
-  }
-  // %847 = mul f64[] -> u42
-  u42[0] = T(h) * 0.091145836f;
-  // %1824 = contract f64[128] -> v43
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v43[i0 * L + l] = z0_h[i0 * L + l] * u42[0];
-    }
-  }
-  // %752 = mul f64[] -> u44
-  u44[0] = T(h) * 0.6510417f;
-  // %2224 = contract f64[128] -> v45
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v45[i0 * L + l] = v8[i0 * L + l] * u44[0];
-    }
-  }
-  // %703 = mul f64[] -> u46
-  u46[0] = T(h) * 0.13095239f;
-  // %2228 = contract f64[128] -> v47
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v47[i0 * L + l] = v38[i0 * L + l] * u46[0];
-    }
-  }
-  // %2230 = sub f64[128,128] -> adj.f.layer0.weight
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
-      {
-        T sum[L];
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v35[i0 * L + l] * v39[i1 * L + l]) +
-                    (((-(v5[i1 * L + l] * v41[i0 * L + l])) - (v43[i1 * L + l] * v24[i0 * L + l])) -
-                     (v31[i0 * L + l] * v45[i1 * L + l]))) -
-                   (v16[i1 * L + l] * v47[i0 * L + l]);
-        }
-        dtheta_f_layer0_weight[i0 * 128 + i1] += lane_sum<L>(sum);
-      }
-    }
-  }
-  // %2240 = mul f64[128] -> adj.f.layer0.bias
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    {
-      T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (((((-(v27[i0 * L + l] * 0.4492363f)) - (v24[i0 * L + l] * 0.091145836f)) -
-                    (v31[i0 * L + l] * 0.6510417f)) -
-                   (v35[i0 * L + l] * (-0.3223762f))) -
-                  (v38[i0 * L + l] * 0.13095239f)) *
-                 T(h);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v3[i1 * L + l], acc3_v[l]);
       }
-      dtheta_f_layer0_bias[i0] += lane_sum<L>(sum);
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2243 = contract f64[128] -> v39
+  // %2849 = tanh f64[128] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v39[i0 * L + l] = v26[i0 * L + l] * u40[0];
+      v3[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v4[i0 * L + l]);
     }
   }
-  // %1862 = contract f64[128] -> v41
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
+  // %2850 = contract f64[128] -> v4
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v41[i0 * L + l] = v1[i0 * L + l] * u42[0];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
     }
-  }
-  // %2247 = contract f64[128] -> v43
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v43[i0 * L + l] = v13[i0 * L + l] * u44[0];
-    }
-  }
-  // %2241 = contract f64[128] -> v45
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v45[i0 * L + l] = v34[i0 * L + l] * u4[0];
-    }
-  }
-  // %2251 = contract f64[128] -> v47
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v47[i0 * L + l] = v37[i0 * L + l] * u46[0];
-    }
-  }
-  // %2253 = sub f64[128,128] -> adj.f.layer1.weight
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
-      {
-        T sum[L];
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((((-(v9[i1 * L + l] * v39[i0 * L + l])) - (v41[i1 * L + l] * v23[i0 * L + l])) -
-                     (v30[i0 * L + l] * v43[i1 * L + l])) +
-                    (v17[i1 * L + l] * v45[i0 * L + l])) -
-                   (v47[i0 * L + l] * v20[i1 * L + l]);
-        }
-        dtheta_f_layer1_weight[i0 * 128 + i1] += lane_sum<L>(sum);
-      }
-    }
-  }
-  // %2263 = mul f64[128] -> adj.f.layer1.bias
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    {
-      T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (((((-(v26[i0 * L + l] * 0.4492363f)) - (v23[i0 * L + l] * 0.091145836f)) -
-                    (v30[i0 * L + l] * 0.6510417f)) -
-                   (v34[i0 * L + l] * (-0.3223762f))) -
-                  (v37[i0 * L + l] * 0.13095239f)) *
-                 T(h);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v3[i1 * L + l], acc3_v[l]);
       }
-      dtheta_f_layer1_bias[i0] += lane_sum<L>(sum);
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2266 = contract f64[128] -> v39
+  // %2852 = tanh f64[128] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v39[i0 * L + l] = v6[i0 * L + l] * u40[0];
+      v3[i0 * L + l] = vm::tanh(v4[i0 * L + l] + f_layer1_bias[i0]);
     }
   }
-  // %1911 = contract f64[128] -> v41
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
+  // %2853 = contract f64[128] -> v4
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v41[i0 * L + l] = a0[i0 * L + l] * u42[0];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
     }
-  }
-  // %2270 = contract f64[128] -> v43
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v43[i0 * L + l] = v14[i0 * L + l] * u44[0];
-    }
-  }
-  // %2264 = contract f64[128] -> v45
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v45[i0 * L + l] = v32[i0 * L + l] * u4[0];
-    }
-  }
-  // %2274 = contract f64[128] -> v47
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v47[i0 * L + l] = v36[i0 * L + l] * u46[0];
-    }
-  }
-  // %2276 = sub f64[128,128] -> adj.f.layer2.weight
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
-      {
-        T sum[L];
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((((-(v39[i0 * L + l] * v10[i1 * L + l])) - (v41[i0 * L + l] * v2[i1 * L + l])) -
-                     (v43[i1 * L + l] * v28[i0 * L + l])) +
-                    (v45[i0 * L + l] * v18[i1 * L + l])) -
-                   (v47[i0 * L + l] * v21[i1 * L + l]);
-        }
-        dtheta_f_layer2_weight[i0 * 128 + i1] += lane_sum<L>(sum);
-      }
-    }
-  }
-  // %2286 = mul f64[128] -> adj.f.layer2.bias
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    {
-      T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (((((-(v6[i0 * L + l] * 0.4492363f)) - (a0[i0 * L + l] * 0.091145836f)) -
-                    (v28[i0 * L + l] * 0.6510417f)) -
-                   (v32[i0 * L + l] * (-0.3223762f))) -
-                  (v36[i0 * L + l] * 0.13095239f)) *
-                 T(h);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v3[i1 * L + l], acc3_v[l]);
       }
-      dtheta_f_layer2_bias[i0] += lane_sum<L>(sum);
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1709 = mul f64[] -> u4
-  u4[0] = T(h) * 0.0f;
-  // %1710 = broadcast f64[384,17] -> adj.cell.input_map.weight, err.adj.cell.input_map.weight
-  for (int64_t i0 = 0; i0 < 6528; ++i0) {
-    dtheta_cell_input_map_weight[i0] += u4[0] * 8.0f;
-    dtheta_err[i0 + 49536] += u4[0] * 8.0f;
+  // %2854 = add f64[128] -> v3
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = f_layer2_bias[i0] + v4[i0 * L + l];
+    }
   }
-  // %1711 = broadcast f64[384] -> adj.cell.input_map.bias, adj.cell.hidden_map.bias,
-  // err.adj.cell.input_map.bias, err.adj.cell.hidden_map.bias
-  for (int64_t i0 = 0; i0 < 384; ++i0) {
-    dtheta_cell_input_map_bias[i0] += u4[0] * 8.0f;
-    dtheta_cell_hidden_map_bias[i0] += u4[0] * 8.0f;
-    dtheta_err[i0 + 56064] += u4[0] * 8.0f;
-    dtheta_err[i0 + 105600] += u4[0] * 8.0f;
+  // %2858 = add f64[128] -> v4
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] =
+          (((v3[i0 * L + l] * (-0.27353132f)) +
+            ((v2[i0 * L + l] * 0.2784091f) +
+             (((v0[i0 * L + l] * (-10.757576f)) + (k_first_h[i0 * L + l] * 2.8462753f)) +
+              (v1[i0 * L + l] * 8.906423f)))) *
+           T(h)) +
+          z0_h[i0 * L + l];
+    }
   }
-  // %1712 = broadcast f64[384,128] -> adj.cell.hidden_map.weight, err.adj.cell.hidden_map.weight
-  for (int64_t i0 = 0; i0 < 49152; ++i0) {
-    dtheta_cell_hidden_map_weight[i0] += u4[0] * 8.0f;
-    dtheta_err[i0 + 56448] += u4[0] * 8.0f;
+  // %2859 = contract f64[128] -> v0
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
   }
-  // %1713 = broadcast f64[17,128] -> adj.dec.weight, err.adj.dec.weight
-  for (int64_t i0 = 0; i0 < 2176; ++i0) {
-    dtheta_dec_weight[i0] += u4[0] * 8.0f;
-    dtheta_err[i0 + 105984] += u4[0] * 8.0f;
+  // %2861 = tanh f64[128] -> v4
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v0[i0 * L + l]);
+    }
   }
-  // %1714 = broadcast f64[17] -> adj.dec.bias, err.adj.dec.bias
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
-    dtheta_dec_bias[i0] += u4[0] * 8.0f;
-    dtheta_err[i0 + 108160] += u4[0] * 8.0f;
+  // %2862 = contract f64[128] -> v0
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
   }
-  // %633 = contract f64[128] -> v39
+  // %2864 = tanh f64[128] -> v4
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = vm::tanh(v0[i0 * L + l] + f_layer1_bias[i0]);
+    }
+  }
+  // %2865 = contract f64[128] -> v0
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2866 = add f64[128] -> v4
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = f_layer2_bias[i0] + v0[i0 * L + l];
+    }
+  }
+  // %2876 = add f64[128] -> h
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      z1_h[i0 * L + l] =
+          z0_h[i0 * L + l] +
+          (((v4[i0 * L + l] * 0.13095239f) +
+            (((v2[i0 * L + l] * 0.6510417f) +
+              ((v1[i0 * L + l] * 0.4492363f) + (k_first_h[i0 * L + l] * 0.091145836f))) +
+             (v3[i0 * L + l] * (-0.3223762f)))) *
+           T(h));
+    }
+  }
+  // %2877 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5523,20 +3750,20 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v39[(i0 * 4) * L + l] = acc0_v[l];
-      v39[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v39[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v39[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %635 = tanh f64[128] -> v41
+  // %2879 = tanh f64[128] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v41[i0 * L + l] = vm::tanh(v39[i0 * L + l] + f_layer0_bias[i0]);
+      v5[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v0[i0 * L + l]);
     }
   }
-  // %636 = contract f64[128] -> v39
+  // %2880 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5548,28 +3775,28 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v41[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v41[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v41[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v41[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v5[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v39[(i0 * 4) * L + l] = acc0_v[l];
-      v39[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v39[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v39[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %638 = tanh f64[128] -> v43
+  // %2882 = tanh f64[128] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v43[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v39[i0 * L + l]);
+      v5[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v0[i0 * L + l]);
     }
   }
-  // %639 = contract f64[128] -> v39
+  // %2883 = contract f64[128] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5581,18 +3808,1630 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v43[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v43[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v43[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v43[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v5[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v39[(i0 * 4) * L + l] = acc0_v[l];
-      v39[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v39[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v39[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2884 = add f64[128] -> v5
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = f_layer2_bias[i0] + v0[i0 * L + l];
+    }
+  }
+  // %2895 = mul f64[128] -> err.h
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      err_h[i0 * L + l] =
+          ((v5[i0 * L + l] * (-0.025f)) +
+           ((v4[i0 * L + l] * 0.041904762f) +
+            ((v3[i0 * L + l] * (-0.0508638f)) +
+             (((k_first_h[i0 * L + l] * 0.0012326388f) + (v1[i0 * L + l] * (-0.0042527704f))) +
+              (v2[i0 * L + l] * 0.036979165f))))) *
+          T(h);
+    }
+  }
+  if (k_last) {
+    // output k_last.h = %2884
+    for (int64_t i0 = 0; i0 < 128; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        k_last[i0 * L + l] = v5[i0 * L + l];
+      }
+    }
+  }
+}
+
+/// adjoint_step: runtime/abi.h's plastic_adjoint_step_fn.
+extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h,
+                                     const void* z0_ptr, const void* a0_ptr, const void* theta_ptr,
+                                     const void* /*u_stages*/, void* z1_ptr, void* a1_ptr,
+                                     void* dtheta_ptr, void* err_ptr, void* dtheta_err_ptr,
+                                     void* scratch) {
+  const T* __restrict z0 = static_cast<const T*>(z0_ptr);
+  const T* z0_h = z0;
+  const T* __restrict a0 = static_cast<const T*>(a0_ptr);
+  const T* __restrict theta = static_cast<const T*>(theta_ptr);
+  const T* f_layer0_weight = theta;
+  const T* f_layer0_bias = theta + 16384;
+  const T* f_layer1_weight = theta + 16512;
+  const T* f_layer1_bias = theta + 32896;
+  const T* f_layer2_weight = theta + 33024;
+  const T* f_layer2_bias = theta + 49408;
+  T* __restrict z1 = static_cast<T*>(z1_ptr);
+  T* z1_h = z1;
+  T* __restrict a1 = static_cast<T*>(a1_ptr);
+  T* __restrict dtheta = static_cast<T*>(dtheta_ptr);
+  T* dtheta_f_layer0_weight = dtheta;
+  T* dtheta_f_layer0_bias = dtheta + 16384;
+  T* dtheta_f_layer1_weight = dtheta + 16512;
+  T* dtheta_f_layer1_bias = dtheta + 32896;
+  T* dtheta_f_layer2_weight = dtheta + 33024;
+  T* dtheta_f_layer2_bias = dtheta + 49408;
+  T* dtheta_cell_input_map_weight = dtheta + 49536;
+  T* dtheta_cell_input_map_bias = dtheta + 56064;
+  T* dtheta_cell_hidden_map_weight = dtheta + 56448;
+  T* dtheta_cell_hidden_map_bias = dtheta + 105600;
+  T* dtheta_dec_weight = dtheta + 105984;
+  T* dtheta_dec_bias = dtheta + 108160;
+  T* __restrict err = static_cast<T*>(err_ptr);
+  T* __restrict dtheta_err = static_cast<T*>(dtheta_err_ptr);
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4096);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8192);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12288);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16384);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20480);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24576);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28672);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32768);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36864);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40960);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45056);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49152);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53248);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57344);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61440);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65536);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69632);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73728);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77824);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 81920);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86016);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 90112);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94208);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 98304);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102400);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 106496);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 110592);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 114688);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 118784);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 122880);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 126976);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 131072);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 135168);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 139264);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 143360);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 147456);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 151552);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 155648);
+  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 159744);
+  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 163840);
+  T acc0_v[L] = {};
+  T acc1_v[L] = {};
+  T acc2_v[L] = {};
+  T acc3_v[L] = {};
+  // theta span = 0, then += lane sums of the step's parameter quadrature
+  for (int64_t i = 0; i < 49536; ++i) {
+    dtheta[i] = 0.0f;
+  }
+  // theta span = 0, then += lane sums of the step's parameter quadrature
+  for (int64_t i = 0; i < 49536; ++i) {
+    dtheta_err[i] = 0.0f;
+  }
+  // ode_rnn.field.adjoint.step.dopri5: 470 nodes
+  // %2 = contract f64[128] -> v0
+  // ode_rnn.ode:38: flow h' = f(h)                                           # Eq. 9
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], z0_h[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], z0_h[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], z0_h[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], z0_h[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %5 = tanh f64[128] -> v1
+  // ode_rnn.ode:5: # (h_n = phi([x_n, u_n])), the ODE-RNN of Rubanova, Chen & Duvenaud (2019)
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = vm::tanh(v0[i0 * L + l] + f_layer0_bias[i0]);
+    }
+  }
+  // %7 = contract f64[128] -> v0
+  // ode_rnn.ode:5: # (h_n = phi([x_n, u_n])), the ODE-RNN of Rubanova, Chen & Duvenaud (2019)
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %10 = tanh f64[128] -> v2
+  // ode_rnn.ode:5: # (h_n = phi([x_n, u_n])), the ODE-RNN of Rubanova, Chen & Duvenaud (2019)
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v0[i0 * L + l]);
+    }
+  }
+  // %12 = contract f64[128] -> v0
+  // ode_rnn.ode:5: # (h_n = phi([x_n, u_n])), the ODE-RNN of Rubanova, Chen & Duvenaud (2019)
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %14 = add f64[128] -> v3
+  // ode_rnn.ode:5: # (h_n = phi([x_n, u_n])), the ODE-RNN of Rubanova, Chen & Duvenaud (2019)
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = f_layer2_bias[i0] + v0[i0 * L + l];
+    }
+  }
+  // %489 = add f64[128] -> v0
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = z0_h[i0 * L + l] + (v3[i0 * L + l] * (T(h) * 0.2f));
+    }
+  }
+  // %547 = contract f64[128] -> v4
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %549 = tanh f64[128] -> v0
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v4[i0 * L + l]);
+    }
+  }
+  // %550 = contract f64[128] -> v4
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %552 = tanh f64[128] -> v5
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v4[i0 * L + l]);
+    }
+  }
+  // %553 = contract f64[128] -> v4
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v5[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %554 = add f64[128] -> v6
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = f_layer2_bias[i0] + v4[i0 * L + l];
+    }
+  }
+  // %558 = add f64[128] -> v4
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] =
+          (((v6[i0 * L + l] * 0.225f) + (v3[i0 * L + l] * 0.075f)) * T(h)) + z0_h[i0 * L + l];
+    }
+  }
+  // %559 = contract f64[128] -> v7
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v4[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %561 = tanh f64[128] -> v8
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v7[i0 * L + l]);
+    }
+  }
+  // %562 = contract f64[128] -> v7
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v8[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %564 = tanh f64[128] -> v9
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v7[i0 * L + l]);
+    }
+  }
+  // %565 = contract f64[128] -> v7
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v9[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %566 = add f64[128] -> v10
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = f_layer2_bias[i0] + v7[i0 * L + l];
+    }
+  }
+  // %574 = add f64[128] -> v7
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = ((((v3[i0 * L + l] * 0.9777778f) + (v6[i0 * L + l] * (-3.7333333f))) +
+                         (v10[i0 * L + l] * 3.5555556f)) *
+                        T(h)) +
+                       z0_h[i0 * L + l];
+    }
+  }
+  // %575 = contract f64[128] -> v11
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v7[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %577 = tanh f64[128] -> v12
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v11[i0 * L + l]);
+    }
+  }
+  // %578 = contract f64[128] -> v11
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v12[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %580 = tanh f64[128] -> v13
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = vm::tanh(v11[i0 * L + l] + f_layer1_bias[i0]);
+    }
+  }
+  // %581 = contract f64[128] -> v11
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v13[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v13[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v13[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %582 = add f64[128] -> v14
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = v11[i0 * L + l] + f_layer2_bias[i0];
+    }
+  }
+  // %592 = add f64[128] -> v11
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = (((v14[i0 * L + l] * (-0.29080933f)) +
+                          (((v6[i0 * L + l] * (-11.595794f)) + (v3[i0 * L + l] * 2.9525986f)) +
+                           (v10[i0 * L + l] * 9.822893f))) *
+                         T(h)) +
+                        z0_h[i0 * L + l];
+    }
+  }
+  // %593 = contract f64[128] -> v15
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v11[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %595 = tanh f64[128] -> v16
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v15[i0 * L + l]);
+    }
+  }
+  // %596 = contract f64[128] -> v15
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v16[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v16[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v16[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v16[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %598 = tanh f64[128] -> v17
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v15[i0 * L + l]);
+    }
+  }
+  // %599 = contract f64[128] -> v15
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v17[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v17[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v17[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v17[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %600 = add f64[128] -> v18
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = v15[i0 * L + l] + f_layer2_bias[i0];
+    }
+  }
+  // %612 = add f64[128] -> v15
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = (((v18[i0 * L + l] * (-0.27353132f)) +
+                          (((v10[i0 * L + l] * 8.906423f) +
+                            ((v3[i0 * L + l] * 2.8462753f) + (v6[i0 * L + l] * (-10.757576f)))) +
+                           (v14[i0 * L + l] * 0.2784091f))) *
+                         T(h)) +
+                        z0_h[i0 * L + l];
+    }
+  }
+  // %613 = contract f64[128] -> v6
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v15[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v15[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v15[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v15[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %615 = tanh f64[128] -> v19
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v6[i0 * L + l]);
+    }
+  }
+  // %616 = contract f64[128] -> v6
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v19[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v19[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v19[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v19[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %618 = tanh f64[128] -> v20
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v6[i0 * L + l]);
+    }
+  }
+  // %619 = contract f64[128] -> v6
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v20[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v20[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v20[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v20[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %620 = add f64[128] -> v21
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = f_layer2_bias[i0] + v6[i0 * L + l];
+    }
+  }
+  // %624 = add f64[128] -> h
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      z1_h[i0 * L + l] = (((v21[i0 * L + l] * 0.13095239f) +
+                           ((((v3[i0 * L + l] * 0.091145836f) + (v10[i0 * L + l] * 0.4492363f)) +
+                             (v14[i0 * L + l] * 0.6510417f)) +
+                            (v18[i0 * L + l] * (-0.3223762f)))) *
+                          T(h)) +
+                         z0_h[i0 * L + l];
+    }
+  }
+  // %96 = contract f64[128] -> v6
+  // ode_rnn.ode:5: # (h_n = phi([x_n, u_n])), the ODE-RNN of Rubanova, Chen & Duvenaud (2019)
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], a0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], a0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], a0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], a0[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %97 = mul f64[128] -> v22
+  // ode_rnn.ode:5: # (h_n = phi([x_n, u_n])), the ODE-RNN of Rubanova, Chen & Duvenaud (2019)
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[i0 * L + l] = v6[i0 * L + l] * (1.0f - square(v2[i0 * L + l]));
+    }
+  }
+  // %99 = contract f64[128] -> v6
+  // ode_rnn.ode:5: # (h_n = phi([x_n, u_n])), the ODE-RNN of Rubanova, Chen & Duvenaud (2019)
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v22[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v22[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v22[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v22[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %100 = mul f64[128] -> v23
+  // ode_rnn.ode:5: # (h_n = phi([x_n, u_n])), the ODE-RNN of Rubanova, Chen & Duvenaud (2019)
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[i0 * L + l] = (1.0f - square(v1[i0 * L + l])) * v6[i0 * L + l];
+    }
+  }
+  // %102 = contract f64[128] -> v6
+  // ode_rnn.ode:38: flow h' = f(h)                                           # Eq. 9
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v23[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v23[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v23[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v23[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1717 = sub f64[128] -> v24
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[i0 * L + l] = a0[i0 * L + l] - (v6[i0 * L + l] * (T(h) * 0.2f));
+    }
+  }
+  // %2153 = contract f64[128] -> v25
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v24[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v24[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v24[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v24[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[(i0 * 4) * L + l] = acc0_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2154 = mul f64[128] -> v24
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[i0 * L + l] = v25[i0 * L + l] * (1.0f - square(v5[i0 * L + l]));
+    }
+  }
+  // %2155 = contract f64[128] -> v5
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v24[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v24[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v24[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v24[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2156 = mul f64[128] -> v24
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[i0 * L + l] = v5[i0 * L + l] * (1.0f - square(v0[i0 * L + l]));
+    }
+  }
+  // %2157 = contract f64[128] -> v0
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v24[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v24[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v24[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v24[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2162 = add f64[128] -> v5
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] =
+          a0[i0 * L + l] + (((-(v0[i0 * L + l] * 0.225f)) - (v6[i0 * L + l] * 0.075f)) * T(h));
+    }
+  }
+  // %2163 = contract f64[128] -> v24
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v5[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2164 = mul f64[128] -> v25
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[i0 * L + l] = v24[i0 * L + l] * (1.0f - square(v9[i0 * L + l]));
+    }
+  }
+  // %2165 = contract f64[128] -> v24
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v25[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v25[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v25[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v25[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2166 = mul f64[128] -> v26
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v26[i0 * L + l] = (1.0f - square(v8[i0 * L + l])) * v24[i0 * L + l];
+    }
+  }
+  // %2167 = contract f64[128] -> v24
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v26[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v26[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v26[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v26[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2176 = add f64[128] -> v27
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v27[i0 * L + l] =
+          a0[i0 * L + l] + ((((-(v6[i0 * L + l] * 0.9777778f)) - (v0[i0 * L + l] * (-3.7333333f))) -
+                             (v24[i0 * L + l] * 3.5555556f)) *
+                            T(h));
+    }
+  }
+  // %2177 = contract f64[128] -> v28
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v27[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v27[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v27[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v27[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[(i0 * 4) * L + l] = acc0_v[l];
+      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2178 = mul f64[128] -> v29
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v29[i0 * L + l] = v28[i0 * L + l] * (1.0f - square(v13[i0 * L + l]));
+    }
+  }
+  // %2179 = contract f64[128] -> v28
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v29[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v29[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v29[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v29[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[(i0 * 4) * L + l] = acc0_v[l];
+      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2180 = mul f64[128] -> v30
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[i0 * L + l] = v28[i0 * L + l] * (1.0f - square(v12[i0 * L + l]));
+    }
+  }
+  // %2181 = contract f64[128] -> v28
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v30[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v30[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v30[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v30[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[(i0 * 4) * L + l] = acc0_v[l];
+      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2191 = add f64[128] -> v31
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v31[i0 * L + l] = a0[i0 * L + l] +
+                        (((((-(v6[i0 * L + l] * 2.9525986f)) - (v0[i0 * L + l] * (-11.595794f))) -
+                           (v24[i0 * L + l] * 9.822893f)) -
+                          (v28[i0 * L + l] * (-0.29080933f))) *
+                         T(h));
+    }
+  }
+  // %2192 = contract f64[128] -> v32
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v31[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v31[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v31[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v31[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v32[(i0 * 4) * L + l] = acc0_v[l];
+      v32[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v32[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2193 = mul f64[128] -> v33
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v33[i0 * L + l] = v32[i0 * L + l] * (1.0f - square(v17[i0 * L + l]));
+    }
+  }
+  // %2194 = contract f64[128] -> v32
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v33[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v33[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v33[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v33[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v32[(i0 * 4) * L + l] = acc0_v[l];
+      v32[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v32[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2195 = mul f64[128] -> v34
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v34[i0 * L + l] = v32[i0 * L + l] * (1.0f - square(v16[i0 * L + l]));
+    }
+  }
+  // %2196 = contract f64[128] -> v32
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v34[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v34[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v34[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v34[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v32[(i0 * 4) * L + l] = acc0_v[l];
+      v32[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v32[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2208 = add f64[128] -> v35
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v35[i0 * L + l] =
+          a0[i0 * L + l] + ((((((v0[i0 * L + l] * 10.757576f) - (v6[i0 * L + l] * 2.8462753f)) -
+                               (v24[i0 * L + l] * 8.906423f)) -
+                              (v28[i0 * L + l] * 0.2784091f)) -
+                             (v32[i0 * L + l] * (-0.27353132f))) *
+                            T(h));
+    }
+  }
+  // %2209 = contract f64[128] -> v0
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128], v35[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 1], v35[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 2], v35[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 128 + 3], v35[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2210 = mul f64[128] -> v36
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v36[i0 * L + l] = (1.0f - square(v20[i0 * L + l])) * v0[i0 * L + l];
+    }
+  }
+  // %2211 = contract f64[128] -> v0
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v36[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v36[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v36[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v36[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2212 = mul f64[128] -> v37
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v37[i0 * L + l] = v0[i0 * L + l] * (1.0f - square(v19[i0 * L + l]));
+    }
+  }
+  // %2213 = contract f64[128] -> v0
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v37[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v37[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v37[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v37[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2217 = add f64[128] -> a.h
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      a1[i0 * L + l] = a0[i0 * L + l] +
+                       ((((((-(v24[i0 * L + l] * 0.4492363f)) - (v6[i0 * L + l] * 0.091145836f)) -
+                           (v28[i0 * L + l] * 0.6510417f)) -
+                          (v32[i0 * L + l] * (-0.3223762f))) -
+                         (v0[i0 * L + l] * 0.13095239f)) *
+                        T(h));
+    }
+  }
+  // %2230 = sub f64[128,128] -> adj.f.layer0.weight
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = ((v34[i0 * L + l] * (v11[i1 * L + l] * (T(h) * 0.3223762f))) +
+                    (((-(v4[i1 * L + l] * (v26[i0 * L + l] * (T(h) * 0.4492363f)))) -
+                      ((z0_h[i1 * L + l] * (T(h) * 0.091145836f)) * v23[i0 * L + l])) -
+                     (v30[i0 * L + l] * (v7[i1 * L + l] * (T(h) * 0.6510417f))))) -
+                   (v15[i1 * L + l] * (v37[i0 * L + l] * (T(h) * 0.13095239f)));
+        }
+        dtheta_f_layer0_weight[i0 * 128 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %2240 = mul f64[128] -> adj.f.layer0.bias
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = (((((-(v26[i0 * L + l] * 0.4492363f)) - (v23[i0 * L + l] * 0.091145836f)) -
+                    (v30[i0 * L + l] * 0.6510417f)) -
+                   (v34[i0 * L + l] * (-0.3223762f))) -
+                  (v37[i0 * L + l] * 0.13095239f)) *
+                 T(h);
+      }
+      dtheta_f_layer0_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %2253 = sub f64[128,128] -> adj.f.layer1.weight
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = ((((-(v8[i1 * L + l] * (v25[i0 * L + l] * (T(h) * 0.4492363f)))) -
+                      ((v1[i1 * L + l] * (T(h) * 0.091145836f)) * v22[i0 * L + l])) -
+                     (v29[i0 * L + l] * (v12[i1 * L + l] * (T(h) * 0.6510417f)))) +
+                    (v16[i1 * L + l] * (v33[i0 * L + l] * (T(h) * 0.3223762f)))) -
+                   ((v36[i0 * L + l] * (T(h) * 0.13095239f)) * v19[i1 * L + l]);
+        }
+        dtheta_f_layer1_weight[i0 * 128 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %2263 = mul f64[128] -> adj.f.layer1.bias
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = (((((-(v25[i0 * L + l] * 0.4492363f)) - (v22[i0 * L + l] * 0.091145836f)) -
+                    (v29[i0 * L + l] * 0.6510417f)) -
+                   (v33[i0 * L + l] * (-0.3223762f))) -
+                  (v36[i0 * L + l] * 0.13095239f)) *
+                 T(h);
+      }
+      dtheta_f_layer1_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %2276 = sub f64[128,128] -> adj.f.layer2.weight
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = ((((-((v5[i0 * L + l] * (T(h) * 0.4492363f)) * v9[i1 * L + l])) -
+                      ((a0[i0 * L + l] * (T(h) * 0.091145836f)) * v2[i1 * L + l])) -
+                     ((v13[i1 * L + l] * (T(h) * 0.6510417f)) * v27[i0 * L + l])) +
+                    ((v31[i0 * L + l] * (T(h) * 0.3223762f)) * v17[i1 * L + l])) -
+                   ((v35[i0 * L + l] * (T(h) * 0.13095239f)) * v20[i1 * L + l]);
+        }
+        dtheta_f_layer2_weight[i0 * 128 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %2286 = mul f64[128] -> adj.f.layer2.bias
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = (((((-(v5[i0 * L + l] * 0.4492363f)) - (a0[i0 * L + l] * 0.091145836f)) -
+                    (v27[i0 * L + l] * 0.6510417f)) -
+                   (v31[i0 * L + l] * (-0.3223762f))) -
+                  (v35[i0 * L + l] * 0.13095239f)) *
+                 T(h);
+      }
+      dtheta_f_layer2_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %1710 = broadcast f64[384,17] -> adj.cell.input_map.weight, err.adj.cell.input_map.weight
+  for (int64_t i0 = 0; i0 < 6528; ++i0) {
+    dtheta_cell_input_map_weight[i0] += (T(h) * 0.0f) * 8.0f;
+    dtheta_err[i0 + 49536] += (T(h) * 0.0f) * 8.0f;
+  }
+  // %1711 = broadcast f64[384] -> adj.cell.input_map.bias, adj.cell.hidden_map.bias,
+  // err.adj.cell.input_map.bias, err.adj.cell.hidden_map.bias
+  for (int64_t i0 = 0; i0 < 384; ++i0) {
+    dtheta_cell_input_map_bias[i0] += (T(h) * 0.0f) * 8.0f;
+    dtheta_cell_hidden_map_bias[i0] += (T(h) * 0.0f) * 8.0f;
+    dtheta_err[i0 + 56064] += (T(h) * 0.0f) * 8.0f;
+    dtheta_err[i0 + 105600] += (T(h) * 0.0f) * 8.0f;
+  }
+  // %1712 = broadcast f64[384,128] -> adj.cell.hidden_map.weight, err.adj.cell.hidden_map.weight
+  for (int64_t i0 = 0; i0 < 49152; ++i0) {
+    dtheta_cell_hidden_map_weight[i0] += (T(h) * 0.0f) * 8.0f;
+    dtheta_err[i0 + 56448] += (T(h) * 0.0f) * 8.0f;
+  }
+  // %1713 = broadcast f64[17,128] -> adj.dec.weight, err.adj.dec.weight
+  for (int64_t i0 = 0; i0 < 2176; ++i0) {
+    dtheta_dec_weight[i0] += (T(h) * 0.0f) * 8.0f;
+    dtheta_err[i0 + 105984] += (T(h) * 0.0f) * 8.0f;
+  }
+  // %1714 = broadcast f64[17] -> adj.dec.bias, err.adj.dec.bias
+  for (int64_t i0 = 0; i0 < 17; ++i0) {
+    dtheta_dec_bias[i0] += (T(h) * 0.0f) * 8.0f;
+    dtheta_err[i0 + 108160] += (T(h) * 0.0f) * 8.0f;
+  }
+  // %633 = contract f64[128] -> v38
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], z1_h[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], z1_h[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], z1_h[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], z1_h[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v38[(i0 * 4) * L + l] = acc0_v[l];
+      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %635 = tanh f64[128] -> v39
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v39[i0 * L + l] = vm::tanh(v38[i0 * L + l] + f_layer0_bias[i0]);
+    }
+  }
+  // %636 = contract f64[128] -> v38
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v39[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v39[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v39[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v39[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v38[(i0 * 4) * L + l] = acc0_v[l];
+      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %638 = tanh f64[128] -> v40
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v40[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v38[i0 * L + l]);
+    }
+  }
+  // %639 = contract f64[128] -> v38
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v40[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v40[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v40[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v40[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v38[(i0 * 4) * L + l] = acc0_v[l];
+      v38[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v38[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v38[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %643 = mul f64[128] -> err.h
@@ -5600,11 +5439,11 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       err[i0 * L + l] =
-          (((v22[i0 * L + l] * 0.041904762f) +
-            ((v19[i0 * L + l] * (-0.0508638f)) +
-             (((v11[i0 * L + l] * (-0.0042527704f)) + (v3[i0 * L + l] * 0.0012326388f)) +
-              (v15[i0 * L + l] * 0.036979165f)))) +
-           ((f_layer2_bias[i0] + v39[i0 * L + l]) * (-0.025f))) *
+          (((v21[i0 * L + l] * 0.041904762f) +
+            ((v18[i0 * L + l] * (-0.0508638f)) +
+             (((v10[i0 * L + l] * (-0.0042527704f)) + (v3[i0 * L + l] * 0.0012326388f)) +
+              (v14[i0 * L + l] * 0.036979165f)))) +
+           ((f_layer2_bias[i0] + v38[i0 * L + l]) * (-0.025f))) *
           T(h);
     }
   }
@@ -5634,11 +5473,11 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2298 = mul f64[128] -> v11
+  // %2298 = mul f64[128] -> v10
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = (1.0f - square(v43[i0 * L + l])) * v3[i0 * L + l];
+      v10[i0 * L + l] = (1.0f - square(v40[i0 * L + l])) * v3[i0 * L + l];
     }
   }
   // %2299 = contract f64[128] -> v3
@@ -5653,10 +5492,10 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v11[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128], v10[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 1], v10[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 2], v10[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 128 + 3], v10[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5667,11 +5506,11 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2302 = mul f64[128] -> v15
+  // %2302 = mul f64[128] -> v14
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v3[i0 * L + l] * (1.0f - square(v41[i0 * L + l]));
+      v14[i0 * L + l] = v3[i0 * L + l] * (1.0f - square(v39[i0 * L + l]));
     }
   }
   // %2303 = contract f64[128] -> v3
@@ -5686,10 +5525,10 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v15[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128], v14[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 1], v14[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 2], v14[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 128 + 3], v14[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5705,71 +5544,19 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       err[(i0 + 128) * L + l] =
-          ((((((v25[i0 * L + l] * 0.0042527704f) - (v7[i0 * L + l] * 0.0012326388f)) -
-              (v29[i0 * L + l] * 0.036979165f)) -
-             (v33[i0 * L + l] * (-0.0508638f))) -
+          ((((((v24[i0 * L + l] * 0.0042527704f) - (v6[i0 * L + l] * 0.0012326388f)) -
+              (v28[i0 * L + l] * 0.036979165f)) -
+             (v32[i0 * L + l] * (-0.0508638f))) -
             (v0[i0 * L + l] * 0.041904762f)) -
            (v3[i0 * L + l] * (-0.025f))) *
           T(h);
     }
   }
-  // %2009 = mul f64[] -> u4
-  u4[0] = T(h) * 0.0508638f;
-  // %2313 = contract f64[128] -> v0
+  // %2316 = mul f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v12[i0 * L + l] * u4[0];
-    }
-  }
-  // %1998 = mul f64[] -> u40
-  u40[0] = T(h) * 0.0042527704f;
-  // %2307 = contract f64[128] -> v3
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v27[i0 * L + l] * u40[0];
-    }
-  }
-  // %1992 = mul f64[] -> u42
-  u42[0] = T(h) * 0.0012326388f;
-  // %1993 = contract f64[128] -> v7
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = z0_h[i0 * L + l] * u42[0];
-    }
-  }
-  // %2003 = mul f64[] -> u44
-  u44[0] = T(h) * 0.036979165f;
-  // %2310 = contract f64[128] -> v12
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v8[i0 * L + l] * u44[0];
-    }
-  }
-  // %2316 = mul f64[128] -> v8
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v38[i0 * L + l] * 0.041904762f;
-    }
-  }
-  // %2317 = contract f64[128] -> v19
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = v8[i0 * L + l] * T(h);
-    }
-  }
-  // %2018 = mul f64[] -> u46
-  u46[0] = T(h) * 0.025f;
-  // %2320 = contract f64[128] -> v22
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = z1_h[i0 * L + l] * u46[0];
+      v0[i0 * L + l] = v37[i0 * L + l] * 0.041904762f;
     }
   }
   // %2322 = add f64[128,128] -> err.adj.f.layer0.weight
@@ -5779,11 +5566,12 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((v0[i1 * L + l] * v35[i0 * L + l]) +
-                     (((v3[i0 * L + l] * v5[i1 * L + l]) - (v7[i1 * L + l] * v24[i0 * L + l])) -
-                      (v12[i1 * L + l] * v31[i0 * L + l]))) -
-                    (v19[i0 * L + l] * v16[i1 * L + l])) +
-                   (v22[i1 * L + l] * v15[i0 * L + l]);
+          sum[l] = ((((v11[i1 * L + l] * (T(h) * 0.0508638f)) * v34[i0 * L + l]) +
+                     ((((v26[i0 * L + l] * (T(h) * 0.0042527704f)) * v4[i1 * L + l]) -
+                       ((z0_h[i1 * L + l] * (T(h) * 0.0012326388f)) * v23[i0 * L + l])) -
+                      ((v7[i1 * L + l] * (T(h) * 0.036979165f)) * v30[i0 * L + l]))) -
+                    ((v0[i0 * L + l] * T(h)) * v15[i1 * L + l])) +
+                   ((z1_h[i1 * L + l] * (T(h) * 0.025f)) * v14[i0 * L + l]);
         }
         dtheta_err[i0 * 128 + i1] += lane_sum<L>(sum);
       }
@@ -5795,63 +5583,21 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((((-(v24[i0 * L + l] * 0.0012326388f)) - (v27[i0 * L + l] * (-0.0042527704f))) -
-                     (v31[i0 * L + l] * 0.036979165f)) -
-                    (v35[i0 * L + l] * (-0.0508638f))) -
-                   v8[i0 * L + l]) -
-                  (v15[i0 * L + l] * (-0.025f))) *
+        sum[l] = ((((((-(v23[i0 * L + l] * 0.0012326388f)) - (v26[i0 * L + l] * (-0.0042527704f))) -
+                     (v30[i0 * L + l] * 0.036979165f)) -
+                    (v34[i0 * L + l] * (-0.0508638f))) -
+                   v0[i0 * L + l]) -
+                  (v14[i0 * L + l] * (-0.025f))) *
                  T(h);
       }
       dtheta_err[i0 + 16384] += lane_sum<L>(sum);
     }
   }
-  // %2335 = contract f64[128] -> v0
+  // %2344 = mul f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v26[i0 * L + l] * u40[0];
-    }
-  }
-  // %2047 = contract f64[128] -> v3
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v1[i0 * L + l] * u42[0];
-    }
-  }
-  // %2338 = contract f64[128] -> v1
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v13[i0 * L + l] * u44[0];
-    }
-  }
-  // %2341 = contract f64[128] -> v5
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v34[i0 * L + l] * u4[0];
-    }
-  }
-  // %2344 = mul f64[128] -> v7
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v37[i0 * L + l] * 0.041904762f;
-    }
-  }
-  // %2345 = contract f64[128] -> v8
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v7[i0 * L + l] * T(h);
-    }
-  }
-  // %2333 = contract f64[128] -> v12
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v11[i0 * L + l] * u46[0];
+      v0[i0 * L + l] = v36[i0 * L + l] * 0.041904762f;
     }
   }
   // %2348 = add f64[128,128] -> err.adj.f.layer1.weight
@@ -5861,11 +5607,12 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((((v9[i1 * L + l] * v0[i0 * L + l]) - (v3[i1 * L + l] * v23[i0 * L + l])) -
-                      (v1[i1 * L + l] * v30[i0 * L + l])) +
-                     (v5[i0 * L + l] * v17[i1 * L + l])) -
-                    (v20[i1 * L + l] * v8[i0 * L + l])) +
-                   (v41[i1 * L + l] * v12[i0 * L + l]);
+          sum[l] = (((((v8[i1 * L + l] * (v25[i0 * L + l] * (T(h) * 0.0042527704f))) -
+                       ((v1[i1 * L + l] * (T(h) * 0.0012326388f)) * v22[i0 * L + l])) -
+                      ((v12[i1 * L + l] * (T(h) * 0.036979165f)) * v29[i0 * L + l])) +
+                     ((v33[i0 * L + l] * (T(h) * 0.0508638f)) * v16[i1 * L + l])) -
+                    (v19[i1 * L + l] * (v0[i0 * L + l] * T(h)))) +
+                   (v39[i1 * L + l] * (v10[i0 * L + l] * (T(h) * 0.025f)));
         }
         dtheta_err[i0 * 128 + i1 + 16512] += lane_sum<L>(sum);
       }
@@ -5877,70 +5624,28 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((((v26[i0 * L + l] * 0.0042527704f) - (v23[i0 * L + l] * 0.0012326388f)) -
-                     (v30[i0 * L + l] * 0.036979165f)) -
-                    (v34[i0 * L + l] * (-0.0508638f))) -
-                   v7[i0 * L + l]) -
-                  (v11[i0 * L + l] * (-0.025f))) *
+        sum[l] = ((((((v25[i0 * L + l] * 0.0042527704f) - (v22[i0 * L + l] * 0.0012326388f)) -
+                     (v29[i0 * L + l] * 0.036979165f)) -
+                    (v33[i0 * L + l] * (-0.0508638f))) -
+                   v0[i0 * L + l]) -
+                  (v10[i0 * L + l] * (-0.025f))) *
                  T(h);
       }
       dtheta_err[i0 + 32896] += lane_sum<L>(sum);
     }
   }
-  // %2365 = contract f64[128] -> v0
+  // %1661 = mul f64[128] -> v0
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v32[i0 * L + l] * u4[0];
+      v0[i0 * L + l] = a0[i0 * L + l] * 0.0012326388f;
     }
   }
-  // %2359 = contract f64[128] -> v1
+  // %2369 = mul f64[128] -> v1
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v6[i0 * L + l] * u40[0];
-    }
-  }
-  // %2102 = contract f64[128] -> v3
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v2[i0 * L + l] * T(h);
-    }
-  }
-  // %1661 = mul f64[128] -> v2
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = a0[i0 * L + l] * 0.0012326388f;
-    }
-  }
-  // %2362 = contract f64[128] -> v5
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v14[i0 * L + l] * u44[0];
-    }
-  }
-  // %2369 = mul f64[128] -> v7
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v36[i0 * L + l] * 0.041904762f;
-    }
-  }
-  // %2368 = contract f64[128] -> v8
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v21[i0 * L + l] * T(h);
-    }
-  }
-  // %2372 = contract f64[128] -> v9
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v43[i0 * L + l] * u46[0];
+      v1[i0 * L + l] = v35[i0 * L + l] * 0.041904762f;
     }
   }
   // %2374 = add f64[128,128] -> err.adj.f.layer2.weight
@@ -5950,11 +5655,12 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((v0[i0 * L + l] * v18[i1 * L + l]) +
-                     (((v10[i1 * L + l] * v1[i0 * L + l]) - (v3[i1 * L + l] * v2[i0 * L + l])) -
-                      (v5[i1 * L + l] * v28[i0 * L + l]))) -
-                    (v7[i0 * L + l] * v8[i1 * L + l])) +
-                   (v9[i1 * L + l] * a1[i0 * L + l]);
+          sum[l] = ((((v31[i0 * L + l] * (T(h) * 0.0508638f)) * v17[i1 * L + l]) +
+                     (((v9[i1 * L + l] * (v5[i0 * L + l] * (T(h) * 0.0042527704f))) -
+                       ((v2[i1 * L + l] * T(h)) * v0[i0 * L + l])) -
+                      ((v13[i1 * L + l] * (T(h) * 0.036979165f)) * v27[i0 * L + l]))) -
+                    (v1[i0 * L + l] * (v20[i1 * L + l] * T(h)))) +
+                   ((v40[i1 * L + l] * (T(h) * 0.025f)) * a1[i0 * L + l]);
         }
         dtheta_err[i0 * 128 + i1 + 33024] += lane_sum<L>(sum);
       }
@@ -5966,10 +5672,10 @@ extern "C" void ode_rnn_adjoint_step(const void* /*ctx*/, double /*t*/, double h
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((((v6[i0 * L + l] * 0.0042527704f) - v2[i0 * L + l]) -
-                     (v28[i0 * L + l] * 0.036979165f)) -
-                    (v32[i0 * L + l] * (-0.0508638f))) -
-                   v7[i0 * L + l]) -
+        sum[l] = ((((((v5[i0 * L + l] * 0.0042527704f) - v0[i0 * L + l]) -
+                     (v27[i0 * L + l] * 0.036979165f)) -
+                    (v31[i0 * L + l] * (-0.0508638f))) -
+                   v1[i0 * L + l]) -
                   (a1[i0 * L + l] * (-0.025f))) *
                  T(h);
       }
@@ -6158,7 +5864,7 @@ extern "C" void ode_rnn_loss(const void* /*ctx*/, const void* y_ptr, const void*
 
 /// loss_vjp: runtime/abi.h's plastic_loss_vjp_fn.
 extern "C" void ode_rnn_loss_vjp(const void* /*ctx*/, const void* y_ptr, const void* target_ptr,
-                                 const void* loss_bar_ptr, void* y_bar_ptr, void* scratch) {
+                                 const void* loss_bar_ptr, void* y_bar_ptr, void* /*scratch*/) {
   const T* __restrict y = static_cast<const T*>(y_ptr);
   const T* y_pred = y;
   const T* __restrict target = static_cast<const T*>(target_ptr);
@@ -6166,18 +5872,13 @@ extern "C" void ode_rnn_loss_vjp(const void* /*ctx*/, const void* y_ptr, const v
   const T* __restrict loss_bar = static_cast<const T*>(loss_bar_ptr);
   T* __restrict y_bar = static_cast<T*>(y_bar_ptr);
   T* y_bar_pred = y_bar;
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   // ode_rnn.loss.vjp: 7 nodes
-  // %193 = mul f64[] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v0[l] = loss_bar[l] * 0.11764706f;
-  }
   // %194 = contract f64[17] -> d.pred
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      y_bar_pred[i0 * L + l] += (y_pred[i0 * L + l] - target_y[i0 * L + l]) * v0[l];
+      y_bar_pred[i0 * L + l] +=
+          (y_pred[i0 * L + l] - target_y[i0 * L + l]) * (loss_bar[l] * 0.11764706f);
     }
   }
 }
@@ -6893,14 +6594,14 @@ const plastic_model kModel = {
             .field = 8192,
             .field_vjp = 20480,
             .adjoint_field = 20480,
-            .step = 24640,
-            .step_vjp = 172160,
-            .step_adaptive = 24640,
-            .adjoint_step = 176448,
+            .step = 24576,
+            .step_vjp = 167936,
+            .step_adaptive = 24576,
+            .adjoint_step = 167936,
             .output = 576,
             .output_vjp = 0,
             .loss = 64,
-            .loss_vjp = 64,
+            .loss_vjp = 0,
             .jump = 36864,
             .jump_vjp = 77824,
         },
