@@ -10,6 +10,7 @@
 #include <random>
 
 #include "compiler/ir/ops.h"
+#include "compiler/loopgen/emit_function.h"
 #include "tests/compiler/loopgen/loopgen_support.h"
 
 using namespace plastic;
@@ -213,6 +214,31 @@ TEST_CASE("emit: contractions", "[kernels][ops]") {
         ops.push_back(x(s));
       }
       check_both(x.inputs, contract(text, ops), text, seed);
+    }
+  }
+}
+
+TEST_CASE("emit: a buffer times a scalar that two contractions read is summed unscaled, not "
+          "stored",
+          "[kernels][ops]") {
+  // A step VJP's h b_i z1_bar, read by several mat-vecs: each sums the
+  // buffer and scales its sums, and no scratch copy of the product exists.
+  for (uint64_t seed : kSeeds) {
+    Context ctx;
+    const Node* a = ctx.input("a", {5, 7});
+    const Node* h = ctx.param("h", {});
+    const Node* v = ctx.input("v", {7});
+    const Node* w = ctx.input("w", {5});
+    const Node* scaled = mul(a, broadcast(h, {5, 7}, {}));
+    Function f(
+        "scaled_twice", {a, h, v, w},
+        {{"y1", contract("ab,b->a", {scaled, v})}, {"y2", contract("ab,a->b", {scaled, w})}});
+    for (ElemType t : {ElemType::F64, ElemType::F32}) {
+      Check c = check_standalone(f, t, seed);
+      INFO(loops::elem_type_name(t) << ", seed " << seed << ": " << c.where);
+      CHECK_FALSE(c.nan_mismatch);
+      CHECK(c.max_rel <= tolerance(t));
+      CHECK(loopgen::emit_standalone(f, t).scratch_bytes == 0);
     }
   }
 }
