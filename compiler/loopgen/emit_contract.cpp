@@ -66,12 +66,11 @@ void Emitter::emit_contract(const ir::Node* n, const Sink& sink) {
   std::vector<const ir::Node*> read(n->num_operands());
   std::vector<const ir::Node*> scalars;
   for (size_t k = 0; k < read.size(); ++k) {
-    const ir::Node* o = n->operand(k);
-    read[k] = o;
-    if (!summed.empty() && !sched.addressable(o) && scales_by_scalar(o)) {
-      const bool first = scalar_like(o->operand(0)) && !scalar_like(o->operand(1));
-      read[k] = o->operand(first ? 1 : 0);
-      scalars.push_back(o->operand(first ? 0 : 1));
+    read[k] = n->operand(k);
+    std::optional<ScaledOperand> scaled = scaled_operand(read[k]);
+    if (!summed.empty() && !sched.addressable(read[k]) && scaled) {
+      read[k] = scaled->tensor;
+      scalars.push_back(scaled->scalar);
     }
   }
   auto operand = [&](size_t k) {

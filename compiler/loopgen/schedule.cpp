@@ -79,22 +79,32 @@ bool rereads_operand(const ir::Node* c, size_t k) {
   }
 }
 
-} // namespace
-
 // A single number, or a broadcast of one.
 bool scalar_like(const ir::Node* n) {
   return n->numel() == 1 ||
          (ir::op_category(n->op()) == OpCategory::Broadcast && n->operand(0)->numel() == 1);
 }
 
-// A product with a scalar (a step VJP's h b_i z1_bar): re-evaluated, it
-/// costs one multiply per read, less than storing and reloading a buffer
-/// as large as the state (the kernels are bound by loads and stores).
-bool scales_by_scalar(const ir::Node* n) {
+// Whether operand k of a product without sums is read element for element:
+// a multiplication's operands always are, a contraction's when its labels
+// are the output's (not a transpose).
+bool read_in_place(const ir::Node* n, size_t k) {
+  if (n->op() == ir::Op::Mul) return true;
+  const ir::EinsumSpec spec = ir::EinsumSpec::parse(n->attrs().str);
+  return spec.inputs[k] == spec.output;
+}
+
+} // namespace
+
+std::optional<ScaledOperand> scaled_operand(const ir::Node* n) {
   const bool product = n->op() == ir::Op::Mul ||
                        (ir::op_category(n->op()) == OpCategory::Contract && !contract_sums(n));
-  return product && n->num_operands() == 2 &&
-         (scalar_like(n->operand(0)) || scalar_like(n->operand(1)));
+  if (!product || n->num_operands() != 2) return std::nullopt;
+  for (size_t k : {size_t{0}, size_t{1}}) {
+    const ir::Node* scalar = n->operand(1 - k);
+    if (scalar_like(scalar) && read_in_place(n, k)) return ScaledOperand{n->operand(k), scalar};
+  }
+  return std::nullopt;
 }
 
 Schedule::Schedule(const ir::Function& fn, const ScheduleInput& in) {
@@ -115,16 +125,14 @@ bool Schedule::addressable(const ir::Node* n) const {
 
 bool Schedule::cheap(const ir::Node* n) const {
   if (addressable(n) || n->is_splat()) return true;
+  if (auto s = scaled_operand(n)) return cheap(s->tensor) && cheap(s->scalar);
   switch (ir::op_category(n->op())) {
   case OpCategory::Contract: // a transpose is a view
-    if (scales_by_scalar(n)) return cheap(n->operand(0)) && cheap(n->operand(1));
     return n->num_operands() == 1 && !contract_sums(n) && cheap(n->operand(0));
   case OpCategory::Broadcast:
   case OpCategory::Reshape:
   case OpCategory::Slice:
     return cheap(n->operand(0));
-  case OpCategory::Binary:
-    return scales_by_scalar(n) && cheap(n->operand(0)) && cheap(n->operand(1));
   default:
     return false;
   }
@@ -134,17 +142,15 @@ bool Schedule::cheap(const ir::Node* n) const {
 // broadcast that expands forces its operand to be cheap.
 bool Schedule::cheap_after(const ir::Node* n) const {
   if (addressable(n) || n->is_constant() || always_materialised(n)) return true;
+  if (auto s = scaled_operand(n)) return cheap_after(s->tensor) && cheap_after(s->scalar);
   switch (ir::op_category(n->op())) {
   case OpCategory::Contract:
-    if (scales_by_scalar(n)) return cheap_after(n->operand(0)) && cheap_after(n->operand(1));
     return n->num_operands() == 1 && cheap_after(n->operand(0));
   case OpCategory::Broadcast:
     return n->numel() > n->operand(0)->numel() || cheap_after(n->operand(0));
   case OpCategory::Reshape:
   case OpCategory::Slice:
     return cheap_after(n->operand(0));
-  case OpCategory::Binary:
-    return scales_by_scalar(n) && cheap_after(n->operand(0)) && cheap_after(n->operand(1));
   default:
     return false;
   }

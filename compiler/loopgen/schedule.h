@@ -27,6 +27,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -39,10 +40,14 @@ namespace plastic::loopgen {
 /// needs an accumulator loop); the others are elementwise products.
 bool contract_sums(const ir::Node* n);
 
-/// A single number, or a broadcast of one.
-bool scalar_like(const ir::Node* n);
-/// An elementwise product of two operands, one of them scalar_like.
-bool scales_by_scalar(const ir::Node* n);
+/// A tensor times a single number (a step VJP's h b_i z1_bar).
+struct ScaledOperand {
+  const ir::Node* tensor; ///< read element for element, at the product's index
+  const ir::Node* scalar; ///< one number, or a broadcast of one
+};
+/// `n` as a tensor times a scalar (a multiplication, or a contraction
+/// without sums that does not transpose); nullopt otherwise.
+std::optional<ScaledOperand> scaled_operand(const ir::Node* n);
 
 /// Region of a node or output: kTopRegion, or the index of a nullable
 /// output buffer's if_present block.

@@ -240,6 +240,18 @@ TEST_CASE("emit: a buffer times a scalar that two contractions read is summed un
       CHECK(c.max_rel <= tolerance(t));
       CHECK(loopgen::emit_standalone(f, t).scratch_bytes == 0);
     }
+    // A scaling contraction that also transposes is not read in place: the
+    // contractions that read it still match the interpreter.
+    const Node* turned = contract("ab,->ba", {a, h});
+    Function g(
+        "scaled_transposed", {a, h, v, w},
+        {{"y1", contract("ba,b->a", {turned, v})}, {"y2", contract("ba,a->b", {turned, w})}});
+    for (ElemType t : {ElemType::F64, ElemType::F32}) {
+      Check c = check_standalone(g, t, seed);
+      INFO(loops::elem_type_name(t) << ", seed " << seed << ": " << c.where);
+      CHECK_FALSE(c.nan_mismatch);
+      CHECK(c.max_rel <= tolerance(t));
+    }
   }
 }
 
