@@ -13,6 +13,7 @@
 
 #include "compiler/ir/einsum.h"
 #include "compiler/loopgen/emitter.h"
+#include "compiler/loops/error.h"
 
 #include <fmt/format.h>
 
@@ -54,41 +55,58 @@ ContractLabels contract_labels(const ir::Node* n, const ir::EinsumSpec& spec) {
 } // namespace
 
 void Emitter::emit_contract(const ir::Node* n, const Sink& sink) {
+  const ir::Node* const one[] = {n};
+  emit_contracts(one, std::span<const Sink>(&sink, 1));
+}
+
+// Members of a group (contract_groups.h) share the einsum, the shapes and
+// so every loop; each has its own operands, scalars and accumulators. A
+// single contraction is a group of one.
+void Emitter::emit_contracts(std::span<const ir::Node* const> ns, std::span<const Sink> sinks) {
+  const ir::Node* n = ns.front();
   ir::EinsumSpec spec = ir::EinsumSpec::parse(n->attrs().str);
   const size_t nl = static_cast<size_t>(spec.label_bound());
   const ContractLabels labels = contract_labels(n, spec);
   const std::vector<int>& summed = labels.summed;
   const ir::Shape& sum_shape = labels.sum_shape;
+  PLASTIC_CHECK(ns.size() == 1 || !summed.empty(),
+                "kernel emitter: {} grouped without a summed label", describe(n));
 
   std::vector<Index> label(nl);
   // A fused operand that is a tensor times a scalar (a step VJP's h b_i
   // z1_bar) is summed without its scalar, which then scales each sum once.
-  std::vector<const ir::Node*> read(n->num_operands());
-  std::vector<const ir::Node*> scalars;
-  for (size_t k = 0; k < read.size(); ++k) {
-    read[k] = n->operand(k);
-    std::optional<ScaledOperand> scaled = scaled_operand(read[k]);
-    if (!summed.empty() && !sched.addressable(read[k]) && scaled) {
-      read[k] = scaled->tensor;
-      scalars.push_back(scaled->scalar);
+  struct Member {
+    std::vector<const ir::Node*> read;
+    std::vector<const ir::Node*> scalars;
+  };
+  std::vector<Member> members(ns.size());
+  for (size_t j = 0; j < ns.size(); ++j) {
+    Member& m = members[j];
+    for (const ir::Node* o : ns[j]->operands()) {
+      m.read.push_back(o);
+      std::optional<ScaledOperand> scaled = scaled_operand(o);
+      if (!summed.empty() && !sched.addressable(o) && scaled) {
+        m.read.back() = scaled->tensor;
+        m.scalars.push_back(scaled->scalar);
+      }
     }
   }
-  auto operand = [&](size_t k) {
+  auto operand = [&](size_t j, size_t k) {
     std::vector<Index> axes;
     for (int l : spec.inputs[k])
       axes.push_back(label[static_cast<size_t>(l)]);
-    return eval(read[k], Pos::at_axes(std::move(axes)));
+    return eval(members[j].read[k], Pos::at_axes(std::move(axes)));
   };
-  auto scaled = [&](Expr sum) {
-    for (const ir::Node* c : scalars)
+  auto scaled = [&](size_t j, Expr sum) {
+    for (const ir::Node* c : members[j].scalars)
       sum = b.mul(sum, eval(c, Pos::at_flat(Index(0))));
     return sum;
   };
   // v0 * v1 * ... * v(m-2), or nothing for one operand.
-  auto leading_product = [&]() {
+  auto leading_product = [&](size_t j) {
     Expr p;
     for (size_t k = 0; k + 1 < n->num_operands(); ++k)
-      p = p.valid() ? b.mul(p, operand(k)) : operand(k);
+      p = p.valid() ? b.mul(p, operand(j, k)) : operand(j, k);
     return p;
   };
 
@@ -100,9 +118,9 @@ void Emitter::emit_contract(const ir::Node* n, const Sink& sink) {
   if (summed.empty()) {
     for_each(n->shape(), [&](const std::vector<Index>& out) {
       set_outputs(out);
-      Expr p = leading_product();
-      sink(flat_of(Pos::at_axes(out), n->shape()),
-           p.valid() ? b.mul(p, operand(last)) : operand(last));
+      Expr p = leading_product(0);
+      sinks[0](flat_of(Pos::at_axes(out), n->shape()),
+               p.valid() ? b.mul(p, operand(0, last)) : operand(0, last));
     });
     return;
   }
@@ -112,33 +130,40 @@ void Emitter::emit_contract(const ir::Node* n, const Sink& sink) {
   // not depend on that axis (the vector of a mat-vec, the shared weight row
   // of a batched one) is then loaded once per summed index for all of them
   // instead of once per element, and the independent fma chains hide the
-  // fma latency that a single accumulator per element exposes. Each
-  // element's own sum still runs over the summed labels in label order.
-  // for_contract_blocks picks the blocks; sum_block sums one.
+  // fma latency that a single accumulator per element exposes. A group's
+  // members add their accumulators side by side, so an operand they share
+  // is loaded once for all. Each element's own sum still runs over the
+  // summed labels in label order. for_contract_blocks picks the blocks;
+  // sum_block sums one.
   const size_t rank = n->shape().size();
   auto sum_block = [&](std::vector<Index> out, int64_t lanes_in_block) {
-    std::vector<loops::Var> acc;
-    for (int64_t r = 0; r < lanes_in_block; ++r) {
-      acc.push_back(var(fmt::format("acc{}", r), uniform(n)));
-      b.assign(acc.back(), b.constant(0));
-    }
+    const size_t width = static_cast<size_t>(lanes_in_block);
+    std::vector<loops::Var> acc; // member j's r-th element at j * width + r
+    for (size_t j = 0; j < ns.size(); ++j)
+      for (size_t r = 0; r < width; ++r) {
+        acc.push_back(var(fmt::format("acc{}", acc.size()), uniform(ns[j])));
+        b.assign(acc.back(), b.constant(0));
+      }
     const Index base = rank ? out[rank - 1] : Index(0);
     for_each(sum_shape, [&](std::vector<Index> inner) {
       for (size_t s = 0; s < summed.size(); ++s)
         label[static_cast<size_t>(summed[s])] = inner[s];
-      for (int64_t r = 0; r < lanes_in_block; ++r) {
-        if (rank) out[rank - 1] = base + r;
+      for (size_t r = 0; r < width; ++r) {
+        if (rank) out[rank - 1] = base + static_cast<int64_t>(r);
         set_outputs(out);
-        Expr p = leading_product();
-        b.assign(acc[static_cast<size_t>(r)],
-                 p.valid() ? b.fma(p, operand(last), b.read(acc[static_cast<size_t>(r)]))
-                           : b.add(b.read(acc[static_cast<size_t>(r)]), operand(last)));
+        for (size_t j = 0; j < ns.size(); ++j) {
+          loops::Var a = acc[j * width + r];
+          Expr p = leading_product(j);
+          b.assign(a, p.valid() ? b.fma(p, operand(j, last), b.read(a))
+                                : b.add(b.read(a), operand(j, last)));
+        }
       }
     });
-    for (int64_t r = 0; r < lanes_in_block; ++r) {
-      if (rank) out[rank - 1] = base + r;
-      sink(flat_of(Pos::at_axes(out), n->shape()), scaled(b.read(acc[static_cast<size_t>(r)])));
-    }
+    for (size_t j = 0; j < ns.size(); ++j)
+      for (size_t r = 0; r < width; ++r) {
+        if (rank) out[rank - 1] = base + static_cast<int64_t>(r);
+        sinks[j](flat_of(Pos::at_axes(out), n->shape()), scaled(j, b.read(acc[j * width + r])));
+      }
   };
   if (rank == 0) { // a full contraction: one sum
     sum_block({}, 1);

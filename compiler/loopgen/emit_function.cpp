@@ -222,13 +222,31 @@ void emit_function(loops::Builder& b, const ir::Function& fn, std::span<const In
         written[*inplace] = true;
         break;
       }
-      loops::Buffer buf = scratch.acquire(ns.uniform ? Lanes::Uniform : Lanes::Varying, n->numel());
-      b.comment(fmt::format("{} -> {}", detail::Emitter::describe(n), lf.buffer(buf).name),
-                n->loc().line);
-      em.emit_root(n, [&](const Index& flat, Expr v) { b.store(buf, flat, v); });
-      em.set_location(n, {buf, 0});
-      free_after[static_cast<size_t>(std::max<int64_t>(ns.last_use, static_cast<int64_t>(s)))]
-          .push_back(buf);
+      // A group of contractions is emitted whole at its first member's step
+      // (the others' steps follow at once and find it done).
+      std::span<const ir::Node* const> group = sched.group(n);
+      if (!group.empty() && group.front() != n) break;
+      std::span<const ir::Node* const> roots = group.empty() ? std::span(&n, 1) : group;
+      std::vector<loops::Buffer> bufs;
+      for (const ir::Node* m : roots) {
+        const NodeSchedule& ms = sched.at(m);
+        bufs.push_back(scratch.acquire(ms.uniform ? Lanes::Uniform : Lanes::Varying, m->numel()));
+        b.comment(
+            fmt::format("{} -> {}", detail::Emitter::describe(m), lf.buffer(bufs.back()).name),
+            m->loc().line);
+        free_after[static_cast<size_t>(std::max<int64_t>(ms.last_use, static_cast<int64_t>(s)))]
+            .push_back(bufs.back());
+      }
+      if (group.empty()) {
+        em.emit_root(n, [&](const Index& flat, Expr v) { b.store(bufs[0], flat, v); });
+      } else {
+        std::vector<detail::Sink> sinks;
+        for (loops::Buffer buf : bufs)
+          sinks.emplace_back([&b, buf](const Index& flat, Expr v) { b.store(buf, flat, v); });
+        em.emit_contracts(group, sinks);
+      }
+      for (size_t i = 0; i < roots.size(); ++i)
+        em.set_location(roots[i], {bufs[i], 0});
       break;
     }
     case Step::Kind::Output: {

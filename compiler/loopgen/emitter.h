@@ -97,6 +97,9 @@ public:
   loops::Expr eval_elementwise(const ir::Node* n, const Pos& pos);
   loops::Expr eval_view(const ir::Node* n, const Pos& pos);
   void emit_contract(const ir::Node* n, const Sink& sink);
+  /// A group of contractions (Schedule::group) in one loop nest, member j
+  /// into sinks[j].
+  void emit_contracts(std::span<const ir::Node* const> ns, std::span<const Sink> sinks);
   /// The loops of a summing contraction's output `shape` in register
   /// blocks (emit_contract.cpp): `block(out, r)` sums the r elements of the
   /// last axis from out's index on.

@@ -4,9 +4,11 @@
 #include "compiler/loopgen/schedule.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 #include "compiler/ir/einsum.h"
 #include "compiler/ir/traversal.h"
+#include "compiler/loopgen/contract_groups.h"
 #include "compiler/loops/error.h"
 
 namespace plastic::loopgen {
@@ -199,6 +201,7 @@ void Schedule::decide(const ir::Function& fn, const ScheduleInput& in) {
   apply_consumer_rules();
   cut_deep_chains();
   if (in.outputs_may_alias) demote_unsafe_direct(fn, in);
+  group_contracts(fn, in);
 }
 
 // Uses (as operands and as outputs, below) and lane classes; returns the
@@ -363,6 +366,49 @@ bool Schedule::stores_safely(const ir::Function& fn, const ScheduleInput& in,
     return true;
   };
   return safe(safe, n, true);
+}
+
+std::span<const ir::Node* const> Schedule::group(const ir::Node* n) const {
+  auto it = group_of_.find(n);
+  if (it == group_of_.end()) return {};
+  return groups_[it->second];
+}
+
+// Groups the contractions that can share a pass (contract_groups.h) and
+// re-sorts the order so each group's members are consecutive. A group
+// whose merge would close a cycle through other groups is dropped, the
+// last found first.
+void Schedule::group_contracts(const ir::Function& fn, const ScheduleInput& in) {
+  std::unordered_set<const ir::Node*> outputs;
+  for (size_t j = 0; j < fn.outputs().size(); ++j)
+    if (in.output_live[j]) outputs.insert(fn.outputs()[j].node);
+  auto candidate = [&](const ir::Node* n) {
+    GroupCandidate c;
+    const NodeSchedule& s = info_.at(n);
+    if (!s.materialise || s.direct || outputs.count(n) || !contract_sums(n)) return c;
+    // The largest operand is the one streamed; read it as emit_contract
+    // does, without a fused scale.
+    size_t k = 0;
+    for (size_t i = 1; i < n->num_operands(); ++i)
+      if (n->operand(i)->numel() > n->operand(k)->numel()) k = i;
+    const ir::Node* read = n->operand(k);
+    if (!addressable(read))
+      if (auto scaled = scaled_operand(read)) read = scaled->tensor;
+    c = {true, read, k, s.uniform, s.region};
+    return c;
+  };
+  std::vector<std::vector<const ir::Node*>> groups = find_contract_groups(order_, candidate);
+  while (!groups.empty()) {
+    if (auto reordered = order_with_groups(order_, groups)) {
+      order_ = std::move(*reordered);
+      break;
+    }
+    groups.pop_back();
+  }
+  groups_ = std::move(groups);
+  for (size_t g = 0; g < groups_.size(); ++g)
+    for (const ir::Node* n : groups_[g])
+      group_of_[n] = g;
 }
 
 void Schedule::mark_reads(const ir::Node* root, bool include_root, int64_t step) {

@@ -20,6 +20,9 @@
 //   * comparisons are never materialised (masks have no memory form);
 //   * fused chains deeper than a bound are cut (keeps expression trees and
 //     the emitter's recursion small);
+//   * summing contractions that stream the same operand over the same
+//     loop space, none depending on another, are grouped into one loop
+//     nest (contract_groups.h) and their steps made consecutive;
 //   * when outputs may alias inputs (a step's z1 = z0), every node is
 //     computed first; an output whose fused loop reads the aliased input
 //     only element for element (z1 = z0 + Σ ...) is then stored straight
@@ -100,6 +103,10 @@ public:
   const std::vector<Step>& steps() const { return steps_; }
   /// Live nodes, operands first.
   const std::vector<const ir::Node*>& order() const { return order_; }
+  /// The contractions emitted in one loop nest with n, n among them, in
+  /// step order (their Compute steps are consecutive); empty when n is
+  /// emitted on its own.
+  std::span<const ir::Node* const> group(const ir::Node* n) const;
 
   /// True when n is read through index arithmetic alone — a leaf, a splat,
   /// a materialised node, or a broadcast/reshape/slice view of one — or
@@ -128,12 +135,15 @@ private:
   void cut_deep_chains();
   void demote_unsafe_direct(const ir::Function& fn, const ScheduleInput& in);
   bool stores_safely(const ir::Function& fn, const ScheduleInput& in, const ir::Node* n) const;
+  void group_contracts(const ir::Function& fn, const ScheduleInput& in);
   void plan(const ir::Function& fn, const ScheduleInput& in);
   void mark_reads(const ir::Node* root, bool include_root, int64_t step);
 
   std::unordered_map<const ir::Node*, NodeSchedule> info_;
   std::vector<const ir::Node*> order_;
   std::vector<Step> steps_;
+  std::vector<std::vector<const ir::Node*>> groups_;
+  std::unordered_map<const ir::Node*, size_t> group_of_;
 };
 
 } // namespace plastic::loopgen

@@ -83,14 +83,14 @@ enum { fwp_delta_2layer_field_vjp_lanes = 8, fwp_delta_2layer_field_vjp_scratch_
  *   da: varying[2048] = 16384 floats
  *   dtheta: uniform[87517] = 87517 floats
  *   u_bar: varying[5] = 40 floats, may be NULL
- *   scratch: scratch arena, 394688 bytes, 64-byte aligned
+ *   scratch: scratch arena, 395136 bytes, 64-byte aligned
  */
 void fwp_delta_2layer_adjoint_field(const void* ctx, double t, const void* z, const void* a,
                                     const void* theta, const void* u, void* dz, void* da,
                                     void* dtheta, void* u_bar, void* scratch);
 enum {
   fwp_delta_2layer_adjoint_field_lanes = 8,
-  fwp_delta_2layer_adjoint_field_scratch_bytes = 394688
+  fwp_delta_2layer_adjoint_field_scratch_bytes = 395136
 };
 
 /* fwp_delta_2layer_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
@@ -101,11 +101,11 @@ enum {
  *   theta: uniform[87517] = 87517 floats, read-only
  *   u_stages: varying[20] = 160 floats, read-only
  *   z1: varying[2048] = 16384 floats, may alias
- *   scratch: scratch arena, 88960 bytes, 64-byte aligned
+ *   scratch: scratch arena, 91904 bytes, 64-byte aligned
  */
 void fwp_delta_2layer_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                            const void* u_stages, void* z1, void* scratch);
-enum { fwp_delta_2layer_step_lanes = 8, fwp_delta_2layer_step_scratch_bytes = 88960 };
+enum { fwp_delta_2layer_step_lanes = 8, fwp_delta_2layer_step_scratch_bytes = 91904 };
 
 /* fwp_delta_2layer_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -118,12 +118,12 @@ enum { fwp_delta_2layer_step_lanes = 8, fwp_delta_2layer_step_scratch_bytes = 88
  *   z0_bar: varying[2048] = 16384 floats
  *   theta_bar: uniform[87517] = 87517 floats
  *   u_stages_bar: varying[20] = 160 floats, may be NULL
- *   scratch: scratch arena, 820032 bytes, 64-byte aligned
+ *   scratch: scratch arena, 798400 bytes, 64-byte aligned
  */
 void fwp_delta_2layer_step_vjp(const void* ctx, double t, double h, const void* z0,
                                const void* theta, const void* u_stages, const void* z1_bar,
                                void* z0_bar, void* theta_bar, void* u_stages_bar, void* scratch);
-enum { fwp_delta_2layer_step_vjp_lanes = 8, fwp_delta_2layer_step_vjp_scratch_bytes = 820032 };
+enum { fwp_delta_2layer_step_vjp_lanes = 8, fwp_delta_2layer_step_vjp_scratch_bytes = 798400 };
 
 /* fwp_delta_2layer_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -138,7 +138,7 @@ enum { fwp_delta_2layer_step_vjp_lanes = 8, fwp_delta_2layer_step_vjp_scratch_by
  *   dtheta: uniform[87517] = 87517 floats
  *   err: varying[4096] = 32768 floats, may be NULL
  *   dtheta_err: uniform[87517] = 87517 floats, may be NULL
- *   scratch: scratch arena, 635392 bytes, 64-byte aligned
+ *   scratch: scratch arena, 633280 bytes, 64-byte aligned
  */
 void fwp_delta_2layer_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                    const void* a0, const void* theta, const void* u_stages,
@@ -146,7 +146,7 @@ void fwp_delta_2layer_adjoint_step(const void* ctx, double t, double h, const vo
                                    void* scratch);
 enum {
   fwp_delta_2layer_adjoint_step_lanes = 8,
-  fwp_delta_2layer_adjoint_step_scratch_bytes = 635392
+  fwp_delta_2layer_adjoint_step_scratch_bytes = 633280
 };
 
 /* fwp_delta_2layer_output: f32 elements (float), tile of L = 8 lane-interleaved samples.

@@ -2681,16 +2681,21 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 704);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1408);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3968);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2112);
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4672);
   T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7232);
   T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9792);
   T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12352);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14912);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17472);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20032);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22592);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25152);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12992);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15552);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18112);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18816);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19520);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19648);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19776);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22336);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24896);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27456);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -2698,6 +2703,14 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
+  T acc8_v[L] = {};
+  T acc9_v[L] = {};
+  T acc10_v[L] = {};
+  T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_delta_cde.field.step.rk4: 88 nodes
@@ -2744,34 +2757,6 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
       v1[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
     }
   }
-  // %497 = contract f64[4,20] -> v2
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
   // %467 = layernorm f64[21] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -2792,8 +2777,8 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e67 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e67 * e67);
+        const T e43 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e43 * e43);
       }
     }
   }
@@ -2808,14 +2793,16 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
       v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %469 = add f64[21] -> v3
+  // %469 = add f64[21] -> v2
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (v0[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
+      v2[i0 * L + l] = (v0[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
     }
   }
-  // %474 = contract f64[4,20] -> v4
+  // %465 = contract f64[4,20] -> v3
+  // %488 = contract f64[4,20] -> v4
+  // %515 = contract f64[4,20] -> v5
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -2824,53 +2811,56 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v3[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v3[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v3[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v3[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v4[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v4[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v4[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %465 = contract f64[4,20] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2], u_stages[(i2 + 21) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2], u_stages[(i2 + 63) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 84 + i2], u_stages[(i2 + 147) * L + l], acc8_v[l]);
           acc1_v[l] =
               std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], u_stages[(i2 + 21) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], u_stages[(i2 + 63) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], u_stages[(i2 + 147) * L + l], acc9_v[l]);
           acc2_v[l] =
               std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], u_stages[(i2 + 21) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], u_stages[(i2 + 63) * L + l], acc6_v[l]);
+          acc10_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], u_stages[(i2 + 147) * L + l], acc10_v[l]);
           acc3_v[l] =
               std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], u_stages[(i2 + 21) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], u_stages[(i2 + 63) * L + l], acc7_v[l]);
+          acc11_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], u_stages[(i2 + 147) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v3[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v3[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v3[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v3[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v4[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v4[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v4[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v4[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v5[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v5[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v5[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v5[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
@@ -2884,7 +2874,7 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v5[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v5[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+            (v3[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v3[(i0 * 20 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -2895,8 +2885,8 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v5[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v5[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        v0[i1 * L + l] = vm::exp(v3[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v3[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
@@ -2906,77 +2896,7 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
       }
     }
   }
-  // %475 = contract f64[4,20] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v6[(i0 * 20 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v6[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v6[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v6[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %477 = tanh f64[4,20] -> v7
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = vm::tanh(v4[i0 * L + l] - v5[i0 * L + l]);
-    }
-  }
-  // %488 = contract f64[4,20] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2], u_stages[(i2 + 63) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], u_stages[(i2 + 63) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], u_stages[(i2 + 63) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], u_stages[(i2 + 63) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v4[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v4[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v4[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %489 = softmax f64[4,20] -> v5
+  // %489 = softmax f64[4,20] -> v3
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3004,7 +2924,7 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 20 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+        v3[(i0 * 20 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
       }
     }
   }
@@ -3019,10 +2939,10 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v6[i0 * L + l], v5[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v6[(i0 + 20) * L + l], v5[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v6[(i0 + 40) * L + l], v5[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v6[(i0 + 60) * L + l], v5[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v6[i0 * L + l], v3[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v6[(i0 + 20) * L + l], v3[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v6[(i0 + 40) * L + l], v3[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v6[(i0 + 60) * L + l], v3[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -3032,213 +2952,7 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
     v0[2 * L + l] = acc2_v[l];
     v0[3 * L + l] = acc3_v[l];
   }
-  // %470 = contract f64[4] -> v4
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0], v3[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 + 21], v3[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 + 42], v3[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 + 63], v3[i0 * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc0_v[l];
-    v4[1 * L + l] = acc1_v[l];
-    v4[2 * L + l] = acc2_v[l];
-    v4[3 * L + l] = acc3_v[l];
-  }
-  // %471 = sigmoid f64[4] -> v3
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = sigmoid(v4[i0 * L + l]);
-    }
-  }
-  // %756 = contract f64[4] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = v0[i0 * L + l] * (v3[i0 * L + l] * (T(h) * 0.5f));
-    }
-  }
-  // %758 = contract f64[4,20] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v5[(i0 * 20 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v5[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v5[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v5[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %816 = tanh f64[4,20] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 20 + i1) * L + l] =
-            vm::tanh(v2[(i0 * 20 + i1) * L + l] -
-                     ((v7[(i0 * 20 + i1) * L + l] * v4[i0 * L + l]) + v8[(i0 * 20 + i1) * L + l]));
-      }
-    }
-  }
-  // %493 = contract f64[4] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0], v1[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 + 21], v1[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 + 42], v1[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 + 63], v1[i0 * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v0[l] = acc0_v[l];
-    v0[1 * L + l] = acc1_v[l];
-    v0[2 * L + l] = acc2_v[l];
-    v0[3 * L + l] = acc3_v[l];
-  }
-  // %494 = sigmoid f64[4] -> v1
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = sigmoid(v0[i0 * L + l]);
-    }
-  }
-  // %495 = contract f64[4,20] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 20 + i1) * L + l] = v5[(i0 * 20 + i1) * L + l] * v1[i0 * L + l];
-      }
-    }
-  }
-  // %762 = mul f64[4,20] -> v10
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v4[i0 * L + l] * 0.33333334f;
-    }
-  }
-  // %802 = contract f64[4,20] -> v11
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 20 + i1) * L + l] =
-            v7[(i0 * 20 + i1) * L + l] * (v3[i0 * L + l] * (T(h) * 0.16666667f));
-      }
-    }
-  }
-  // %774 = contract f64[4] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v4[i0 * L + l], v5[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v4[(i0 + 20) * L + l], v5[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v4[(i0 + 40) * L + l], v5[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v4[(i0 + 60) * L + l], v5[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v0[l] = acc0_v[l];
-    v0[1 * L + l] = acc1_v[l];
-    v0[2 * L + l] = acc2_v[l];
-    v0[3 * L + l] = acc3_v[l];
-  }
-  // %820 = tanh f64[4,20] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 20 + i1) * L + l] =
-            vm::tanh(v2[(i0 * 20 + i1) * L + l] -
-                     ((v9[(i0 * 20 + i1) * L + l] * (v0[i0 * L + l] * (T(h) * 0.5f))) +
-                      v8[(i0 * 20 + i1) * L + l]));
-      }
-    }
-  }
-  // %515 = contract f64[4,20] -> v2
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 84 + i2], u_stages[(i2 + 147) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], u_stages[(i2 + 147) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], u_stages[(i2 + 147) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], u_stages[(i2 + 147) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %516 = softmax f64[4,20] -> v7
+  // %516 = softmax f64[4,20] -> v4
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3248,7 +2962,7 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v2[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+            (v5[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v5[(i0 * 20 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3259,18 +2973,84 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v2[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        v7[i1 * L + l] = vm::exp(v5[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v5[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+        v4[(i0 * 20 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %517 = layernorm f64[21] -> v0
+  // %475 = contract f64[4,20] -> v5
+  // %758 = contract f64[4,20] -> v8
+  // %791 = contract f64[4,20] -> v9
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v6[(i0 * 20 + i2) * L + l],
+                               acc0_v[l]);
+          acc4_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v3[(i0 * 20 + i2) * L + l],
+                               acc4_v[l]);
+          acc8_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v4[(i0 * 20 + i2) * L + l],
+                               acc8_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v6[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v3[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v4[(i0 * 20 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                               v6[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                               v3[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                                v4[(i0 * 20 + i2) * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                               v6[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                               v3[(i0 * 20 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                                v4[(i0 * 20 + i2) * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v5[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v5[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v5[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v8[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v8[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v8[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v8[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v9[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v9[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v9[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v9[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+  }
+  // %517 = layernorm f64[21] -> v10
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3290,8 +3070,8 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e446 = u_stages[(i0 + 126) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e446 * e446);
+        const T e305 = u_stages[(i0 + 126) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e305 * e305);
       }
     }
   }
@@ -3303,31 +3083,127 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 126) * L + l] - mean_v[l]) * rstd_v[l];
+      v10[i0 * L + l] = (u_stages[(i0 + 126) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %519 = add f64[21] -> v1
+  // %519 = add f64[21] -> v11
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
+      v11[i0 * L + l] = ln_bias[i0] + (v10[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %520 = contract f64[4] -> v0
+  // %470 = contract f64[4] -> v7
+  // %493 = contract f64[4] -> v10
+  // %520 = contract f64[4] -> v12
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
     acc1_v[l] = 0.0f;
     acc2_v[l] = 0.0f;
     acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+    acc8_v[l] = 0.0f;
+    acc9_v[l] = 0.0f;
+    acc10_v[l] = 0.0f;
+    acc11_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0], v1[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 + 21], v1[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 + 42], v1[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 + 63], v1[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(Wb[i0], v2[i0 * L + l], acc0_v[l]);
+      acc4_v[l] = std::fma(Wb[i0], v1[i0 * L + l], acc4_v[l]);
+      acc8_v[l] = std::fma(Wb[i0], v11[i0 * L + l], acc8_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 + 21], v2[i0 * L + l], acc1_v[l]);
+      acc5_v[l] = std::fma(Wb[i0 + 21], v1[i0 * L + l], acc5_v[l]);
+      acc9_v[l] = std::fma(Wb[i0 + 21], v11[i0 * L + l], acc9_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 + 42], v2[i0 * L + l], acc2_v[l]);
+      acc6_v[l] = std::fma(Wb[i0 + 42], v1[i0 * L + l], acc6_v[l]);
+      acc10_v[l] = std::fma(Wb[i0 + 42], v11[i0 * L + l], acc10_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 + 63], v2[i0 * L + l], acc3_v[l]);
+      acc7_v[l] = std::fma(Wb[i0 + 63], v1[i0 * L + l], acc7_v[l]);
+      acc11_v[l] = std::fma(Wb[i0 + 63], v11[i0 * L + l], acc11_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[l] = acc0_v[l];
+    v7[1 * L + l] = acc1_v[l];
+    v7[2 * L + l] = acc2_v[l];
+    v7[3 * L + l] = acc3_v[l];
+    v10[l] = acc4_v[l];
+    v10[1 * L + l] = acc5_v[l];
+    v10[2 * L + l] = acc6_v[l];
+    v10[3 * L + l] = acc7_v[l];
+    v12[l] = acc8_v[l];
+    v12[1 * L + l] = acc9_v[l];
+    v12[2 * L + l] = acc10_v[l];
+    v12[3 * L + l] = acc11_v[l];
+  }
+  // %471 = sigmoid f64[4] -> v13
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = sigmoid(v7[i0 * L + l]);
+    }
+  }
+  // %756 = contract f64[4] -> v7
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = v0[i0 * L + l] * (v13[i0 * L + l] * (T(h) * 0.5f));
+    }
+  }
+  // %494 = sigmoid f64[4] -> v0
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = sigmoid(v10[i0 * L + l]);
+    }
+  }
+  // %495 = contract f64[4,20] -> v14
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 20 + i1) * L + l] = v3[(i0 * 20 + i1) * L + l] * v0[i0 * L + l];
+      }
+    }
+  }
+  // %762 = mul f64[4,20] -> v15
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = v14[i0 * L + l] * 0.33333334f;
+    }
+  }
+  // %774 = contract f64[4] -> v0
+  // %788 = contract f64[4] -> v10
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v14[i0 * L + l], v3[i0 * L + l], acc0_v[l]);
+      acc4_v[l] = std::fma(v14[i0 * L + l], v4[i0 * L + l], acc4_v[l]);
+      acc1_v[l] = std::fma(v14[(i0 + 20) * L + l], v3[(i0 + 20) * L + l], acc1_v[l]);
+      acc5_v[l] = std::fma(v14[(i0 + 20) * L + l], v4[(i0 + 20) * L + l], acc5_v[l]);
+      acc2_v[l] = std::fma(v14[(i0 + 40) * L + l], v3[(i0 + 40) * L + l], acc2_v[l]);
+      acc6_v[l] = std::fma(v14[(i0 + 40) * L + l], v4[(i0 + 40) * L + l], acc6_v[l]);
+      acc3_v[l] = std::fma(v14[(i0 + 60) * L + l], v3[(i0 + 60) * L + l], acc3_v[l]);
+      acc7_v[l] = std::fma(v14[(i0 + 60) * L + l], v4[(i0 + 60) * L + l], acc7_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -3336,24 +3212,30 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
     v0[1 * L + l] = acc1_v[l];
     v0[2 * L + l] = acc2_v[l];
     v0[3 * L + l] = acc3_v[l];
+    v10[l] = acc4_v[l];
+    v10[1 * L + l] = acc5_v[l];
+    v10[2 * L + l] = acc6_v[l];
+    v10[3 * L + l] = acc7_v[l];
   }
   // %810 = contract f64[4] -> v3
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = sigmoid(v0[i0 * L + l]) * (T(h) * 0.16666667f);
+      v3[i0 * L + l] = sigmoid(v12[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
-  // %811 = contract f64[4,20] -> v2
+  // %811 = contract f64[4,20] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 20 + i1) * L + l] = v7[(i0 * 20 + i1) * L + l] * v3[i0 * L + l];
+        v14[(i0 * 20 + i1) * L + l] = v4[(i0 * 20 + i1) * L + l] * v3[i0 * L + l];
       }
     }
   }
-  // %524 = contract f64[4,20] -> v8
+  // %497 = contract f64[4,20] -> v3
+  // %474 = contract f64[4,20] -> v4
+  // %524 = contract f64[4,20] -> v16
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3362,89 +3244,98 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v2[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v11[i2 * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v2[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v11[i2 * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v2[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v11[i2 * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v2[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v11[i2 * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v3[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v3[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v3[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v3[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v4[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v4[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v4[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v4[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v16[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v16[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v16[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v16[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %791 = contract f64[4,20] -> v12
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v7[(i0 * 20 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v7[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v7[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v7[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %788 = contract f64[4] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  // %477 = tanh f64[4,20] -> v17
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v4[i0 * L + l], v7[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v4[(i0 + 20) * L + l], v7[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v4[(i0 + 40) * L + l], v7[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v4[(i0 + 60) * L + l], v7[(i0 + 60) * L + l], acc3_v[l]);
+      v17[i0 * L + l] = vm::tanh(v4[i0 * L + l] - v5[i0 * L + l]);
     }
   }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v0[l] = acc0_v[l];
-    v0[1 * L + l] = acc1_v[l];
-    v0[2 * L + l] = acc2_v[l];
-    v0[3 * L + l] = acc3_v[l];
-  }
-  // %830 = tanh f64[4,20] -> v4
+  // %816 = tanh f64[4,20] -> v4
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 20 + i1) * L + l] = vm::tanh(
-            v8[(i0 * 20 + i1) * L + l] -
-            (v12[(i0 * 20 + i1) * L + l] + (v5[(i0 * 20 + i1) * L + l] * (v0[i0 * L + l] * T(h)))));
+        v4[(i0 * 20 + i1) * L + l] =
+            vm::tanh(v3[(i0 * 20 + i1) * L + l] -
+                     ((v17[(i0 * 20 + i1) * L + l] * v7[i0 * L + l]) + v8[(i0 * 20 + i1) * L + l]));
+      }
+    }
+  }
+  // %802 = contract f64[4,20] -> v5
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5[(i0 * 20 + i1) * L + l] =
+            v17[(i0 * 20 + i1) * L + l] * (v13[i0 * L + l] * (T(h) * 0.16666667f));
+      }
+    }
+  }
+  // %820 = tanh f64[4,20] -> v17
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v17[(i0 * 20 + i1) * L + l] =
+            vm::tanh(v3[(i0 * 20 + i1) * L + l] -
+                     ((v4[(i0 * 20 + i1) * L + l] * (v0[i0 * L + l] * (T(h) * 0.5f))) +
+                      v8[(i0 * 20 + i1) * L + l]));
+      }
+    }
+  }
+  // %830 = tanh f64[4,20] -> v3
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 20 + i1) * L + l] =
+            vm::tanh(v16[(i0 * 20 + i1) * L + l] -
+                     (v9[(i0 * 20 + i1) * L + l] +
+                      (v17[(i0 * 20 + i1) * L + l] * (v10[i0 * L + l] * T(h)))));
       }
     }
   }
@@ -3455,10 +3346,10 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 400 + i1 * 20 + i2) * L + l] =
-              (((((v9[(i0 * 20 + i1) * L + l] * T(h)) * v10[(i0 * 20 + i2) * L + l]) +
-                 (v6[(i0 * 20 + i2) * L + l] * v11[(i0 * 20 + i1) * L + l])) +
-                ((v5[(i0 * 20 + i1) * L + l] * T(h)) * v10[(i0 * 20 + i2) * L + l])) +
-               (v2[(i0 * 20 + i2) * L + l] * v4[(i0 * 20 + i1) * L + l])) +
+              (((((v4[(i0 * 20 + i1) * L + l] * T(h)) * v15[(i0 * 20 + i2) * L + l]) +
+                 (v6[(i0 * 20 + i2) * L + l] * v5[(i0 * 20 + i1) * L + l])) +
+                ((v17[(i0 * 20 + i1) * L + l] * T(h)) * v15[(i0 * 20 + i2) * L + l])) +
+               (v14[(i0 * 20 + i2) * L + l] * v3[(i0 * 20 + i1) * L + l])) +
               z0_W[(i0 * 400 + i1 * 20 + i2) * L + l];
         }
       }
@@ -3493,113 +3384,57 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
   T* theta_bar_Wv = theta_bar + 1806;
   T* __restrict u_stages_bar = static_cast<T*>(u_stages_bar_ptr);
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2560);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5120);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5760);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6464);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6592);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9152);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11712);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12416);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13120);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15680);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16384);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17088);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19648);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22208);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24768);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27328);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29888);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32448);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35008);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35136);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35264);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37824);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40384);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42944);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45504);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48064);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48768);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51328);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52032);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52736);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52864);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53568);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 704);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1408);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2112);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2816);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3520);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4224);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4352);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4480);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4608);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4736);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7296);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9856);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12416);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14976);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17536);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20096);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22656);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23296);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25856);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28416);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30976);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33536);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36096);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36224);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38784);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41344);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43904);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46464);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49024);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49152);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49280);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51840);
+  T mean_v[L] = {};
+  T var_v[L] = {};
+  T rstd_v[L] = {};
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
+  T acc8_v[L] = {};
+  T acc9_v[L] = {};
+  T acc10_v[L] = {};
+  T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  T mean_v[L] = {};
-  T var_v[L] = {};
-  T rstd_v[L] = {};
   T acc_v[L] = {};
   // fwp_delta_cde.field.step.rk4.vjp: 271 nodes
-  // %515 = contract f64[4,20] -> v0
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 84 + i2], u_stages[(i2 + 147) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], u_stages[(i2 + 147) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], u_stages[(i2 + 147) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], u_stages[(i2 + 147) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %516 = softmax f64[4,20] -> v1
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v0[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v0[(i0 * 20 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[i1 * L + l] = vm::exp(v0[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v0[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 20 + i1) * L + l] = v2[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
   // %517 = layernorm f64[21] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -3620,8 +3455,8 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e57 = u_stages[(i0 + 126) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e57 * e57);
+        const T e12 = u_stages[(i0 + 126) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e12 * e12);
       }
     }
   }
@@ -3636,114 +3471,14 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       v0[i0 * L + l] = (u_stages[(i0 + 126) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %519 = add f64[21] -> v3
+  // %519 = add f64[21] -> v1
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
+      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %520 = contract f64[4] -> v2
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0], v3[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 + 21], v3[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 + 42], v3[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 + 63], v3[i0 * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v2[l] = acc0_v[l];
-    v2[1 * L + l] = acc1_v[l];
-    v2[2 * L + l] = acc2_v[l];
-    v2[3 * L + l] = acc3_v[l];
-  }
-  // %521 = sigmoid f64[4] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = sigmoid(v2[i0 * L + l]);
-    }
-  }
-  // %522 = contract f64[4,20] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 20 + i1) * L + l] = v1[(i0 * 20 + i1) * L + l] * v4[i0 * L + l];
-      }
-    }
-  }
-  // %1241 = contract f64[4,20] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2) * L + l],
-                               v5[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v5[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v5[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v5[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-      }
-    }
-  }
-  // %524 = contract f64[4,20] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v3[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v3[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v3[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v3[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %490 = layernorm f64[21] -> v7
+  // %490 = layernorm f64[21] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3763,8 +3498,8 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e177 = u_stages[(i0 + 42) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e177 * e177);
+        const T e43 = u_stages[(i0 + 42) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e43 * e43);
       }
     }
   }
@@ -3776,45 +3511,17 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = (u_stages[(i0 + 42) * L + l] - mean_v[l]) * rstd_v[l];
+      v2[i0 * L + l] = (u_stages[(i0 + 42) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %492 = add f64[21] -> v8
+  // %492 = add f64[21] -> v3
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v7[i0 * L + l]);
+      v3[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v2[i0 * L + l]);
     }
   }
-  // %497 = contract f64[4,20] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v8[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v8[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v8[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v8[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %467 = layernorm f64[21] -> v10
+  // %467 = layernorm f64[21] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3834,8 +3541,8 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e232 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e232 * e232);
+        const T e74 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e74 * e74);
       }
     }
   }
@@ -3847,16 +3554,75 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v4[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %469 = add f64[21] -> v11
+  // %469 = add f64[21] -> v5
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = (v10[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
+      v5[i0 * L + l] = (v4[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
     }
   }
+  // %520 = contract f64[4] -> v6
+  // %470 = contract f64[4] -> v7
+  // %493 = contract f64[4] -> v8
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+    acc8_v[l] = 0.0f;
+    acc9_v[l] = 0.0f;
+    acc10_v[l] = 0.0f;
+    acc11_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0], v1[i0 * L + l], acc0_v[l]);
+      acc4_v[l] = std::fma(Wb[i0], v5[i0 * L + l], acc4_v[l]);
+      acc8_v[l] = std::fma(Wb[i0], v3[i0 * L + l], acc8_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 + 21], v1[i0 * L + l], acc1_v[l]);
+      acc5_v[l] = std::fma(Wb[i0 + 21], v5[i0 * L + l], acc5_v[l]);
+      acc9_v[l] = std::fma(Wb[i0 + 21], v3[i0 * L + l], acc9_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 + 42], v1[i0 * L + l], acc2_v[l]);
+      acc6_v[l] = std::fma(Wb[i0 + 42], v5[i0 * L + l], acc6_v[l]);
+      acc10_v[l] = std::fma(Wb[i0 + 42], v3[i0 * L + l], acc10_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 + 63], v1[i0 * L + l], acc3_v[l]);
+      acc7_v[l] = std::fma(Wb[i0 + 63], v5[i0 * L + l], acc7_v[l]);
+      acc11_v[l] = std::fma(Wb[i0 + 63], v3[i0 * L + l], acc11_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v6[l] = acc0_v[l];
+    v6[1 * L + l] = acc1_v[l];
+    v6[2 * L + l] = acc2_v[l];
+    v6[3 * L + l] = acc3_v[l];
+    v7[l] = acc4_v[l];
+    v7[1 * L + l] = acc5_v[l];
+    v7[2 * L + l] = acc6_v[l];
+    v7[3 * L + l] = acc7_v[l];
+    v8[l] = acc8_v[l];
+    v8[1 * L + l] = acc9_v[l];
+    v8[2 * L + l] = acc10_v[l];
+    v8[3 * L + l] = acc11_v[l];
+  }
+  // %521 = sigmoid f64[4] -> v9
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = sigmoid(v6[i0 * L + l]);
+    }
+  }
+  // %524 = contract f64[4,20] -> v10
+  // %497 = contract f64[4,20] -> v11
   // %474 = contract f64[4,20] -> v12
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -3866,26 +3632,59 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v11[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v11[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v11[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v11[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v3[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v5[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v3[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v5[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v3[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v5[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v3[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v5[i2 * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v10[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v10[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v10[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v10[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v11[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v11[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v11[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v12[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v12[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v12[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v12[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %465 = contract f64[4,20] -> v13
+  // %471 = sigmoid f64[4] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = sigmoid(v7[i0 * L + l]);
+    }
+  }
+  // %515 = contract f64[4,20] -> v13
+  // %465 = contract f64[4,20] -> v14
+  // %488 = contract f64[4,20] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3894,17 +3693,40 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2], u_stages[(i2 + 21) * L + l], acc0_v[l]);
+          acc0_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 84 + i2], u_stages[(i2 + 147) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2], u_stages[(i2 + 21) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2], u_stages[(i2 + 63) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], u_stages[(i2 + 21) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], u_stages[(i2 + 147) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], u_stages[(i2 + 21) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], u_stages[(i2 + 63) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], u_stages[(i2 + 21) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], u_stages[(i2 + 147) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], u_stages[(i2 + 21) * L + l], acc6_v[l]);
+          acc10_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], u_stages[(i2 + 63) * L + l], acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], u_stages[(i2 + 21) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], u_stages[(i2 + 147) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], u_stages[(i2 + 21) * L + l], acc7_v[l]);
+          acc11_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], u_stages[(i2 + 63) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -3913,10 +3735,18 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
         v13[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
         v13[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
         v13[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v14[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v14[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v14[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v14[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v15[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v15[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v15[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v15[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %466 = softmax f64[4,20] -> v14
+  // %516 = softmax f64[4,20] -> v16
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3937,128 +3767,27 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[i1 * L + l] = vm::exp(v13[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        v17[i1 * L + l] = vm::exp(v13[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
         rowsum_v[l] = rowsum_v[l] + vm::exp(v13[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 20 + i1) * L + l] = v2[i1 * L + l] / rowsum_v[l];
+        v16[(i0 * 20 + i1) * L + l] = v17[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %475 = contract f64[4,20] -> v13
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v14[(i0 * 20 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v14[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v14[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v14[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %477 = tanh f64[4,20] -> v15
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = vm::tanh(v12[i0 * L + l] - v13[i0 * L + l]);
-    }
-  }
-  // %470 = contract f64[4] -> v2
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0], v11[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 + 21], v11[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 + 42], v11[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 + 63], v11[i0 * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v2[l] = acc0_v[l];
-    v2[1 * L + l] = acc1_v[l];
-    v2[2 * L + l] = acc2_v[l];
-    v2[3 * L + l] = acc3_v[l];
-  }
-  // %471 = sigmoid f64[4] -> v12
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = sigmoid(v2[i0 * L + l]);
-    }
-  }
-  // %472 = contract f64[4,20] -> v13
+  // %522 = contract f64[4,20] -> v13
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 20 + i1) * L + l] = v14[(i0 * 20 + i1) * L + l] * v12[i0 * L + l];
+        v13[(i0 * 20 + i1) * L + l] = v16[(i0 * 20 + i1) * L + l] * v9[i0 * L + l];
       }
     }
   }
-  // %488 = contract f64[4,20] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2], u_stages[(i2 + 63) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], u_stages[(i2 + 63) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], u_stages[(i2 + 63) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], u_stages[(i2 + 63) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v16[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v16[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v16[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %489 = softmax f64[4,20] -> v17
+  // %466 = softmax f64[4,20] -> v18
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4068,7 +3797,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v16[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v16[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+            (v14[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v14[(i0 * 20 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -4079,42 +3808,61 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[i1 * L + l] = vm::exp(v16[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v16[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        v17[i1 * L + l] = vm::exp(v14[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v14[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 20 + i1) * L + l] = v2[i1 * L + l] / rowsum_v[l];
+        v18[(i0 * 20 + i1) * L + l] = v17[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %981 = contract f64[4] -> v2
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v13[i0 * L + l], v17[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v13[(i0 + 20) * L + l], v17[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v13[(i0 + 40) * L + l], v17[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v13[(i0 + 60) * L + l], v17[(i0 + 60) * L + l], acc3_v[l]);
+  // %472 = contract f64[4,20] -> v14
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 20 + i1) * L + l] = v18[(i0 * 20 + i1) * L + l] * v6[i0 * L + l];
+      }
     }
   }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v2[l] = acc0_v[l];
-    v2[1 * L + l] = acc1_v[l];
-    v2[2 * L + l] = acc2_v[l];
-    v2[3 * L + l] = acc3_v[l];
+  // %489 = softmax f64[4,20] -> v19
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v15[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v15[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v17[i1 * L + l] = vm::exp(v15[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v15[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 20 + i1) * L + l] = v17[i1 * L + l] / rowsum_v[l];
+      }
+    }
   }
-  // %758 = contract f64[4,20] -> v16
+  // %475 = contract f64[4,20] -> v15
+  // %758 = contract f64[4,20] -> v20
+  // %791 = contract f64[4,20] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4123,192 +3871,184 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v17[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v18[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
+          acc4_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v19[(i0 * 20 + i2) * L + l],
+                               acc4_v[l]);
+          acc8_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v16[(i0 * 20 + i2) * L + l],
+                               acc8_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v17[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v18[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v19[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v16[(i0 * 20 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v17[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v18[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                               v19[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                                v16[(i0 * 20 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v17[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v18[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                               v19[(i0 * 20 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                                v16[(i0 * 20 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v16[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v16[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v16[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v15[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v15[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v15[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v15[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v20[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v20[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v20[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v20[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v21[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %1230 = tanh f64[4,20] -> v18
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 20 + i1) * L + l] =
-            vm::tanh(v9[(i0 * 20 + i1) * L + l] -
-                     ((v15[(i0 * 20 + i1) * L + l] * (v2[i0 * L + l] * (T(h) * 0.5f))) +
-                      v16[(i0 * 20 + i1) * L + l]));
-      }
-    }
-  }
-  // %493 = contract f64[4] -> v19
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0], v8[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 + 21], v8[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 + 42], v8[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 + 63], v8[i0 * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v19[l] = acc0_v[l];
-    v19[1 * L + l] = acc1_v[l];
-    v19[2 * L + l] = acc2_v[l];
-    v19[3 * L + l] = acc3_v[l];
-  }
-  // %494 = sigmoid f64[4] -> v20
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = sigmoid(v19[i0 * L + l]);
-    }
-  }
-  // %495 = contract f64[4,20] -> v21
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 20 + i1) * L + l] = v17[(i0 * 20 + i1) * L + l] * v20[i0 * L + l];
-      }
-    }
-  }
-  // %774 = contract f64[4] -> v19
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v21[i0 * L + l], v17[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v21[(i0 + 20) * L + l], v17[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v21[(i0 + 40) * L + l], v17[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v21[(i0 + 60) * L + l], v17[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v19[l] = acc0_v[l];
-    v19[1 * L + l] = acc1_v[l];
-    v19[2 * L + l] = acc2_v[l];
-    v19[3 * L + l] = acc3_v[l];
-  }
-  // %1234 = tanh f64[4,20] -> v22
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 20 + i1) * L + l] =
-            vm::tanh(v9[(i0 * 20 + i1) * L + l] -
-                     ((v18[(i0 * 20 + i1) * L + l] * (v19[i0 * L + l] * (T(h) * 0.5f))) +
-                      v16[(i0 * 20 + i1) * L + l]));
-      }
-    }
-  }
-  // %788 = contract f64[4] -> v9
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v21[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v21[(i0 + 20) * L + l], v1[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v21[(i0 + 40) * L + l], v1[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v21[(i0 + 60) * L + l], v1[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v9[l] = acc0_v[l];
-    v9[1 * L + l] = acc1_v[l];
-    v9[2 * L + l] = acc2_v[l];
-    v9[3 * L + l] = acc3_v[l];
-  }
-  // %791 = contract f64[4,20] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v1[(i0 * 20 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v1[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v1[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v1[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v16[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v16[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v16[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1238 = tanh f64[4,20] -> v23
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 20 + i1) * L + l] = vm::tanh(
-            v5[(i0 * 20 + i1) * L + l] - ((v22[(i0 * 20 + i1) * L + l] * (v9[i0 * L + l] * T(h))) +
-                                          v16[(i0 * 20 + i1) * L + l]));
-      }
-    }
-  }
-  // %1242 = mul f64[4,20] -> v5
+  // %477 = tanh f64[4,20] -> v22
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v6[i0 * L + l] * (1.0f - square(v23[i0 * L + l]));
+      v22[i0 * L + l] = vm::tanh(v12[i0 * L + l] - v15[i0 * L + l]);
     }
   }
-  // %1009 = contract f64[4,20] -> v6
+  // %981 = contract f64[4] -> v7
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v14[i0 * L + l], v19[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v14[(i0 + 20) * L + l], v19[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v14[(i0 + 40) * L + l], v19[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v14[(i0 + 60) * L + l], v19[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[l] = acc0_v[l];
+    v7[1 * L + l] = acc1_v[l];
+    v7[2 * L + l] = acc2_v[l];
+    v7[3 * L + l] = acc3_v[l];
+  }
+  // %1230 = tanh f64[4,20] -> v12
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 20 + i1) * L + l] =
+            vm::tanh(v11[(i0 * 20 + i1) * L + l] -
+                     ((v22[(i0 * 20 + i1) * L + l] * (v7[i0 * L + l] * (T(h) * 0.5f))) +
+                      v20[(i0 * 20 + i1) * L + l]));
+      }
+    }
+  }
+  // %494 = sigmoid f64[4] -> v17
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = sigmoid(v8[i0 * L + l]);
+    }
+  }
+  // %495 = contract f64[4,20] -> v15
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 20 + i1) * L + l] = v19[(i0 * 20 + i1) * L + l] * v17[i0 * L + l];
+      }
+    }
+  }
+  // %774 = contract f64[4] -> v8
+  // %788 = contract f64[4] -> v23
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v15[i0 * L + l], v19[i0 * L + l], acc0_v[l]);
+      acc4_v[l] = std::fma(v15[i0 * L + l], v16[i0 * L + l], acc4_v[l]);
+      acc1_v[l] = std::fma(v15[(i0 + 20) * L + l], v19[(i0 + 20) * L + l], acc1_v[l]);
+      acc5_v[l] = std::fma(v15[(i0 + 20) * L + l], v16[(i0 + 20) * L + l], acc5_v[l]);
+      acc2_v[l] = std::fma(v15[(i0 + 40) * L + l], v19[(i0 + 40) * L + l], acc2_v[l]);
+      acc6_v[l] = std::fma(v15[(i0 + 40) * L + l], v16[(i0 + 40) * L + l], acc6_v[l]);
+      acc3_v[l] = std::fma(v15[(i0 + 60) * L + l], v19[(i0 + 60) * L + l], acc3_v[l]);
+      acc7_v[l] = std::fma(v15[(i0 + 60) * L + l], v16[(i0 + 60) * L + l], acc7_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v8[l] = acc0_v[l];
+    v8[1 * L + l] = acc1_v[l];
+    v8[2 * L + l] = acc2_v[l];
+    v8[3 * L + l] = acc3_v[l];
+    v23[l] = acc4_v[l];
+    v23[1 * L + l] = acc5_v[l];
+    v23[2 * L + l] = acc6_v[l];
+    v23[3 * L + l] = acc7_v[l];
+  }
+  // %1234 = tanh f64[4,20] -> v24
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v24[(i0 * 20 + i1) * L + l] =
+            vm::tanh(v11[(i0 * 20 + i1) * L + l] -
+                     ((v12[(i0 * 20 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f))) +
+                      v20[(i0 * 20 + i1) * L + l]));
+      }
+    }
+  }
+  // %1238 = tanh f64[4,20] -> v11
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 20 + i1) * L + l] =
+            vm::tanh(v10[(i0 * 20 + i1) * L + l] -
+                     ((v24[(i0 * 20 + i1) * L + l] * (v23[i0 * L + l] * T(h))) +
+                      v21[(i0 * 20 + i1) * L + l]));
+      }
+    }
+  }
+  // %1241 = contract f64[4,20] -> v10
+  // %1009 = contract f64[4,20] -> v20
+  // %1038 = contract f64[4,20] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4317,93 +4057,100 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2) * L + l],
-                               v21[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v21[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v21[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v21[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
-        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
-      }
-    }
-  }
-  // %1249 = mul f64[4,20] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 20 + i1) * L + l] =
-            (1.0f - square(v22[(i0 * 20 + i1) * L + l])) *
-            (v6[(i0 * 20 + i1) * L + l] - (v5[(i0 * 20 + i1) * L + l] * (v9[i0 * L + l] * T(h))));
-      }
-    }
-  }
-  // %1256 = mul f64[4,20] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 20 + i1) * L + l] =
-            (1.0f - square(v18[(i0 * 20 + i1) * L + l])) *
-            (v6[(i0 * 20 + i1) * L + l] -
-             (v16[(i0 * 20 + i1) * L + l] * (v19[i0 * L + l] * (T(h) * 0.5f))));
-      }
-    }
-  }
-  // %1038 = contract f64[4,20] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2) * L + l],
                                v13[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2) * L + l],
+                               v15[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2) * L + l],
+                               v14[(i0 * 20 + i2) * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
                                v13[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v15[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v14[(i0 * 20 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
                                v13[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                               v15[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                                v14[(i0 * 20 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
                                v13[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                               v15[(i0 * 20 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                                v14[(i0 * 20 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+        v10[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v10[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+        v10[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v10[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+        v20[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l] * (T(h) * 0.33333334f);
+        v20[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.33333334f);
+        v20[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.33333334f);
+        v20[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.33333334f);
+        v21[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
+        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
+        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
+        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
       }
     }
   }
-  // %1261 = mul f64[4,20] -> v24
+  // %1242 = mul f64[4,20] -> v13
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = v10[i0 * L + l] * (1.0f - square(v11[i0 * L + l]));
+    }
+  }
+  // %1249 = mul f64[4,20] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 20 + i1) * L + l] =
-            (v6[(i0 * 20 + i1) * L + l] -
-             (v9[(i0 * 20 + i1) * L + l] * (v2[i0 * L + l] * (T(h) * 0.5f)))) *
-            (1.0f - square(v15[(i0 * 20 + i1) * L + l]));
+        v10[(i0 * 20 + i1) * L + l] = (1.0f - square(v24[(i0 * 20 + i1) * L + l])) *
+                                      (v20[(i0 * 20 + i1) * L + l] -
+                                       (v13[(i0 * 20 + i1) * L + l] * (v23[i0 * L + l] * T(h))));
+      }
+    }
+  }
+  // %1256 = mul f64[4,20] -> v25
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v25[(i0 * 20 + i1) * L + l] =
+            (1.0f - square(v12[(i0 * 20 + i1) * L + l])) *
+            (v20[(i0 * 20 + i1) * L + l] -
+             (v10[(i0 * 20 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f))));
+      }
+    }
+  }
+  // %1261 = mul f64[4,20] -> v20
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 20 + i1) * L + l] =
+            (v21[(i0 * 20 + i1) * L + l] -
+             (v25[(i0 * 20 + i1) * L + l] * (v7[i0 * L + l] * (T(h) * 0.5f)))) *
+            (1.0f - square(v22[(i0 * 20 + i1) * L + l]));
       }
     }
   }
@@ -4415,63 +4162,17 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
         for (int64_t l = 0; l < L; ++l) {
           z0_bar_W[(i0 * 400 + i1 * 20 + i2) * L + l] +=
               (((z1_bar_W[(i0 * 400 + i1 * 20 + i2) * L + l] -
-                 (v1[(i0 * 20 + i2) * L + l] * v5[(i0 * 20 + i1) * L + l])) -
-                (v16[(i0 * 20 + i1) * L + l] * v17[(i0 * 20 + i2) * L + l])) -
-               (v9[(i0 * 20 + i1) * L + l] * v17[(i0 * 20 + i2) * L + l])) -
-              (v24[(i0 * 20 + i1) * L + l] * v14[(i0 * 20 + i2) * L + l]);
+                 (v16[(i0 * 20 + i2) * L + l] * v13[(i0 * 20 + i1) * L + l])) -
+                (v10[(i0 * 20 + i1) * L + l] * v19[(i0 * 20 + i2) * L + l])) -
+               (v25[(i0 * 20 + i1) * L + l] * v19[(i0 * 20 + i2) * L + l])) -
+              (v20[(i0 * 20 + i1) * L + l] * v18[(i0 * 20 + i2) * L + l]);
         }
       }
     }
   }
-  // %1278 = contract f64[21] -> v6
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21], v5[(i1 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 1], v5[(i1 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 2], v5[(i1 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 3], v5[(i1 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v5[(i0 * 20 + i1) * L + l], acc0_v[l]);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v6[20 * L + l] = acc0_v[l];
-  }
-  // %1274 = contract f64[4,20] -> v25
+  // %1274 = contract f64[4,20] -> v21
+  // %1281 = contract f64[4,20] -> v26
+  // %1286 = contract f64[4,20] -> v27
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4480,30 +4181,62 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v23[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v11[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v24[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v12[(i0 * 20 + i2) * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v23[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v11[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v24[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v12[(i0 * 20 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v23[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v11[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v24[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                                v12[(i0 * 20 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v23[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v11[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v24[(i0 * 20 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                                v12[(i0 * 20 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-        v25[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-        v25[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-        v25[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+        v21[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+        v26[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l] * (T(h) * 0.33333334f);
+        v26[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.33333334f);
+        v26[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.33333334f);
+        v26[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.33333334f);
+        v27[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l] * (T(h) * 0.33333334f);
+        v27[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.33333334f);
+        v27[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.33333334f);
+        v27[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.33333334f);
       }
     }
   }
-  // %1275 = contract f64[4] -> v19
+  // %1275 = contract f64[4] -> v7
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4514,27 +4247,97 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v1[i0 * L + l], v25[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v1[(i0 + 20) * L + l], v25[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v1[(i0 + 40) * L + l], v25[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v1[(i0 + 60) * L + l], v25[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v16[i0 * L + l], v21[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v16[(i0 + 20) * L + l], v21[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v16[(i0 + 40) * L + l], v21[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v16[(i0 + 60) * L + l], v21[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v19[l] = acc0_v[l];
-    v19[1 * L + l] = acc1_v[l];
-    v19[2 * L + l] = acc2_v[l];
-    v19[3 * L + l] = acc3_v[l];
+    v7[l] = acc0_v[l];
+    v7[1 * L + l] = acc1_v[l];
+    v7[2 * L + l] = acc2_v[l];
+    v7[3 * L + l] = acc3_v[l];
   }
-  // %1276 = mul f64[4] -> v2
+  // %1276 = mul f64[4] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v19[i0 * L + l] * (v4[i0 * L + l] * (1.0f - v4[i0 * L + l]));
+      v8[i0 * L + l] = v7[i0 * L + l] * (v9[i0 * L + l] * (1.0f - v9[i0 * L + l]));
     }
   }
-  // %1277 = contract f64[21] -> v23
+  // %1282 = contract f64[4] -> v7
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v24[i0 * L + l], v13[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v24[(i0 + 20) * L + l], v13[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v24[(i0 + 40) * L + l], v13[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v24[(i0 + 60) * L + l], v13[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[l] = acc0_v[l];
+    v7[1 * L + l] = acc1_v[l];
+    v7[2 * L + l] = acc2_v[l];
+    v7[3 * L + l] = acc3_v[l];
+  }
+  // %1287 = contract f64[4] -> v23
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v10[i0 * L + l], v12[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v10[(i0 + 20) * L + l], v12[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v10[(i0 + 40) * L + l], v12[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v10[(i0 + 60) * L + l], v12[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v23[l] = acc0_v[l];
+    v23[1 * L + l] = acc1_v[l];
+    v23[2 * L + l] = acc2_v[l];
+    v23[3 * L + l] = acc3_v[l];
+  }
+  // %1291 = add f64[4,20] -> v11
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 20 + i1) * L + l] =
+            (v26[(i0 * 20 + i1) * L + l] -
+             (v16[(i0 * 20 + i1) * L + l] * (v7[i0 * L + l] * T(h)))) +
+            (v27[(i0 * 20 + i1) * L + l] -
+             (v19[(i0 * 20 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f))));
+      }
+    }
+  }
+  // %1295 = add f64[4,20] -> v12
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = v25[i0 * L + l] + v10[i0 * L + l];
+    }
+  }
+  // %1278 = contract f64[21] -> v24
+  // %1296 = contract f64[21] -> v26
+  // %1264 = contract f64[21] -> v27
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4542,46 +4345,85 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v2[i1 * L + l], acc3_v[l]);
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21], v13[(i1 * 20 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21], v12[(i1 * 20 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21], v20[(i1 * 20 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 1], v13[(i1 * 20 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 1], v12[(i1 * 20 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 1], v20[(i1 * 20 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 2], v13[(i1 * 20 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 2], v12[(i1 * 20 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 2], v20[(i1 * 20 + i2) * L + l],
+                                acc10_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 3], v13[(i1 * 20 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 3], v12[(i1 * 20 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 3], v20[(i1 * 20 + i2) * L + l],
+                                acc11_v[l]);
+        }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v26[(i0 * 4) * L + l] = acc4_v[l];
+      v26[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v26[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v26[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v27[(i0 * 4) * L + l] = acc8_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v2[i0 * L + l], acc0_v[l]);
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v12[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v20[(i0 * 20 + i1) * L + l], acc2_v[l]);
+      }
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v23[20 * L + l] = acc0_v[l];
+    v24[20 * L + l] = acc0_v[l];
+    v26[20 * L + l] = acc1_v[l];
+    v27[20 * L + l] = acc2_v[l];
   }
-  // %1279 = add f64[21] -> v26
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = v6[i0 * L + l] + v23[i0 * L + l];
-    }
-  }
-  // %1281 = contract f64[4,20] -> v6
+  // %1054 = contract f64[4,20] -> v28
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4606,14 +4448,14 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
-        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
+        v28[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v28[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+        v28[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v28[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
       }
     }
   }
-  // %1282 = contract f64[4] -> v19
+  // %1265 = contract f64[4] -> v29
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4624,88 +4466,31 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v22[i0 * L + l], v5[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v22[(i0 + 20) * L + l], v5[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v22[(i0 + 40) * L + l], v5[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v22[(i0 + 60) * L + l], v5[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v22[i0 * L + l], v25[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v22[(i0 + 20) * L + l], v25[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v22[(i0 + 40) * L + l], v25[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v22[(i0 + 60) * L + l], v25[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v19[l] = acc0_v[l];
-    v19[1 * L + l] = acc1_v[l];
-    v19[2 * L + l] = acc2_v[l];
-    v19[3 * L + l] = acc3_v[l];
+    v29[l] = acc0_v[l];
+    v29[1 * L + l] = acc1_v[l];
+    v29[2 * L + l] = acc2_v[l];
+    v29[3 * L + l] = acc3_v[l];
   }
-  // %1286 = contract f64[4,20] -> v22
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v18[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v18[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v18[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v18[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-        v22[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-        v22[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
-        v22[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
-      }
-    }
-  }
-  // %1287 = contract f64[4] -> v23
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v16[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v16[(i0 + 20) * L + l], v18[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v16[(i0 + 40) * L + l], v18[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v16[(i0 + 60) * L + l], v18[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v23[l] = acc0_v[l];
-    v23[1 * L + l] = acc1_v[l];
-    v23[2 * L + l] = acc2_v[l];
-    v23[3 * L + l] = acc3_v[l];
-  }
-  // %1291 = add f64[4,20] -> v18
+  // %1268 = sub f64[4,20] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 20 + i1) * L + l] =
-            (v6[(i0 * 20 + i1) * L + l] - (v1[(i0 * 20 + i1) * L + l] * (v19[i0 * L + l] * T(h)))) +
-            (v22[(i0 * 20 + i1) * L + l] -
-             (v17[(i0 * 20 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f))));
+        v22[(i0 * 20 + i1) * L + l] =
+            v28[(i0 * 20 + i1) * L + l] -
+            (v19[(i0 * 20 + i1) * L + l] * (v29[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %1292 = contract f64[4] -> v6
+  // %1269 = contract f64[4] -> v28
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4716,175 +4501,10 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v17[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v17[(i0 + 20) * L + l], v18[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v17[(i0 + 40) * L + l], v18[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v17[(i0 + 60) * L + l], v18[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v6[l] = acc0_v[l];
-    v6[1 * L + l] = acc1_v[l];
-    v6[2 * L + l] = acc2_v[l];
-    v6[3 * L + l] = acc3_v[l];
-  }
-  // %1293 = mul f64[4] -> v22
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = ((1.0f - v20[i0 * L + l]) * v20[i0 * L + l]) * v6[i0 * L + l];
-    }
-  }
-  // %1294 = contract f64[21] -> v6
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v22[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v22[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v22[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v22[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v22[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v6[20 * L + l] = acc0_v[l];
-  }
-  // %1295 = add f64[4,20] -> v27
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = v9[i0 * L + l] + v16[i0 * L + l];
-    }
-  }
-  // %1296 = contract f64[21] -> v28
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21], v27[(i1 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 1], v27[(i1 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 2], v27[(i1 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 3], v27[(i1 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 4) * L + l] = acc0_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v27[(i0 * 20 + i1) * L + l], acc0_v[l]);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v28[20 * L + l] = acc0_v[l];
-  }
-  // %1297 = add f64[21] -> v29
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = v6[i0 * L + l] + v28[i0 * L + l];
-    }
-  }
-  // %1054 = contract f64[4,20] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v15[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v15[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v15[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v15[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-      }
-    }
-  }
-  // %1265 = contract f64[4] -> v28
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v15[i0 * L + l], v9[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v15[(i0 + 20) * L + l], v9[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v15[(i0 + 40) * L + l], v9[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v15[(i0 + 60) * L + l], v9[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v22[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v22[(i0 + 20) * L + l], v18[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v22[(i0 + 40) * L + l], v18[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v22[(i0 + 60) * L + l], v18[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -4894,18 +4514,90 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     v28[2 * L + l] = acc2_v[l];
     v28[3 * L + l] = acc3_v[l];
   }
-  // %1268 = sub f64[4,20] -> v15
+  // %1270 = mul f64[4] -> v30
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[i0 * L + l] = ((1.0f - v6[i0 * L + l]) * v6[i0 * L + l]) * v28[i0 * L + l];
+    }
+  }
+  // %1309 = contract f64[4,20] -> v28
+  // %1317 = contract f64[4,20] -> v31
+  // %1321 = contract f64[4,20] -> v32
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v20[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v25[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v10[(i0 * 20 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v20[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v25[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v10[(i0 * 20 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v20[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v25[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                                v10[(i0 * 20 + i2) * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v20[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v25[(i0 * 20 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                                v10[(i0 * 20 + i2) * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v28[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v28[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v28[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v28[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v31[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v31[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v31[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v31[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v32[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v32[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v32[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v32[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+  }
+  // %1310 = sub f64[4,20] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 20 + i1) * L + l] =
-            v6[(i0 * 20 + i1) * L + l] -
-            (v17[(i0 * 20 + i1) * L + l] * (v28[i0 * L + l] * (T(h) * 0.5f)));
+        v10[(i0 * 20 + i1) * L + l] =
+            (v22[(i0 * 20 + i1) * L + l] * v6[i0 * L + l]) - v28[(i0 * 20 + i1) * L + l];
       }
     }
   }
-  // %1269 = contract f64[4] -> v6
+  // %1311 = contract f64[4] -> v6
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4916,10 +4608,10 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v15[i0 * L + l], v14[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v15[(i0 + 20) * L + l], v14[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v15[(i0 + 40) * L + l], v14[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v15[(i0 + 60) * L + l], v14[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v18[i0 * L + l], v10[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v18[(i0 + 20) * L + l], v10[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v18[(i0 + 40) * L + l], v10[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v18[(i0 + 60) * L + l], v10[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -4929,106 +4621,165 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     v6[2 * L + l] = acc2_v[l];
     v6[3 * L + l] = acc3_v[l];
   }
-  // %1270 = mul f64[4] -> v30
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = ((1.0f - v12[i0 * L + l]) * v12[i0 * L + l]) * v6[i0 * L + l];
-    }
-  }
-  // %1271 = contract f64[21] -> v6
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v30[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v30[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v30[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v30[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v30[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v6[20 * L + l] = acc0_v[l];
-  }
-  // %1264 = contract f64[21] -> v31
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21], v24[(i1 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 1], v24[(i1 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 2], v24[(i1 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 3], v24[(i1 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v31[(i0 * 4) * L + l] = acc0_v[l];
-      v31[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v31[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v31[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
+  // %1314 = mul f64[4,20] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v24[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        v22[(i0 * 20 + i1) * L + l] =
+            v18[(i0 * 20 + i1) * L + l] * (v10[(i0 * 20 + i1) * L + l] - v6[i0 * L + l]);
       }
+    }
+  }
+  // %1325 = add f64[4,20] -> v10
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 20 + i1) * L + l] =
+            (v11[(i0 * 20 + i1) * L + l] * v17[i0 * L + l]) +
+            ((-((v14[(i0 * 20 + i1) * L + l] * (v29[i0 * L + l] * (T(h) * 0.5f))) +
+                v31[(i0 * 20 + i1) * L + l])) -
+             ((v15[(i0 * 20 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f))) +
+              v32[(i0 * 20 + i1) * L + l]));
+      }
+    }
+  }
+  // %1292 = contract f64[4] -> v6
+  // %1326 = contract f64[4] -> v23
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v19[i0 * L + l], v11[i0 * L + l], acc0_v[l]);
+      acc4_v[l] = std::fma(v19[i0 * L + l], v10[i0 * L + l], acc4_v[l]);
+      acc1_v[l] = std::fma(v19[(i0 + 20) * L + l], v11[(i0 + 20) * L + l], acc1_v[l]);
+      acc5_v[l] = std::fma(v19[(i0 + 20) * L + l], v10[(i0 + 20) * L + l], acc5_v[l]);
+      acc2_v[l] = std::fma(v19[(i0 + 40) * L + l], v11[(i0 + 40) * L + l], acc2_v[l]);
+      acc6_v[l] = std::fma(v19[(i0 + 40) * L + l], v10[(i0 + 40) * L + l], acc6_v[l]);
+      acc3_v[l] = std::fma(v19[(i0 + 60) * L + l], v11[(i0 + 60) * L + l], acc3_v[l]);
+      acc7_v[l] = std::fma(v19[(i0 + 60) * L + l], v10[(i0 + 60) * L + l], acc7_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v31[20 * L + l] = acc0_v[l];
+    v6[l] = acc0_v[l];
+    v6[1 * L + l] = acc1_v[l];
+    v6[2 * L + l] = acc2_v[l];
+    v6[3 * L + l] = acc3_v[l];
+    v23[l] = acc4_v[l];
+    v23[1 * L + l] = acc5_v[l];
+    v23[2 * L + l] = acc6_v[l];
+    v23[3 * L + l] = acc7_v[l];
   }
-  // %1272 = add f64[21] -> v32
+  // %1293 = mul f64[4] -> v29
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v29[i0 * L + l] = ((1.0f - v17[i0 * L + l]) * v17[i0 * L + l]) * v6[i0 * L + l];
+    }
+  }
+  // %1277 = contract f64[21] -> v11
+  // %1294 = contract f64[21] -> v14
+  // %1271 = contract f64[21] -> v18
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v8[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v29[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v30[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v29[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v30[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v29[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v30[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v29[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v30[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc4_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v18[(i0 * 4) * L + l] = acc8_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 21 + 20], v29[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 21 + 20], v30[i0 * L + l], acc2_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v11[20 * L + l] = acc0_v[l];
+    v14[20 * L + l] = acc1_v[l];
+    v18[20 * L + l] = acc2_v[l];
+  }
+  // %1279 = add f64[21] -> v25
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] = v6[i0 * L + l] + v31[i0 * L + l];
+      v25[i0 * L + l] = v24[i0 * L + l] + v11[i0 * L + l];
+    }
+  }
+  // %1297 = add f64[21] -> v11
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = v14[i0 * L + l] + v26[i0 * L + l];
+    }
+  }
+  // %1272 = add f64[21] -> v14
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = v18[i0 * L + l] + v27[i0 * L + l];
     }
   }
   // %1300 = add f64[21] -> d.ln.gain
@@ -5037,8 +4788,8 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((v0[i0 * L + l] * v26[i0 * L + l]) + (v29[i0 * L + l] * v7[i0 * L + l])) +
-                 (v10[i0 * L + l] * v32[i0 * L + l]);
+        sum[l] = ((v0[i0 * L + l] * v25[i0 * L + l]) + (v11[i0 * L + l] * v2[i0 * L + l])) +
+                 (v4[i0 * L + l] * v14[i0 * L + l]);
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
@@ -5049,7 +4800,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v26[i0 * L + l] + v29[i0 * L + l]) + v32[i0 * L + l];
+        sum[l] = (v25[i0 * L + l] + v11[i0 * L + l]) + v14[i0 * L + l];
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
@@ -5061,14 +4812,24 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v30[i0 * L + l] * v11[i1 * L + l]) +
-                   ((v8[i1 * L + l] * v22[i0 * L + l]) + (v2[i0 * L + l] * v3[i1 * L + l]));
+          sum[l] = (v30[i0 * L + l] * v5[i1 * L + l]) +
+                   ((v3[i1 * L + l] * v29[i0 * L + l]) + (v8[i0 * L + l] * v1[i1 * L + l]));
         }
         theta_bar_Wb[i0 * 21 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1309 = contract f64[4,20] -> v6
+  // %1329 = mul f64[4,20] -> v18
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v18[(i0 * 20 + i1) * L + l] =
+            (v10[(i0 * 20 + i1) * L + l] - v23[i0 * L + l]) * v19[(i0 * 20 + i1) * L + l];
+      }
+    }
+  }
+  // %1333 = contract f64[4,20] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5082,35 +4843,36 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v24[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v13[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v24[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v13[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v24[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v13[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v24[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v13[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v10[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v10[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v10[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v10[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1310 = sub f64[4,20] -> v22
+  // %1335 = sub f64[4,20] -> v19
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 20 + i1) * L + l] =
-            (v15[(i0 * 20 + i1) * L + l] * v12[i0 * L + l]) - v6[(i0 * 20 + i1) * L + l];
+        v19[(i0 * 20 + i1) * L + l] =
+            (v21[(i0 * 20 + i1) * L + l] * v9[i0 * L + l]) -
+            (v10[(i0 * 20 + i1) * L + l] + (v15[(i0 * 20 + i1) * L + l] * (v7[i0 * L + l] * T(h))));
       }
     }
   }
-  // %1311 = contract f64[4] -> v30
+  // %1336 = contract f64[4] -> v6
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5121,215 +4883,26 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v14[i0 * L + l], v22[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v14[(i0 + 20) * L + l], v22[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v14[(i0 + 40) * L + l], v22[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v14[(i0 + 60) * L + l], v22[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v19[i0 * L + l], v16[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v19[(i0 + 20) * L + l], v16[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v19[(i0 + 40) * L + l], v16[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v19[(i0 + 60) * L + l], v16[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v30[l] = acc0_v[l];
-    v30[1 * L + l] = acc1_v[l];
-    v30[2 * L + l] = acc2_v[l];
-    v30[3 * L + l] = acc3_v[l];
+    v6[l] = acc0_v[l];
+    v6[1 * L + l] = acc1_v[l];
+    v6[2 * L + l] = acc2_v[l];
+    v6[3 * L + l] = acc3_v[l];
   }
-  // %1314 = mul f64[4,20] -> v6
+  // %1339 = mul f64[4,20] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 20 + i1) * L + l] =
-            v14[(i0 * 20 + i1) * L + l] * (v22[(i0 * 20 + i1) * L + l] - v30[i0 * L + l]);
-      }
-    }
-  }
-  // %1317 = contract f64[4,20] -> v12
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v9[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v9[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v9[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v9[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1321 = contract f64[4,20] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v16[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v16[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v16[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v16[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1325 = add f64[4,20] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 20 + i1) * L + l] =
-            (v18[(i0 * 20 + i1) * L + l] * v20[i0 * L + l]) +
-            ((-((v13[(i0 * 20 + i1) * L + l] * (v28[i0 * L + l] * (T(h) * 0.5f))) +
-                v12[(i0 * 20 + i1) * L + l])) -
-             ((v21[(i0 * 20 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f))) +
-              v9[(i0 * 20 + i1) * L + l]));
-      }
-    }
-  }
-  // %1326 = contract f64[4] -> v20
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v17[i0 * L + l], v14[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v17[(i0 + 20) * L + l], v14[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v17[(i0 + 40) * L + l], v14[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v17[(i0 + 60) * L + l], v14[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v20[l] = acc0_v[l];
-    v20[1 * L + l] = acc1_v[l];
-    v20[2 * L + l] = acc2_v[l];
-    v20[3 * L + l] = acc3_v[l];
-  }
-  // %1329 = mul f64[4,20] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 20 + i1) * L + l] =
-            (v14[(i0 * 20 + i1) * L + l] - v20[i0 * L + l]) * v17[(i0 * 20 + i1) * L + l];
-      }
-    }
-  }
-  // %1333 = contract f64[4,20] -> v12
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v5[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v5[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v5[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v5[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1335 = sub f64[4,20] -> v13
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 20 + i1) * L + l] = (v25[(i0 * 20 + i1) * L + l] * v4[i0 * L + l]) -
-                                      (v12[(i0 * 20 + i1) * L + l] +
-                                       (v21[(i0 * 20 + i1) * L + l] * (v19[i0 * L + l] * T(h))));
-      }
-    }
-  }
-  // %1336 = contract f64[4] -> v4
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v13[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v13[(i0 + 20) * L + l], v1[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v13[(i0 + 40) * L + l], v1[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v13[(i0 + 60) * L + l], v1[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc0_v[l];
-    v4[1 * L + l] = acc1_v[l];
-    v4[2 * L + l] = acc2_v[l];
-    v4[3 * L + l] = acc3_v[l];
-  }
-  // %1339 = mul f64[4,20] -> v12
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 20 + i1) * L + l] =
-            (v13[(i0 * 20 + i1) * L + l] - v4[i0 * L + l]) * v1[(i0 * 20 + i1) * L + l];
+        v10[(i0 * 20 + i1) * L + l] =
+            (v19[(i0 * 20 + i1) * L + l] - v6[i0 * L + l]) * v16[(i0 * 20 + i1) * L + l];
       }
     }
   }
@@ -5341,9 +4914,9 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v6[(i0 * 20 + i1) * L + l] * u_stages[(i2 + 21) * L + l]) +
-                     ((u_stages[(i2 + 63) * L + l] * v9[(i0 * 20 + i1) * L + l]) +
-                      (u_stages[(i2 + 147) * L + l] * v12[(i0 * 20 + i1) * L + l]));
+            sum[l] = (v22[(i0 * 20 + i1) * L + l] * u_stages[(i2 + 21) * L + l]) +
+                     ((u_stages[(i2 + 63) * L + l] * v18[(i0 * 20 + i1) * L + l]) +
+                      (u_stages[(i2 + 147) * L + l] * v10[(i0 * 20 + i1) * L + l]));
           }
           theta_bar_Wk[i0 * 420 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
@@ -5358,9 +4931,9 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v11[i2 * L + l] * v24[(i0 * 20 + i1) * L + l]) +
-                     ((v3[i2 * L + l] * v5[(i0 * 20 + i1) * L + l]) +
-                      (v8[i2 * L + l] * v27[(i0 * 20 + i1) * L + l]));
+            sum[l] = (v5[i2 * L + l] * v20[(i0 * 20 + i1) * L + l]) +
+                     ((v1[i2 * L + l] * v13[(i0 * 20 + i1) * L + l]) +
+                      (v3[i2 * L + l] * v12[(i0 * 20 + i1) * L + l]));
           }
           theta_bar_Wv[i0 * 420 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
@@ -5368,7 +4941,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
   }
   if (u_stages_bar) {
-    // %701 = reduce_sum f64[] -> v4
+    // %701 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5381,9 +4954,9 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v6[l] = acc_v[l];
     }
-    // %706 = reduce_sum f64[] -> v19
+    // %706 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5391,26 +4964,26 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - (v4[l] * 0.04761905f));
+        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - (v6[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[l] = acc_v[l];
+      v7[l] = acc_v[l];
     }
-    // %710 = reciprocal f64[] -> v4
+    // %710 = reciprocal f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = T(1) / std::sqrt((v19[l] * 0.04761905f) + 1e-05f);
+      v6[l] = T(1) / std::sqrt((v7[l] * 0.04761905f) + 1e-05f);
     }
-    // %1348 = mul f64[21] -> v3
+    // %1348 = mul f64[21] -> v1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[i0 * L + l] = v32[i0 * L + l] * ln_gain[i0];
+        v1[i0 * L + l] = v14[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1349 = reduce_sum f64[] -> v19
+    // %1349 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5418,14 +4991,14 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v3[i0 * L + l];
+        acc_v[l] = acc_v[l] + v1[i0 * L + l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[l] = acc_v[l];
+      v7[l] = acc_v[l];
     }
-    // %1353 = contract f64[] -> v20
+    // %1353 = contract f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5433,19 +5006,19 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[i0 * L + l], v3[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v4[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[l] = acc0_v[l];
+      v8[l] = acc0_v[l];
     }
     // %1358 = mul f64[21] -> d.x@0
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[i0 * L + l] += v4[l] * ((v3[i0 * L + l] - (v19[l] * 0.04761905f)) -
-                                             (v10[i0 * L + l] * (v20[l] * 0.04761905f)));
+        u_stages_bar[i0 * L + l] += v6[l] * ((v1[i0 * L + l] - (v7[l] * 0.04761905f)) -
+                                             (v4[i0 * L + l] * (v8[l] * 0.04761905f)));
       }
     }
     // %1359 = contract f64[21] -> d.dx@0
@@ -5462,12 +5035,12 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21], v6[(i1 * 20 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 1], v6[(i1 * 20 + i2) * L + l],
+                std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21], v22[(i1 * 20 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 1], v22[(i1 * 20 + i2) * L + l],
                                  acc1_v[l]);
-            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 2], v6[(i1 * 20 + i2) * L + l],
+            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 2], v22[(i1 * 20 + i2) * L + l],
                                  acc2_v[l]);
-            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 3], v6[(i1 * 20 + i2) * L + l],
+            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 3], v22[(i1 * 20 + i2) * L + l],
                                  acc3_v[l]);
           }
         }
@@ -5488,7 +5061,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i1 = 0; i1 < 20; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v6[(i0 * 20 + i1) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v22[(i0 * 20 + i1) * L + l], acc0_v[l]);
         }
       }
     }
@@ -5496,14 +5069,14 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[41 * L + l] += acc0_v[l];
     }
-    // %1360 = mul f64[21] -> v3
+    // %1360 = mul f64[21] -> v1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[i0 * L + l] = ln_gain[i0] * v29[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v11[i0 * L + l];
       }
     }
-    // %1361 = reduce_sum f64[] -> v4
+    // %1361 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5511,14 +5084,14 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v3[i0 * L + l];
+        acc_v[l] = acc_v[l] + v1[i0 * L + l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v6[l] = acc_v[l];
     }
-    // %1365 = contract f64[] -> v19
+    // %1365 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5526,14 +5099,14 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[i0 * L + l], v3[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v2[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[l] = acc0_v[l];
+      v7[l] = acc0_v[l];
     }
-    // %642 = reduce_sum f64[] -> v20
+    // %642 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5546,9 +5119,9 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[l] = acc_v[l];
+      v8[l] = acc_v[l];
     }
-    // %647 = reduce_sum f64[] -> v30
+    // %647 = reduce_sum f64[] -> v9
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5556,25 +5129,25 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 42) * L + l] - (v20[l] * 0.04761905f));
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 42) * L + l] - (v8[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[l] = acc_v[l];
+      v9[l] = acc_v[l];
     }
-    // %651 = reciprocal f64[] -> v20
+    // %651 = reciprocal f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[l] = T(1) / std::sqrt((v30[l] * 0.04761905f) + 1e-05f);
+      v8[l] = T(1) / std::sqrt((v9[l] * 0.04761905f) + 1e-05f);
     }
     // %1370 = mul f64[21] -> d.x@1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 + 42) * L + l] +=
-            ((v3[i0 * L + l] - (v4[l] * 0.04761905f)) - ((v19[l] * 0.04761905f) * v7[i0 * L + l])) *
-            v20[l];
+            ((v1[i0 * L + l] - (v6[l] * 0.04761905f)) - ((v7[l] * 0.04761905f) * v2[i0 * L + l])) *
+            v8[l];
       }
     }
     // %1371 = contract f64[21] -> d.dx@1
@@ -5591,12 +5164,12 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21], v9[(i1 * 20 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 1], v9[(i1 * 20 + i2) * L + l],
+                std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21], v18[(i1 * 20 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 1], v18[(i1 * 20 + i2) * L + l],
                                  acc1_v[l]);
-            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 2], v9[(i1 * 20 + i2) * L + l],
+            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 2], v18[(i1 * 20 + i2) * L + l],
                                  acc2_v[l]);
-            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 3], v9[(i1 * 20 + i2) * L + l],
+            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 3], v18[(i1 * 20 + i2) * L + l],
                                  acc3_v[l]);
           }
         }
@@ -5617,7 +5190,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i1 = 0; i1 < 20; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v9[(i0 * 20 + i1) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
         }
       }
     }
@@ -5625,14 +5198,14 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[83 * L + l] += acc0_v[l];
     }
-    // %1372 = mul f64[21] -> v3
+    // %1372 = mul f64[21] -> v1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[i0 * L + l] = ln_gain[i0] * v26[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v25[i0 * L + l];
       }
     }
-    // %1373 = reduce_sum f64[] -> v4
+    // %1373 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5640,14 +5213,14 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v3[i0 * L + l];
+        acc_v[l] = acc_v[l] + v1[i0 * L + l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v6[l] = acc_v[l];
     }
-    // %1377 = contract f64[] -> v19
+    // %1377 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5655,14 +5228,14 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v0[i0 * L + l], v3[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v0[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[l] = acc0_v[l];
+      v7[l] = acc0_v[l];
     }
-    // %574 = reduce_sum f64[] -> v20
+    // %574 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5675,9 +5248,9 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[l] = acc_v[l];
+      v8[l] = acc_v[l];
     }
-    // %579 = reduce_sum f64[] -> v30
+    // %579 = reduce_sum f64[] -> v9
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5685,25 +5258,25 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 126) * L + l] - (v20[l] * 0.04761905f));
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 126) * L + l] - (v8[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[l] = acc_v[l];
+      v9[l] = acc_v[l];
     }
-    // %583 = reciprocal f64[] -> v20
+    // %583 = reciprocal f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[l] = T(1) / std::sqrt((v30[l] * 0.04761905f) + 1e-05f);
+      v8[l] = T(1) / std::sqrt((v9[l] * 0.04761905f) + 1e-05f);
     }
     // %1382 = mul f64[21] -> d.x@2
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 + 126) * L + l] +=
-            ((v3[i0 * L + l] - (v4[l] * 0.04761905f)) - (v0[i0 * L + l] * (v19[l] * 0.04761905f))) *
-            v20[l];
+            ((v1[i0 * L + l] - (v6[l] * 0.04761905f)) - (v0[i0 * L + l] * (v7[l] * 0.04761905f))) *
+            v8[l];
       }
     }
     // %1383 = contract f64[21] -> d.dx@2
@@ -5720,12 +5293,12 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21], v12[(i1 * 20 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 1], v12[(i1 * 20 + i2) * L + l],
+                std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21], v10[(i1 * 20 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 1], v10[(i1 * 20 + i2) * L + l],
                                  acc1_v[l]);
-            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 2], v12[(i1 * 20 + i2) * L + l],
+            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 2], v10[(i1 * 20 + i2) * L + l],
                                  acc2_v[l]);
-            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 3], v12[(i1 * 20 + i2) * L + l],
+            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 420 + i2 * 21 + 3], v10[(i1 * 20 + i2) * L + l],
                                  acc3_v[l]);
           }
         }
@@ -5746,7 +5319,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i1 = 0; i1 < 20; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v12[(i0 * 20 + i1) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v10[(i0 * 20 + i1) * L + l], acc0_v[l]);
         }
       }
     }
@@ -5794,39 +5367,42 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 704);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1408);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3968);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4672);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5376);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7936);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8640);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2112);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2816);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3520);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4224);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6784);
   T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9344);
   T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11904);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14464);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17024);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17664);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20224);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22784);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25344);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27904);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28032);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30592);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33152);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33792);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36352);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38912);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41472);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44032);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46592);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49152);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49856);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 50560);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51264);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53824);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 54528);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 55232);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57792);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 60352);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61056);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12032);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12160);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12288);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12416);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14976);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17536);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20096);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22656);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23296);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25856);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28416);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30976);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33536);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36096);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38656);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41216);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43776);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46336);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48896);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49600);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 50304);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51008);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51136);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53696);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56256);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56384);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58944);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59648);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 60352);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -5834,6 +5410,14 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
+  T acc8_v[L] = {};
+  T acc9_v[L] = {};
+  T acc10_v[L] = {};
+  T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // theta span = 0, then += lane sums of the step's parameter quadrature
@@ -5884,35 +5468,7 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %524 = contract f64[4,20] -> v2
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %490 = layernorm f64[21] -> v3
+  // %490 = layernorm f64[21] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5932,8 +5488,8 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e68 = u_stages[(i0 + 42) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e68 * e68);
+        const T e44 = u_stages[(i0 + 42) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e44 * e44);
       }
     }
   }
@@ -5945,45 +5501,17 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (u_stages[(i0 + 42) * L + l] - mean_v[l]) * rstd_v[l];
+      v2[i0 * L + l] = (u_stages[(i0 + 42) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %492 = add f64[21] -> v4
+  // %492 = add f64[21] -> v3
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v3[i0 * L + l]);
+      v3[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v2[i0 * L + l]);
     }
   }
-  // %497 = contract f64[4,20] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v4[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v4[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v4[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v4[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %467 = layernorm f64[21] -> v6
+  // %467 = layernorm f64[21] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6003,8 +5531,8 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e123 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e123 * e123);
+        const T e75 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e75 * e75);
       }
     }
   }
@@ -6016,16 +5544,18 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v4[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %469 = add f64[21] -> v7
+  // %469 = add f64[21] -> v5
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = (v6[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
+      v5[i0 * L + l] = (v4[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
     }
   }
+  // %524 = contract f64[4,20] -> v6
+  // %497 = contract f64[4,20] -> v7
   // %474 = contract f64[4,20] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -6035,168 +5565,116 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v7[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v7[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v7[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v7[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v3[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v5[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v3[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v5[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v3[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v5[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v3[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v5[i2 * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v7[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v8[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v8[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v8[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v8[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %465 = contract f64[4,20] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2], u_stages[(i2 + 21) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], u_stages[(i2 + 21) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], u_stages[(i2 + 21) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], u_stages[(i2 + 21) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %466 = softmax f64[4,20] -> v10
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v9[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v9[(i0 * 20 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[i1 * L + l] = vm::exp(v9[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v9[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 20 + i1) * L + l] = v11[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %475 = contract f64[4,20] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v10[(i0 * 20 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v10[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v10[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v10[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %477 = tanh f64[4,20] -> v12
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = vm::tanh(v8[i0 * L + l] - v9[i0 * L + l]);
-    }
-  }
-  // %470 = contract f64[4] -> v11
+  // %470 = contract f64[4] -> v9
+  // %493 = contract f64[4] -> v10
+  // %520 = contract f64[4] -> v11
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
     acc1_v[l] = 0.0f;
     acc2_v[l] = 0.0f;
     acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+    acc8_v[l] = 0.0f;
+    acc9_v[l] = 0.0f;
+    acc10_v[l] = 0.0f;
+    acc11_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0], v7[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 + 21], v7[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 + 42], v7[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 + 63], v7[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(Wb[i0], v5[i0 * L + l], acc0_v[l]);
+      acc4_v[l] = std::fma(Wb[i0], v3[i0 * L + l], acc4_v[l]);
+      acc8_v[l] = std::fma(Wb[i0], v1[i0 * L + l], acc8_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 + 21], v5[i0 * L + l], acc1_v[l]);
+      acc5_v[l] = std::fma(Wb[i0 + 21], v3[i0 * L + l], acc5_v[l]);
+      acc9_v[l] = std::fma(Wb[i0 + 21], v1[i0 * L + l], acc9_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 + 42], v5[i0 * L + l], acc2_v[l]);
+      acc6_v[l] = std::fma(Wb[i0 + 42], v3[i0 * L + l], acc6_v[l]);
+      acc10_v[l] = std::fma(Wb[i0 + 42], v1[i0 * L + l], acc10_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 + 63], v5[i0 * L + l], acc3_v[l]);
+      acc7_v[l] = std::fma(Wb[i0 + 63], v3[i0 * L + l], acc7_v[l]);
+      acc11_v[l] = std::fma(Wb[i0 + 63], v1[i0 * L + l], acc11_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v11[l] = acc0_v[l];
-    v11[1 * L + l] = acc1_v[l];
-    v11[2 * L + l] = acc2_v[l];
-    v11[3 * L + l] = acc3_v[l];
+    v9[l] = acc0_v[l];
+    v9[1 * L + l] = acc1_v[l];
+    v9[2 * L + l] = acc2_v[l];
+    v9[3 * L + l] = acc3_v[l];
+    v10[l] = acc4_v[l];
+    v10[1 * L + l] = acc5_v[l];
+    v10[2 * L + l] = acc6_v[l];
+    v10[3 * L + l] = acc7_v[l];
+    v11[l] = acc8_v[l];
+    v11[1 * L + l] = acc9_v[l];
+    v11[2 * L + l] = acc10_v[l];
+    v11[3 * L + l] = acc11_v[l];
   }
-  // %471 = sigmoid f64[4] -> v8
+  // %471 = sigmoid f64[4] -> v12
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = sigmoid(v11[i0 * L + l]);
+      v12[i0 * L + l] = sigmoid(v9[i0 * L + l]);
     }
   }
-  // %472 = contract f64[4,20] -> v9
+  // %494 = sigmoid f64[4] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 20 + i1) * L + l] = v10[(i0 * 20 + i1) * L + l] * v8[i0 * L + l];
-      }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = sigmoid(v10[i0 * L + l]);
     }
   }
-  // %488 = contract f64[4,20] -> v13
+  // %465 = contract f64[4,20] -> v13
+  // %488 = contract f64[4,20] -> v14
+  // %515 = contract f64[4,20] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6205,17 +5683,40 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2], u_stages[(i2 + 63) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2], u_stages[(i2 + 21) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2], u_stages[(i2 + 63) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 84 + i2], u_stages[(i2 + 147) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], u_stages[(i2 + 63) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], u_stages[(i2 + 21) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], u_stages[(i2 + 63) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], u_stages[(i2 + 147) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], u_stages[(i2 + 63) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], u_stages[(i2 + 21) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], u_stages[(i2 + 63) * L + l], acc6_v[l]);
+          acc10_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], u_stages[(i2 + 147) * L + l], acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], u_stages[(i2 + 63) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], u_stages[(i2 + 21) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], u_stages[(i2 + 63) * L + l], acc7_v[l]);
+          acc11_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], u_stages[(i2 + 147) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -6224,10 +5725,18 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         v13[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
         v13[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
         v13[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v14[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v14[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v14[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v14[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v15[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v15[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v15[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v15[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %489 = softmax f64[4,20] -> v14
+  // %466 = softmax f64[4,20] -> v16
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6248,194 +5757,27 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[i1 * L + l] = vm::exp(v13[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        v17[i1 * L + l] = vm::exp(v13[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
         rowsum_v[l] = rowsum_v[l] + vm::exp(v13[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 20 + i1) * L + l] = v11[i1 * L + l] / rowsum_v[l];
+        v16[(i0 * 20 + i1) * L + l] = v17[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %981 = contract f64[4] -> v11
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v9[i0 * L + l], v14[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v9[(i0 + 20) * L + l], v14[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v9[(i0 + 40) * L + l], v14[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v9[(i0 + 60) * L + l], v14[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v11[l] = acc0_v[l];
-    v11[1 * L + l] = acc1_v[l];
-    v11[2 * L + l] = acc2_v[l];
-    v11[3 * L + l] = acc3_v[l];
-  }
-  // %758 = contract f64[4,20] -> v13
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v14[(i0 * 20 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v14[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v14[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v14[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1230 = tanh f64[4,20] -> v15
+  // %472 = contract f64[4,20] -> v13
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 20 + i1) * L + l] =
-            vm::tanh(v5[(i0 * 20 + i1) * L + l] -
-                     ((v12[(i0 * 20 + i1) * L + l] * (v11[i0 * L + l] * (T(h) * 0.5f))) +
-                      v13[(i0 * 20 + i1) * L + l]));
+        v13[(i0 * 20 + i1) * L + l] = v16[(i0 * 20 + i1) * L + l] * v12[i0 * L + l];
       }
     }
   }
-  // %493 = contract f64[4] -> v11
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0], v4[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 + 21], v4[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 + 42], v4[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 + 63], v4[i0 * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v11[l] = acc0_v[l];
-    v11[1 * L + l] = acc1_v[l];
-    v11[2 * L + l] = acc2_v[l];
-    v11[3 * L + l] = acc3_v[l];
-  }
-  // %494 = sigmoid f64[4] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = sigmoid(v11[i0 * L + l]);
-    }
-  }
-  // %495 = contract f64[4,20] -> v17
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 20 + i1) * L + l] = v14[(i0 * 20 + i1) * L + l] * v16[i0 * L + l];
-      }
-    }
-  }
-  // %774 = contract f64[4] -> v11
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v17[i0 * L + l], v14[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v17[(i0 + 20) * L + l], v14[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v17[(i0 + 40) * L + l], v14[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v17[(i0 + 60) * L + l], v14[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v11[l] = acc0_v[l];
-    v11[1 * L + l] = acc1_v[l];
-    v11[2 * L + l] = acc2_v[l];
-    v11[3 * L + l] = acc3_v[l];
-  }
-  // %1234 = tanh f64[4,20] -> v18
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 20 + i1) * L + l] =
-            vm::tanh(v5[(i0 * 20 + i1) * L + l] -
-                     ((v15[(i0 * 20 + i1) * L + l] * (v11[i0 * L + l] * (T(h) * 0.5f))) +
-                      v13[(i0 * 20 + i1) * L + l]));
-      }
-    }
-  }
-  // %515 = contract f64[4,20] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 84 + i2], u_stages[(i2 + 147) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], u_stages[(i2 + 147) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], u_stages[(i2 + 147) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], u_stages[(i2 + 147) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %516 = softmax f64[4,20] -> v13
+  // %489 = softmax f64[4,20] -> v18
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6445,7 +5787,7 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v5[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v5[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+            (v14[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v14[(i0 * 20 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -6456,18 +5798,18 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[i1 * L + l] = vm::exp(v5[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v5[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        v17[i1 * L + l] = vm::exp(v14[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v14[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 20 + i1) * L + l] = v19[i1 * L + l] / rowsum_v[l];
+        v18[(i0 * 20 + i1) * L + l] = v17[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %788 = contract f64[4] -> v19
+  // %981 = contract f64[4] -> v10
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6478,20 +5820,63 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v17[i0 * L + l], v13[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v17[(i0 + 20) * L + l], v13[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v17[(i0 + 40) * L + l], v13[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v17[(i0 + 60) * L + l], v13[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v13[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v13[(i0 + 20) * L + l], v18[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v13[(i0 + 40) * L + l], v18[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v13[(i0 + 60) * L + l], v18[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v19[l] = acc0_v[l];
-    v19[1 * L + l] = acc1_v[l];
-    v19[2 * L + l] = acc2_v[l];
-    v19[3 * L + l] = acc3_v[l];
+    v10[l] = acc0_v[l];
+    v10[1 * L + l] = acc1_v[l];
+    v10[2 * L + l] = acc2_v[l];
+    v10[3 * L + l] = acc3_v[l];
   }
-  // %791 = contract f64[4,20] -> v5
+  // %495 = contract f64[4,20] -> v14
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 20 + i1) * L + l] = v18[(i0 * 20 + i1) * L + l] * v9[i0 * L + l];
+      }
+    }
+  }
+  // %516 = softmax f64[4,20] -> v19
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v15[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v15[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v17[i1 * L + l] = vm::exp(v15[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v15[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 20 + i1) * L + l] = v17[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %475 = contract f64[4,20] -> v15
+  // %758 = contract f64[4,20] -> v20
+  // %791 = contract f64[4,20] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6500,85 +5885,174 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v13[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v16[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
+          acc4_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v18[(i0 * 20 + i2) * L + l],
+                               acc4_v[l]);
+          acc8_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v19[(i0 * 20 + i2) * L + l],
+                               acc8_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v13[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v16[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v18[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v19[(i0 * 20 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v13[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v16[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                               v18[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                                v19[(i0 * 20 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v13[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v16[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                               v18[(i0 * 20 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                                v19[(i0 * 20 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v15[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v15[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v15[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v15[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v20[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v20[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v20[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v20[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v21[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %1238 = tanh f64[4,20] -> v20
+  // %477 = tanh f64[4,20] -> v22
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[i0 * L + l] = vm::tanh(v8[i0 * L + l] - v15[i0 * L + l]);
+    }
+  }
+  // %1230 = tanh f64[4,20] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 20 + i1) * L + l] = vm::tanh(
-            v2[(i0 * 20 + i1) * L + l] - ((v18[(i0 * 20 + i1) * L + l] * (v19[i0 * L + l] * T(h))) +
-                                          v5[(i0 * 20 + i1) * L + l]));
+        v8[(i0 * 20 + i1) * L + l] =
+            vm::tanh(v7[(i0 * 20 + i1) * L + l] -
+                     ((v22[(i0 * 20 + i1) * L + l] * (v10[i0 * L + l] * (T(h) * 0.5f))) +
+                      v20[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %520 = contract f64[4] -> v19
+  // %774 = contract f64[4] -> v10
+  // %788 = contract f64[4] -> v17
+  // %1921 = contract f64[4] -> v15
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
     acc1_v[l] = 0.0f;
     acc2_v[l] = 0.0f;
     acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+    acc8_v[l] = 0.0f;
+    acc9_v[l] = 0.0f;
+    acc10_v[l] = 0.0f;
+    acc11_v[l] = 0.0f;
   }
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0], v1[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 + 21], v1[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 + 42], v1[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 + 63], v1[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v14[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
+      acc4_v[l] = std::fma(v14[i0 * L + l], v19[i0 * L + l], acc4_v[l]);
+      acc8_v[l] = std::fma(v14[i0 * L + l], v16[i0 * L + l], acc8_v[l]);
+      acc1_v[l] = std::fma(v14[(i0 + 20) * L + l], v18[(i0 + 20) * L + l], acc1_v[l]);
+      acc5_v[l] = std::fma(v14[(i0 + 20) * L + l], v19[(i0 + 20) * L + l], acc5_v[l]);
+      acc9_v[l] = std::fma(v14[(i0 + 20) * L + l], v16[(i0 + 20) * L + l], acc9_v[l]);
+      acc2_v[l] = std::fma(v14[(i0 + 40) * L + l], v18[(i0 + 40) * L + l], acc2_v[l]);
+      acc6_v[l] = std::fma(v14[(i0 + 40) * L + l], v19[(i0 + 40) * L + l], acc6_v[l]);
+      acc10_v[l] = std::fma(v14[(i0 + 40) * L + l], v16[(i0 + 40) * L + l], acc10_v[l]);
+      acc3_v[l] = std::fma(v14[(i0 + 60) * L + l], v18[(i0 + 60) * L + l], acc3_v[l]);
+      acc7_v[l] = std::fma(v14[(i0 + 60) * L + l], v19[(i0 + 60) * L + l], acc7_v[l]);
+      acc11_v[l] = std::fma(v14[(i0 + 60) * L + l], v16[(i0 + 60) * L + l], acc11_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v19[l] = acc0_v[l];
-    v19[1 * L + l] = acc1_v[l];
-    v19[2 * L + l] = acc2_v[l];
-    v19[3 * L + l] = acc3_v[l];
+    v10[l] = acc0_v[l];
+    v10[1 * L + l] = acc1_v[l];
+    v10[2 * L + l] = acc2_v[l];
+    v10[3 * L + l] = acc3_v[l];
+    v17[l] = acc4_v[l];
+    v17[1 * L + l] = acc5_v[l];
+    v17[2 * L + l] = acc6_v[l];
+    v17[3 * L + l] = acc7_v[l];
+    v15[l] = acc8_v[l];
+    v15[1 * L + l] = acc9_v[l];
+    v15[2 * L + l] = acc10_v[l];
+    v15[3 * L + l] = acc11_v[l];
   }
-  // %521 = sigmoid f64[4] -> v2
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = sigmoid(v19[i0 * L + l]);
-    }
-  }
-  // %522 = contract f64[4,20] -> v5
+  // %1234 = tanh f64[4,20] -> v23
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 20 + i1) * L + l] = v13[(i0 * 20 + i1) * L + l] * v2[i0 * L + l];
+        v23[(i0 * 20 + i1) * L + l] =
+            vm::tanh(v7[(i0 * 20 + i1) * L + l] -
+                     ((v8[(i0 * 20 + i1) * L + l] * (v10[i0 * L + l] * (T(h) * 0.5f))) +
+                      v20[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %762 = mul f64[4,20] -> v21
+  // %1238 = tanh f64[4,20] -> v7
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 20 + i1) * L + l] = vm::tanh(
+            v6[(i0 * 20 + i1) * L + l] - ((v23[(i0 * 20 + i1) * L + l] * (v17[i0 * L + l] * T(h))) +
+                                          v21[(i0 * 20 + i1) * L + l]));
+      }
+    }
+  }
+  // %521 = sigmoid f64[4] -> v17
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = sigmoid(v11[i0 * L + l]);
+    }
+  }
+  // %522 = contract f64[4,20] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 20 + i1) * L + l] = v19[(i0 * 20 + i1) * L + l] * v17[i0 * L + l];
+      }
+    }
+  }
+  // %762 = mul f64[4,20] -> v20
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = v17[i0 * L + l] * 0.33333334f;
+      v20[i0 * L + l] = v14[i0 * L + l] * 0.33333334f;
     }
   }
   // %2219 = add f64[4,20,20] -> W
@@ -6588,17 +6062,19 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 400 + i1 * 20 + i2) * L + l] =
-              (((v20[(i0 * 20 + i1) * L + l] * (T(h) * 0.16666667f)) * v5[(i0 * 20 + i2) * L + l]) +
-               (((v18[(i0 * 20 + i1) * L + l] * T(h)) * v21[(i0 * 20 + i2) * L + l]) +
-                (((v15[(i0 * 20 + i1) * L + l] * T(h)) * v21[(i0 * 20 + i2) * L + l]) +
-                 (v9[(i0 * 20 + i2) * L + l] *
-                  (v12[(i0 * 20 + i1) * L + l] * (T(h) * 0.16666667f)))))) +
+              (((v7[(i0 * 20 + i1) * L + l] * (T(h) * 0.16666667f)) * v6[(i0 * 20 + i2) * L + l]) +
+               (((v23[(i0 * 20 + i1) * L + l] * T(h)) * v20[(i0 * 20 + i2) * L + l]) +
+                (((v8[(i0 * 20 + i1) * L + l] * T(h)) * v20[(i0 * 20 + i2) * L + l]) +
+                 (v13[(i0 * 20 + i2) * L + l] *
+                  (v22[(i0 * 20 + i1) * L + l] * (T(h) * 0.16666667f)))))) +
               z0_W[(i0 * 400 + i1 * 20 + i2) * L + l];
         }
       }
     }
   }
-  // %1497 = contract f64[4,20] -> v21
+  // %1497 = contract f64[4,20] -> v20
+  // %1924 = contract f64[4,20] -> v21
+  // %1954 = contract f64[4,20] -> v24
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6607,37 +6083,93 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v9[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v13[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
+          acc4_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v14[(i0 * 20 + i2) * L + l],
+                               acc4_v[l]);
+          acc8_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v6[(i0 * 20 + i2) * L + l],
+                               acc8_v[l]);
           acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v9[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v13[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v14[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v6[(i0 * 20 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v9[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v13[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                               v14[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                                v6[(i0 * 20 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v9[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v13[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                               v14[(i0 * 20 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                                v6[(i0 * 20 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v20[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v20[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v20[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v20[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v21[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v24[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v24[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v24[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v24[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %1498 = mul f64[4,20] -> v22
+  // %1498 = mul f64[4,20] -> v25
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v21[i0 * L + l] * (1.0f - square(v12[i0 * L + l]));
+      v25[i0 * L + l] = v20[i0 * L + l] * (1.0f - square(v22[i0 * L + l]));
     }
   }
-  // %1921 = contract f64[4] -> v19
+  // %2220 = mul f64[4,20] -> v20
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 20 + i1) * L + l] =
+            ((v25[(i0 * 20 + i1) * L + l] * (v15[i0 * L + l] * (T(h) * 0.5f))) +
+             v21[(i0 * 20 + i1) * L + l]) *
+            (1.0f - square(v8[(i0 * 20 + i1) * L + l]));
+      }
+    }
+  }
+  // %2223 = mul f64[4,20] -> v15
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 20 + i1) * L + l] =
+            ((v20[(i0 * 20 + i1) * L + l] * (v10[i0 * L + l] * (T(h) * 0.5f))) +
+             v21[(i0 * 20 + i1) * L + l]) *
+            (1.0f - square(v23[(i0 * 20 + i1) * L + l]));
+      }
+    }
+  }
+  // %1951 = contract f64[4] -> v10
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6648,139 +6180,27 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v17[i0 * L + l], v10[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v17[(i0 + 20) * L + l], v10[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v17[(i0 + 40) * L + l], v10[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v17[(i0 + 60) * L + l], v10[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v6[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v6[(i0 + 20) * L + l], v18[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v6[(i0 + 40) * L + l], v18[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v6[(i0 + 60) * L + l], v18[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v19[l] = acc0_v[l];
-    v19[1 * L + l] = acc1_v[l];
-    v19[2 * L + l] = acc2_v[l];
-    v19[3 * L + l] = acc3_v[l];
+    v10[l] = acc0_v[l];
+    v10[1 * L + l] = acc1_v[l];
+    v10[2 * L + l] = acc2_v[l];
+    v10[3 * L + l] = acc3_v[l];
   }
-  // %1924 = contract f64[4,20] -> v21
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v17[(i0 * 20 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v17[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v17[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v17[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %2220 = mul f64[4,20] -> v23
+  // %2230 = mul f64[4,20] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 20 + i1) * L + l] =
-            ((v22[(i0 * 20 + i1) * L + l] * (v19[i0 * L + l] * (T(h) * 0.5f))) +
-             v21[(i0 * 20 + i1) * L + l]) *
-            (1.0f - square(v15[(i0 * 20 + i1) * L + l]));
-      }
-    }
-  }
-  // %2223 = mul f64[4,20] -> v24
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 20 + i1) * L + l] =
-            ((v23[(i0 * 20 + i1) * L + l] * (v11[i0 * L + l] * (T(h) * 0.5f))) +
-             v21[(i0 * 20 + i1) * L + l]) *
-            (1.0f - square(v18[(i0 * 20 + i1) * L + l]));
-      }
-    }
-  }
-  // %1954 = contract f64[4,20] -> v21
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v5[(i0 * 20 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v5[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v5[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v5[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1951 = contract f64[4] -> v11
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v5[i0 * L + l], v14[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v5[(i0 + 20) * L + l], v14[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v5[(i0 + 40) * L + l], v14[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v5[(i0 + 60) * L + l], v14[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v11[l] = acc0_v[l];
-    v11[1 * L + l] = acc1_v[l];
-    v11[2 * L + l] = acc2_v[l];
-    v11[3 * L + l] = acc3_v[l];
-  }
-  // %2230 = mul f64[4,20] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 20 + i1) * L + l] = (1.0f - square(v20[(i0 * 20 + i1) * L + l])) *
-                                     (v21[(i0 * 20 + i1) * L + l] +
-                                      (v24[(i0 * 20 + i1) * L + l] * (v11[i0 * L + l] * T(h))));
+        v6[(i0 * 20 + i1) * L + l] = (1.0f - square(v7[(i0 * 20 + i1) * L + l])) *
+                                     (v24[(i0 * 20 + i1) * L + l] +
+                                      (v15[(i0 * 20 + i1) * L + l] * (v10[i0 * L + l] * T(h))));
       }
     }
   }
@@ -6792,25 +6212,27 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         for (int64_t l = 0; l < L; ++l) {
           a1[(i0 * 400 + i1 * 20 + i2) * L + l] =
               a0[(i0 * 400 + i1 * 20 + i2) * L + l] +
-              (((v22[(i0 * 20 + i1) * L + l] *
-                 (v10[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f))) +
-                ((v23[(i0 * 20 + i1) * L + l] *
-                  (v14[(i0 * 20 + i2) * L + l] * (T(h) * 0.33333334f))) +
-                 (v24[(i0 * 20 + i1) * L + l] *
-                  (v14[(i0 * 20 + i2) * L + l] * (T(h) * 0.33333334f))))) +
-               (v5[(i0 * 20 + i1) * L + l] * (v13[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f))));
+              (((v25[(i0 * 20 + i1) * L + l] *
+                 (v16[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f))) +
+                ((v20[(i0 * 20 + i1) * L + l] *
+                  (v18[(i0 * 20 + i2) * L + l] * (T(h) * 0.33333334f))) +
+                 (v15[(i0 * 20 + i1) * L + l] *
+                  (v18[(i0 * 20 + i2) * L + l] * (T(h) * 0.33333334f))))) +
+               (v6[(i0 * 20 + i1) * L + l] * (v19[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f))));
         }
       }
     }
   }
-  // %632 = mul f64[4] -> v11
+  // %632 = mul f64[4] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = (1.0f - v16[i0 * L + l]) * v16[i0 * L + l];
+      v10[i0 * L + l] = (1.0f - v9[i0 * L + l]) * v9[i0 * L + l];
     }
   }
   // %2234 = contract f64[4,20] -> v21
+  // %1502 = contract f64[4,20] -> v24
+  // %2254 = contract f64[4,20] -> v26
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6819,18 +6241,42 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v15[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v8[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v23[(i0 * 20 + i2) * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v15[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v8[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v23[(i0 * 20 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v15[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v8[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                                v23[(i0 * 20 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v15[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v8[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                                v23[(i0 * 20 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -6839,10 +6285,18 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
         v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
         v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v24[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v24[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v24[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v24[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v26[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v26[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v26[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v26[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %2235 = contract f64[4] -> v19
+  // %2235 = contract f64[4] -> v11
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6853,31 +6307,31 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v22[i0 * L + l], v15[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v22[(i0 + 20) * L + l], v15[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v22[(i0 + 40) * L + l], v15[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v22[(i0 + 60) * L + l], v15[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v25[i0 * L + l], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v25[(i0 + 20) * L + l], v8[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v25[(i0 + 40) * L + l], v8[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v25[(i0 + 60) * L + l], v8[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v19[l] = acc0_v[l];
-    v19[1 * L + l] = acc1_v[l];
-    v19[2 * L + l] = acc2_v[l];
-    v19[3 * L + l] = acc3_v[l];
+    v11[l] = acc0_v[l];
+    v11[1 * L + l] = acc1_v[l];
+    v11[2 * L + l] = acc2_v[l];
+    v11[3 * L + l] = acc3_v[l];
   }
-  // %2238 = add f64[4,20] -> v25
+  // %2238 = add f64[4,20] -> v27
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 20 + i1) * L + l] =
+        v27[(i0 * 20 + i1) * L + l] =
             v21[(i0 * 20 + i1) * L + l] +
-            (v10[(i0 * 20 + i1) * L + l] * (v19[i0 * L + l] * (T(h) * 0.5f)));
+            (v16[(i0 * 20 + i1) * L + l] * (v11[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %2239 = contract f64[4] -> v19
+  // %2239 = contract f64[4] -> v11
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6888,27 +6342,181 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v25[i0 * L + l], v14[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v25[(i0 + 20) * L + l], v14[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v25[(i0 + 40) * L + l], v14[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v25[(i0 + 60) * L + l], v14[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v27[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v27[(i0 + 20) * L + l], v18[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v27[(i0 + 40) * L + l], v18[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v27[(i0 + 60) * L + l], v18[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v19[l] = acc0_v[l];
-    v19[1 * L + l] = acc1_v[l];
-    v19[2 * L + l] = acc2_v[l];
-    v19[3 * L + l] = acc3_v[l];
+    v11[l] = acc0_v[l];
+    v11[1 * L + l] = acc1_v[l];
+    v11[2 * L + l] = acc2_v[l];
+    v11[3 * L + l] = acc3_v[l];
   }
   // %2240 = mul f64[4] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = v11[i0 * L + l] * v19[i0 * L + l];
+      v21[i0 * L + l] = v10[i0 * L + l] * v11[i0 * L + l];
     }
   }
-  // %2241 = contract f64[21] -> v26
+  // %2242 = contract f64[21] -> v28
+  // %1991 = contract f64[21] -> v29
+  // %2250 = contract f64[21] -> v30
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21], v20[(i1 * 20 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21], v25[(i1 * 20 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21], v15[(i1 * 20 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 1], v20[(i1 * 20 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 1], v25[(i1 * 20 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 1], v15[(i1 * 20 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 2], v20[(i1 * 20 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 2], v25[(i1 * 20 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 2], v15[(i1 * 20 + i2) * L + l],
+                                acc10_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 3], v20[(i1 * 20 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 3], v25[(i1 * 20 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 3], v15[(i1 * 20 + i2) * L + l],
+                                acc11_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[(i0 * 4) * L + l] = acc0_v[l];
+      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v29[(i0 * 4) * L + l] = acc4_v[l];
+      v29[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v29[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v29[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v30[(i0 * 4) * L + l] = acc8_v[l];
+      v30[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v30[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v30[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v20[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v25[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v15[(i0 * 20 + i1) * L + l], acc2_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v28[20 * L + l] = acc0_v[l];
+    v29[20 * L + l] = acc1_v[l];
+    v30[20 * L + l] = acc2_v[l];
+  }
+  // %1503 = contract f64[4] -> v11
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v24[i0 * L + l], v16[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v24[(i0 + 20) * L + l], v16[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v24[(i0 + 40) * L + l], v16[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v24[(i0 + 60) * L + l], v16[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v11[l] = acc0_v[l];
+    v11[1 * L + l] = acc1_v[l];
+    v11[2 * L + l] = acc2_v[l];
+    v11[3 * L + l] = acc3_v[l];
+  }
+  // %1504 = mul f64[4] -> v31
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v31[i0 * L + l] = ((1.0f - v12[i0 * L + l]) * v12[i0 * L + l]) * v11[i0 * L + l];
+    }
+  }
+  // %2251 = contract f64[4] -> v11
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v20[i0 * L + l], v23[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v20[(i0 + 20) * L + l], v23[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v20[(i0 + 40) * L + l], v23[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v20[(i0 + 60) * L + l], v23[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v11[l] = acc0_v[l];
+    v11[1 * L + l] = acc1_v[l];
+    v11[2 * L + l] = acc2_v[l];
+    v11[3 * L + l] = acc3_v[l];
+  }
+  // %2255 = add f64[4,20] -> v32
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v32[(i0 * 20 + i1) * L + l] =
+            v26[(i0 * 20 + i1) * L + l] +
+            (v18[(i0 * 20 + i1) * L + l] * (v11[i0 * L + l] * (T(h) * 0.5f)));
+      }
+    }
+  }
+  // %2271 = contract f64[21] -> v26
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6918,12 +6526,18 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       acc3_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v21[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v21[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v21[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v21[i1 * L + l], acc3_v[l]);
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21], v6[(i1 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 1], v6[(i1 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 2], v6[(i1 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 3], v6[(i1 * 20 + i2) * L + l], acc3_v[l]);
+        }
       }
     }
     PLASTIC_SIMD
@@ -6939,71 +6553,18 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v21[i0 * L + l], acc0_v[l]);
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v6[(i0 * 20 + i1) * L + l], acc0_v[l]);
+      }
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v26[20 * L + l] = acc0_v[l];
   }
-  // %2242 = contract f64[21] -> v27
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21], v23[(i1 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 1], v23[(i1 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 2], v23[(i1 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 3], v23[(i1 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 4) * L + l] = acc0_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v23[(i0 * 20 + i1) * L + l], acc0_v[l]);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v27[20 * L + l] = acc0_v[l];
-  }
-  // %2244 = mul f64[21] -> v28
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = (v26[i0 * L + l] + v27[i0 * L + l]) * 0.33333334f;
-    }
-  }
-  // %1502 = contract f64[4,20] -> v29
+  // %2266 = contract f64[4,20] -> v33
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7017,25 +6578,72 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v12[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v7[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v12[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v7[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v12[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v7[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v12[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v7[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v29[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v29[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v29[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v33[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v33[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v33[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v33[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1503 = contract f64[4] -> v19
+  // %2263 = contract f64[4] -> v11
+  // %2311 = contract f64[4] -> v34
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v15[i0 * L + l], v7[i0 * L + l], acc0_v[l]);
+      acc4_v[l] = std::fma(v15[i0 * L + l], v8[i0 * L + l], acc4_v[l]);
+      acc1_v[l] = std::fma(v15[(i0 + 20) * L + l], v7[(i0 + 20) * L + l], acc1_v[l]);
+      acc5_v[l] = std::fma(v15[(i0 + 20) * L + l], v8[(i0 + 20) * L + l], acc5_v[l]);
+      acc2_v[l] = std::fma(v15[(i0 + 40) * L + l], v7[(i0 + 40) * L + l], acc2_v[l]);
+      acc6_v[l] = std::fma(v15[(i0 + 40) * L + l], v8[(i0 + 40) * L + l], acc6_v[l]);
+      acc3_v[l] = std::fma(v15[(i0 + 60) * L + l], v7[(i0 + 60) * L + l], acc3_v[l]);
+      acc7_v[l] = std::fma(v15[(i0 + 60) * L + l], v8[(i0 + 60) * L + l], acc7_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v11[l] = acc0_v[l];
+    v11[1 * L + l] = acc1_v[l];
+    v11[2 * L + l] = acc2_v[l];
+    v11[3 * L + l] = acc3_v[l];
+    v34[l] = acc4_v[l];
+    v34[1 * L + l] = acc5_v[l];
+    v34[2 * L + l] = acc6_v[l];
+    v34[3 * L + l] = acc7_v[l];
+  }
+  // %2267 = add f64[4,20] -> v7
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 20 + i1) * L + l] =
+            v33[(i0 * 20 + i1) * L + l] + (v18[(i0 * 20 + i1) * L + l] * (v11[i0 * L + l] * T(h)));
+      }
+    }
+  }
+  // %2293 = contract f64[4] -> v11
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -7046,27 +6654,446 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v29[i0 * L + l], v10[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v29[(i0 + 20) * L + l], v10[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v29[(i0 + 40) * L + l], v10[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v29[(i0 + 60) * L + l], v10[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v22[i0 * L + l], v20[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v22[(i0 + 20) * L + l], v20[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v22[(i0 + 40) * L + l], v20[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v22[(i0 + 60) * L + l], v20[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v19[l] = acc0_v[l];
-    v19[1 * L + l] = acc1_v[l];
-    v19[2 * L + l] = acc2_v[l];
-    v19[3 * L + l] = acc3_v[l];
+    v11[l] = acc0_v[l];
+    v11[1 * L + l] = acc1_v[l];
+    v11[2 * L + l] = acc2_v[l];
+    v11[3 * L + l] = acc3_v[l];
   }
-  // %1504 = mul f64[4] -> v26
+  // %2296 = contract f64[4,20] -> v8
+  // %1842 = contract f64[4,20] -> v22
+  // %2310 = contract f64[4,20] -> v33
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v20[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v25[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v15[(i0 * 20 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v20[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v25[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v15[(i0 * 20 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v20[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v25[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                                v15[(i0 * 20 + i2) * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v20[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v25[(i0 * 20 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                                v15[(i0 * 20 + i2) * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v8[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v8[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v8[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v22[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v22[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v22[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v22[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v33[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v33[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v33[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v33[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+  }
+  // %2298 = sub f64[4,20] -> v35
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v35[(i0 * 20 + i1) * L + l] =
+            (v27[(i0 * 20 + i1) * L + l] * v9[i0 * L + l]) -
+            ((v13[(i0 * 20 + i1) * L + l] * (v11[i0 * L + l] * (T(h) * 0.5f))) +
+             v8[(i0 * 20 + i1) * L + l]);
+      }
+    }
+  }
+  // %2256 = contract f64[4] -> v11
+  // %2299 = contract f64[4] -> v8
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v18[i0 * L + l], v32[i0 * L + l], acc0_v[l]);
+      acc4_v[l] = std::fma(v18[i0 * L + l], v35[i0 * L + l], acc4_v[l]);
+      acc1_v[l] = std::fma(v18[(i0 + 20) * L + l], v32[(i0 + 20) * L + l], acc1_v[l]);
+      acc5_v[l] = std::fma(v18[(i0 + 20) * L + l], v35[(i0 + 20) * L + l], acc5_v[l]);
+      acc2_v[l] = std::fma(v18[(i0 + 40) * L + l], v32[(i0 + 40) * L + l], acc2_v[l]);
+      acc6_v[l] = std::fma(v18[(i0 + 40) * L + l], v35[(i0 + 40) * L + l], acc6_v[l]);
+      acc3_v[l] = std::fma(v18[(i0 + 60) * L + l], v32[(i0 + 60) * L + l], acc3_v[l]);
+      acc7_v[l] = std::fma(v18[(i0 + 60) * L + l], v35[(i0 + 60) * L + l], acc7_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v11[l] = acc0_v[l];
+    v11[1 * L + l] = acc1_v[l];
+    v11[2 * L + l] = acc2_v[l];
+    v11[3 * L + l] = acc3_v[l];
+    v8[l] = acc4_v[l];
+    v8[1 * L + l] = acc5_v[l];
+    v8[2 * L + l] = acc6_v[l];
+    v8[3 * L + l] = acc7_v[l];
+  }
+  // %2257 = mul f64[4] -> v13
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = ((1.0f - v8[i0 * L + l]) * v8[i0 * L + l]) * v19[i0 * L + l];
+      v13[i0 * L + l] = v10[i0 * L + l] * v11[i0 * L + l];
     }
   }
-  // %1505 = contract f64[21] -> v27
+  // %2241 = contract f64[21] -> v27
+  // %1505 = contract f64[21] -> v36
+  // %2258 = contract f64[21] -> v37
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v21[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v31[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v13[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v21[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v31[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v13[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v21[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v31[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v13[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v21[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v31[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v13[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v27[(i0 * 4) * L + l] = acc0_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v36[(i0 * 4) * L + l] = acc4_v[l];
+      v36[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v36[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v36[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v37[(i0 * 4) * L + l] = acc8_v[l];
+      v37[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v37[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v37[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v21[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 21 + 20], v31[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 21 + 20], v13[i0 * L + l], acc2_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v27[20 * L + l] = acc0_v[l];
+    v36[20 * L + l] = acc1_v[l];
+    v37[20 * L + l] = acc2_v[l];
+  }
+  // %2244 = mul f64[21] -> v38
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v38[i0 * L + l] = (v27[i0 * L + l] + v28[i0 * L + l]) * 0.33333334f;
+    }
+  }
+  // %1993 = add f64[21] -> v28
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[i0 * L + l] = v36[i0 * L + l] + v29[i0 * L + l];
+    }
+  }
+  // %2260 = mul f64[21] -> v29
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v29[i0 * L + l] = (v30[i0 * L + l] + v37[i0 * L + l]) * 0.33333334f;
+    }
+  }
+  // %2302 = contract f64[4,20] -> v27
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v27[(i0 * 20 + i1) * L + l] =
+            (v35[(i0 * 20 + i1) * L + l] - v8[i0 * L + l]) * v18[(i0 * 20 + i1) * L + l];
+      }
+    }
+  }
+  // %1844 = sub f64[4,20] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 20 + i1) * L + l] =
+            (v24[(i0 * 20 + i1) * L + l] * v12[i0 * L + l]) - v22[(i0 * 20 + i1) * L + l];
+      }
+    }
+  }
+  // %2085 = contract f64[4] -> v10
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v16[i0 * L + l], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v16[(i0 + 20) * L + l], v8[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v16[(i0 + 40) * L + l], v8[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v16[(i0 + 60) * L + l], v8[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v10[l] = acc0_v[l];
+    v10[1 * L + l] = acc1_v[l];
+    v10[2 * L + l] = acc2_v[l];
+    v10[3 * L + l] = acc3_v[l];
+  }
+  // %2306 = contract f64[4,20] -> v22
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v22[(i0 * 20 + i1) * L + l] =
+            (v8[(i0 * 20 + i1) * L + l] - v10[i0 * L + l]) * v16[(i0 * 20 + i1) * L + l];
+      }
+    }
+  }
+  // %2315 = sub f64[4,20] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 20 + i1) * L + l] =
+            (v32[(i0 * 20 + i1) * L + l] * v9[i0 * L + l]) -
+            ((v14[(i0 * 20 + i1) * L + l] * (v34[i0 * L + l] * (T(h) * 0.5f))) +
+             v33[(i0 * 20 + i1) * L + l]);
+      }
+    }
+  }
+  // %2316 = contract f64[4] -> v9
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v8[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v8[(i0 + 20) * L + l], v18[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v8[(i0 + 40) * L + l], v18[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v8[(i0 + 60) * L + l], v18[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v9[l] = acc0_v[l];
+    v9[1 * L + l] = acc1_v[l];
+    v9[2 * L + l] = acc2_v[l];
+    v9[3 * L + l] = acc3_v[l];
+  }
+  // %2319 = contract f64[4,20] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 20 + i1) * L + l] =
+            (v8[(i0 * 20 + i1) * L + l] - v9[i0 * L + l]) * v18[(i0 * 20 + i1) * L + l];
+      }
+    }
+  }
+  // %2326 = contract f64[4,20] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v6[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v6[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v6[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v6[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v8[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v8[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v8[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %2323 = contract f64[4] -> v9
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v6[i0 * L + l], v23[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v6[(i0 + 20) * L + l], v23[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v6[(i0 + 40) * L + l], v23[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v6[(i0 + 60) * L + l], v23[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v9[l] = acc0_v[l];
+    v9[1 * L + l] = acc1_v[l];
+    v9[2 * L + l] = acc2_v[l];
+    v9[3 * L + l] = acc3_v[l];
+  }
+  // %2328 = sub f64[4,20] -> v18
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v18[(i0 * 20 + i1) * L + l] =
+            (v7[(i0 * 20 + i1) * L + l] * v17[i0 * L + l]) -
+            (v8[(i0 * 20 + i1) * L + l] + (v14[(i0 * 20 + i1) * L + l] * (v9[i0 * L + l] * T(h))));
+      }
+    }
+  }
+  // %2268 = contract f64[4] -> v9
+  // %2329 = contract f64[4] -> v10
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v19[i0 * L + l], v7[i0 * L + l], acc0_v[l]);
+      acc4_v[l] = std::fma(v19[i0 * L + l], v18[i0 * L + l], acc4_v[l]);
+      acc1_v[l] = std::fma(v19[(i0 + 20) * L + l], v7[(i0 + 20) * L + l], acc1_v[l]);
+      acc5_v[l] = std::fma(v19[(i0 + 20) * L + l], v18[(i0 + 20) * L + l], acc5_v[l]);
+      acc2_v[l] = std::fma(v19[(i0 + 40) * L + l], v7[(i0 + 40) * L + l], acc2_v[l]);
+      acc6_v[l] = std::fma(v19[(i0 + 40) * L + l], v18[(i0 + 40) * L + l], acc6_v[l]);
+      acc3_v[l] = std::fma(v19[(i0 + 60) * L + l], v7[(i0 + 60) * L + l], acc3_v[l]);
+      acc7_v[l] = std::fma(v19[(i0 + 60) * L + l], v18[(i0 + 60) * L + l], acc7_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v9[l] = acc0_v[l];
+    v9[1 * L + l] = acc1_v[l];
+    v9[2 * L + l] = acc2_v[l];
+    v9[3 * L + l] = acc3_v[l];
+    v10[l] = acc4_v[l];
+    v10[1 * L + l] = acc5_v[l];
+    v10[2 * L + l] = acc6_v[l];
+    v10[3 * L + l] = acc7_v[l];
+  }
+  // %2269 = mul f64[4] -> v11
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = v9[i0 * L + l] * (v17[i0 * L + l] * (1.0f - v17[i0 * L + l]));
+    }
+  }
+  // %2270 = contract f64[21] -> v30
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7078,56 +7105,10 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v26[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v26[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v26[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v26[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 4) * L + l] = acc0_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v26[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v27[20 * L + l] = acc0_v[l];
-  }
-  // %1991 = contract f64[21] -> v30
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21], v22[(i1 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 1], v22[(i1 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 2], v22[(i1 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 3], v22[(i1 * 20 + i2) * L + l], acc3_v[l]);
-        }
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v11[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7143,407 +7124,20 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v22[(i0 * 20 + i1) * L + l], acc0_v[l]);
-      }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v11[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v30[20 * L + l] = acc0_v[l];
   }
-  // %1993 = add f64[21] -> v31
+  // %2273 = mul f64[21] -> v36
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = v27[i0 * L + l] + v30[i0 * L + l];
-    }
-  }
-  // %2250 = contract f64[21] -> v27
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21], v24[(i1 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 1], v24[(i1 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 2], v24[(i1 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 3], v24[(i1 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 4) * L + l] = acc0_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v24[(i0 * 20 + i1) * L + l], acc0_v[l]);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v27[20 * L + l] = acc0_v[l];
-  }
-  // %2254 = contract f64[4,20] -> v32
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v18[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v18[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v18[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v18[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v32[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v32[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v32[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %2251 = contract f64[4] -> v19
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v23[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v23[(i0 + 20) * L + l], v18[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v23[(i0 + 40) * L + l], v18[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v23[(i0 + 60) * L + l], v18[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v19[l] = acc0_v[l];
-    v19[1 * L + l] = acc1_v[l];
-    v19[2 * L + l] = acc2_v[l];
-    v19[3 * L + l] = acc3_v[l];
-  }
-  // %2255 = add f64[4,20] -> v33
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 20 + i1) * L + l] =
-            v32[(i0 * 20 + i1) * L + l] +
-            (v14[(i0 * 20 + i1) * L + l] * (v19[i0 * L + l] * (T(h) * 0.5f)));
-      }
-    }
-  }
-  // %2256 = contract f64[4] -> v19
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v14[i0 * L + l], v33[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v14[(i0 + 20) * L + l], v33[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v14[(i0 + 40) * L + l], v33[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v14[(i0 + 60) * L + l], v33[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v19[l] = acc0_v[l];
-    v19[1 * L + l] = acc1_v[l];
-    v19[2 * L + l] = acc2_v[l];
-    v19[3 * L + l] = acc3_v[l];
-  }
-  // %2257 = mul f64[4] -> v30
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = v11[i0 * L + l] * v19[i0 * L + l];
-    }
-  }
-  // %2258 = contract f64[21] -> v32
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v30[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v30[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v30[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v30[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 * 4) * L + l] = acc0_v[l];
-      v32[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v32[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v30[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v32[20 * L + l] = acc0_v[l];
-  }
-  // %2260 = mul f64[21] -> v34
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = (v27[i0 * L + l] + v32[i0 * L + l]) * 0.33333334f;
-    }
-  }
-  // %2271 = contract f64[21] -> v27
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21], v5[(i1 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 1], v5[(i1 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 2], v5[(i1 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 420 + i2 * 21 + 3], v5[(i1 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 4) * L + l] = acc0_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v5[(i0 * 20 + i1) * L + l], acc0_v[l]);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v27[20 * L + l] = acc0_v[l];
-  }
-  // %2266 = contract f64[4,20] -> v32
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v20[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v20[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v20[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v20[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v32[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v32[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v32[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %2263 = contract f64[4] -> v11
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v24[i0 * L + l], v20[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v24[(i0 + 20) * L + l], v20[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v24[(i0 + 40) * L + l], v20[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v24[(i0 + 60) * L + l], v20[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v11[l] = acc0_v[l];
-    v11[1 * L + l] = acc1_v[l];
-    v11[2 * L + l] = acc2_v[l];
-    v11[3 * L + l] = acc3_v[l];
-  }
-  // %2267 = add f64[4,20] -> v20
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 20 + i1) * L + l] =
-            v32[(i0 * 20 + i1) * L + l] + (v14[(i0 * 20 + i1) * L + l] * (v11[i0 * L + l] * T(h)));
-      }
-    }
-  }
-  // %2268 = contract f64[4] -> v11
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v13[i0 * L + l], v20[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v13[(i0 + 20) * L + l], v20[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v13[(i0 + 40) * L + l], v20[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v13[(i0 + 60) * L + l], v20[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v11[l] = acc0_v[l];
-    v11[1 * L + l] = acc1_v[l];
-    v11[2 * L + l] = acc2_v[l];
-    v11[3 * L + l] = acc3_v[l];
-  }
-  // %2269 = mul f64[4] -> v19
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = v11[i0 * L + l] * (v2[i0 * L + l] * (1.0f - v2[i0 * L + l]));
-    }
-  }
-  // %2270 = contract f64[21] -> v32
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v19[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v19[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v19[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v19[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 * 4) * L + l] = acc0_v[l];
-      v32[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v32[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v32[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v19[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v32[20 * L + l] = acc0_v[l];
-  }
-  // %2273 = mul f64[21] -> v35
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v35[i0 * L + l] = (v27[i0 * L + l] + v32[i0 * L + l]) * 0.16666667f;
+      v36[i0 * L + l] = (v26[i0 * L + l] + v30[i0 * L + l]) * 0.16666667f;
     }
   }
   // %2276 = mul f64[21] -> adj.ln.gain
@@ -7552,10 +7146,10 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v3[i0 * L + l] * v28[i0 * L + l])) -
-                    ((v6[i0 * L + l] * v31[i0 * L + l]) * 0.16666667f)) -
-                   (v34[i0 * L + l] * v3[i0 * L + l])) -
-                  (v0[i0 * L + l] * v35[i0 * L + l])) *
+        sum[l] = ((((-(v2[i0 * L + l] * v38[i0 * L + l])) -
+                    ((v4[i0 * L + l] * v28[i0 * L + l]) * 0.16666667f)) -
+                   (v29[i0 * L + l] * v2[i0 * L + l])) -
+                  (v0[i0 * L + l] * v36[i0 * L + l])) *
                  T(h);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
@@ -7568,8 +7162,8 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         sum[l] =
-            T(h) * ((((-v28[i0 * L + l]) - (v31[i0 * L + l] * 0.16666667f)) - v34[i0 * L + l]) -
-                    v35[i0 * L + l]);
+            T(h) * ((((-v38[i0 * L + l]) - (v28[i0 * L + l] * 0.16666667f)) - v29[i0 * L + l]) -
+                    v36[i0 * L + l]);
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
@@ -7581,393 +7175,22 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-((v26[i0 * L + l] * (T(h) * 0.16666667f)) * v7[i1 * L + l])) -
-                     (v4[i1 * L + l] * (v21[i0 * L + l] * (T(h) * 0.33333334f)))) -
-                    (v4[i1 * L + l] * (v30[i0 * L + l] * (T(h) * 0.33333334f)))) -
-                   ((v19[i0 * L + l] * (T(h) * 0.16666667f)) * v1[i1 * L + l]);
+          sum[l] = (((-((v31[i0 * L + l] * (T(h) * 0.16666667f)) * v5[i1 * L + l])) -
+                     (v3[i1 * L + l] * (v21[i0 * L + l] * (T(h) * 0.33333334f)))) -
+                    (v3[i1 * L + l] * (v13[i0 * L + l] * (T(h) * 0.33333334f)))) -
+                   ((v11[i0 * L + l] * (T(h) * 0.16666667f)) * v1[i1 * L + l]);
         }
         dtheta_Wb[i0 * 21 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %2293 = contract f64[4] -> v11
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v12[i0 * L + l], v23[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v12[(i0 + 20) * L + l], v23[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v12[(i0 + 40) * L + l], v23[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v12[(i0 + 60) * L + l], v23[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v11[l] = acc0_v[l];
-    v11[1 * L + l] = acc1_v[l];
-    v11[2 * L + l] = acc2_v[l];
-    v11[3 * L + l] = acc3_v[l];
-  }
-  // %2296 = contract f64[4,20] -> v12
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v23[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v23[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v23[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v23[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %2298 = sub f64[4,20] -> v21
+  // %2332 = contract f64[4,20] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 20 + i1) * L + l] =
-            (v25[(i0 * 20 + i1) * L + l] * v16[i0 * L + l]) -
-            ((v9[(i0 * 20 + i1) * L + l] * (v11[i0 * L + l] * (T(h) * 0.5f))) +
-             v12[(i0 * 20 + i1) * L + l]);
-      }
-    }
-  }
-  // %2299 = contract f64[4] -> v11
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v14[i0 * L + l], v21[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v14[(i0 + 20) * L + l], v21[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v14[(i0 + 40) * L + l], v21[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v14[(i0 + 60) * L + l], v21[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v11[l] = acc0_v[l];
-    v11[1 * L + l] = acc1_v[l];
-    v11[2 * L + l] = acc2_v[l];
-    v11[3 * L + l] = acc3_v[l];
-  }
-  // %2302 = contract f64[4,20] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 20 + i1) * L + l] =
-            (v21[(i0 * 20 + i1) * L + l] - v11[i0 * L + l]) * v14[(i0 * 20 + i1) * L + l];
-      }
-    }
-  }
-  // %1842 = contract f64[4,20] -> v12
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v22[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v22[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v22[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v22[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1844 = sub f64[4,20] -> v21
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 20 + i1) * L + l] =
-            (v29[(i0 * 20 + i1) * L + l] * v8[i0 * L + l]) - v12[(i0 * 20 + i1) * L + l];
-      }
-    }
-  }
-  // %2085 = contract f64[4] -> v11
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v10[i0 * L + l], v21[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v10[(i0 + 20) * L + l], v21[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v10[(i0 + 40) * L + l], v21[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v10[(i0 + 60) * L + l], v21[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v11[l] = acc0_v[l];
-    v11[1 * L + l] = acc1_v[l];
-    v11[2 * L + l] = acc2_v[l];
-    v11[3 * L + l] = acc3_v[l];
-  }
-  // %2306 = contract f64[4,20] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 20 + i1) * L + l] =
-            (v21[(i0 * 20 + i1) * L + l] - v11[i0 * L + l]) * v10[(i0 * 20 + i1) * L + l];
-      }
-    }
-  }
-  // %2311 = contract f64[4] -> v11
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v24[i0 * L + l], v15[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v24[(i0 + 20) * L + l], v15[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v24[(i0 + 40) * L + l], v15[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v24[(i0 + 60) * L + l], v15[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v11[l] = acc0_v[l];
-    v11[1 * L + l] = acc1_v[l];
-    v11[2 * L + l] = acc2_v[l];
-    v11[3 * L + l] = acc3_v[l];
-  }
-  // %2310 = contract f64[4,20] -> v10
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v24[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v24[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v24[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v24[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v10[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v10[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v10[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %2315 = sub f64[4,20] -> v12
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 20 + i1) * L + l] =
-            (v33[(i0 * 20 + i1) * L + l] * v16[i0 * L + l]) -
-            ((v17[(i0 * 20 + i1) * L + l] * (v11[i0 * L + l] * (T(h) * 0.5f))) +
-             v10[(i0 * 20 + i1) * L + l]);
-      }
-    }
-  }
-  // %2316 = contract f64[4] -> v16
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v12[i0 * L + l], v14[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v12[(i0 + 20) * L + l], v14[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v12[(i0 + 40) * L + l], v14[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v12[(i0 + 60) * L + l], v14[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v16[l] = acc0_v[l];
-    v16[1 * L + l] = acc1_v[l];
-    v16[2 * L + l] = acc2_v[l];
-    v16[3 * L + l] = acc3_v[l];
-  }
-  // %2319 = contract f64[4,20] -> v10
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 20 + i1) * L + l] =
-            (v12[(i0 * 20 + i1) * L + l] - v16[i0 * L + l]) * v14[(i0 * 20 + i1) * L + l];
-      }
-    }
-  }
-  // %2326 = contract f64[4,20] -> v12
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v5[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v5[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v5[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v5[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %2323 = contract f64[4] -> v16
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v5[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v5[(i0 + 20) * L + l], v18[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v5[(i0 + 40) * L + l], v18[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v5[(i0 + 60) * L + l], v18[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v16[l] = acc0_v[l];
-    v16[1 * L + l] = acc1_v[l];
-    v16[2 * L + l] = acc2_v[l];
-    v16[3 * L + l] = acc3_v[l];
-  }
-  // %2328 = sub f64[4,20] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 20 + i1) * L + l] = (v20[(i0 * 20 + i1) * L + l] * v2[i0 * L + l]) -
-                                      (v12[(i0 * 20 + i1) * L + l] +
-                                       (v17[(i0 * 20 + i1) * L + l] * (v16[i0 * L + l] * T(h))));
-      }
-    }
-  }
-  // %2329 = contract f64[4] -> v16
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v13[i0 * L + l], v14[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v13[(i0 + 20) * L + l], v14[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v13[(i0 + 40) * L + l], v14[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v13[(i0 + 60) * L + l], v14[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v16[l] = acc0_v[l];
-    v16[1 * L + l] = acc1_v[l];
-    v16[2 * L + l] = acc2_v[l];
-    v16[3 * L + l] = acc3_v[l];
-  }
-  // %2332 = contract f64[4,20] -> v2
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 20 + i1) * L + l] =
-            v13[(i0 * 20 + i1) * L + l] * (v14[(i0 * 20 + i1) * L + l] - v16[i0 * L + l]);
+        v7[(i0 * 20 + i1) * L + l] =
+            v19[(i0 * 20 + i1) * L + l] * (v18[(i0 * 20 + i1) * L + l] - v10[i0 * L + l]);
       }
     }
   }
@@ -7979,13 +7202,13 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v9[(i0 * 20 + i1) * L + l] *
+            sum[l] = (((-(v27[(i0 * 20 + i1) * L + l] *
                           (u_stages[(i2 + 63) * L + l] * (T(h) * 0.33333334f)))) -
-                       (v8[(i0 * 20 + i1) * L + l] *
+                       (v22[(i0 * 20 + i1) * L + l] *
                         (u_stages[(i2 + 21) * L + l] * (T(h) * 0.16666667f)))) -
-                      (v10[(i0 * 20 + i1) * L + l] *
+                      (v16[(i0 * 20 + i1) * L + l] *
                        (u_stages[(i2 + 63) * L + l] * (T(h) * 0.33333334f)))) -
-                     (v2[(i0 * 20 + i1) * L + l] *
+                     (v7[(i0 * 20 + i1) * L + l] *
                       (u_stages[(i2 + 147) * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 420 + i1 * 21 + i2] += lane_sum<L>(sum);
@@ -8001,10 +7224,10 @@ extern "C" void fwp_delta_cde_adjoint_step(const void* /*ctx*/, double /*t*/, do
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v22[(i0 * 20 + i1) * L + l] * (v7[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                       (v23[(i0 * 20 + i1) * L + l] * (v4[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                      (v24[(i0 * 20 + i1) * L + l] * (v4[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                     (v5[(i0 * 20 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = (((-(v25[(i0 * 20 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                       (v20[(i0 * 20 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                      (v15[(i0 * 20 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                     (v6[(i0 * 20 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 420 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
@@ -9386,9 +8609,9 @@ const plastic_model kModel = {
             .field = 11584,
             .field_vjp = 20672,
             .adjoint_field = 33856,
-            .step = 27712,
-            .step_vjp = 54272,
-            .adjoint_step = 61760,
+            .step = 30016,
+            .step_vjp = 54400,
+            .adjoint_step = 61056,
             .output = 28800,
             .output_vjp = 67392,
             .loss = 128,

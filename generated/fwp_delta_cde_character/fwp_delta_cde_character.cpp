@@ -2085,23 +2085,37 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2560);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5120);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7680);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10240);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10880);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13440);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16000);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18560);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21120);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23680);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23808);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26368);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7808);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7936);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8064);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8192);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10752);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13312);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15872);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18432);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19072);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21632);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22272);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24832);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27392);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
+  T acc8_v[L] = {};
+  T acc9_v[L] = {};
+  T acc10_v[L] = {};
+  T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_delta_cde_character.field.step.rk4: 82 nodes
   // %419 = contract f64[4,20] -> v0
+  // %393 = contract f64[4,20] -> v1
+  // %372 = contract f64[4,20] -> v2
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -2110,17 +2124,36 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], u_stages[(i2 + 24) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], u_stages[(i2 + 8) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], u_stages[i2 * L + l], acc8_v[l]);
           acc1_v[l] =
               std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], u_stages[(i2 + 24) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], u_stages[(i2 + 8) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], u_stages[i2 * L + l], acc9_v[l]);
           acc2_v[l] =
               std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], u_stages[(i2 + 24) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], u_stages[(i2 + 8) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], u_stages[i2 * L + l], acc10_v[l]);
           acc3_v[l] =
               std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], u_stages[(i2 + 24) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], u_stages[(i2 + 8) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], u_stages[i2 * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -2129,10 +2162,84 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
         v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
         v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
         v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v1[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v1[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v1[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v1[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v2[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %393 = contract f64[4,20] -> v1
+  // %376 = contract f64[4] -> v3
+  // %397 = contract f64[4] -> v4
+  // %423 = contract f64[4] -> v5
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+    acc8_v[l] = 0.0f;
+    acc9_v[l] = 0.0f;
+    acc10_v[l] = 0.0f;
+    acc11_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0], u_stages[i0 * L + l], acc0_v[l]);
+      acc4_v[l] = std::fma(Wb[i0], u_stages[(i0 + 8) * L + l], acc4_v[l]);
+      acc8_v[l] = std::fma(Wb[i0], u_stages[(i0 + 24) * L + l], acc8_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 + 4], u_stages[i0 * L + l], acc1_v[l]);
+      acc5_v[l] = std::fma(Wb[i0 + 4], u_stages[(i0 + 8) * L + l], acc5_v[l]);
+      acc9_v[l] = std::fma(Wb[i0 + 4], u_stages[(i0 + 24) * L + l], acc9_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 + 8], u_stages[i0 * L + l], acc2_v[l]);
+      acc6_v[l] = std::fma(Wb[i0 + 8], u_stages[(i0 + 8) * L + l], acc6_v[l]);
+      acc10_v[l] = std::fma(Wb[i0 + 8], u_stages[(i0 + 24) * L + l], acc10_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 + 12], u_stages[i0 * L + l], acc3_v[l]);
+      acc7_v[l] = std::fma(Wb[i0 + 12], u_stages[(i0 + 8) * L + l], acc7_v[l]);
+      acc11_v[l] = std::fma(Wb[i0 + 12], u_stages[(i0 + 24) * L + l], acc11_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v3[l] = acc0_v[l];
+    v3[1 * L + l] = acc1_v[l];
+    v3[2 * L + l] = acc2_v[l];
+    v3[3 * L + l] = acc3_v[l];
+    v4[l] = acc4_v[l];
+    v4[1 * L + l] = acc5_v[l];
+    v4[2 * L + l] = acc6_v[l];
+    v4[3 * L + l] = acc7_v[l];
+    v5[l] = acc8_v[l];
+    v5[1 * L + l] = acc9_v[l];
+    v5[2 * L + l] = acc10_v[l];
+    v5[3 * L + l] = acc11_v[l];
+  }
+  // %377 = sigmoid f64[4] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = sigmoid(v3[i0 * L + l]);
+    }
+  }
+  // %399 = mul f64[4] -> v3
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = sigmoid(v4[i0 * L + l]) * 0.03f;
+    }
+  }
+  // %390 = contract f64[4,20] -> v7
+  // %369 = contract f64[4,20] -> v8
+  // %416 = contract f64[4,20] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -2141,60 +2248,59 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], u_stages[(i2 + 8) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], u_stages[(i2 + 8) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], u_stages[(i2 + 8) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], u_stages[(i2 + 8) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v1[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v1[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v1[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %390 = contract f64[4,20] -> v2
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2], u_stages[(i2 + 12) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2], u_stages[(i2 + 4) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2], u_stages[(i2 + 28) * L + l], acc8_v[l]);
           acc1_v[l] =
               std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 4], u_stages[(i2 + 12) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 4], u_stages[(i2 + 4) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 4], u_stages[(i2 + 28) * L + l], acc9_v[l]);
           acc2_v[l] =
               std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 8], u_stages[(i2 + 12) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 8], u_stages[(i2 + 4) * L + l], acc6_v[l]);
+          acc10_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 8], u_stages[(i2 + 28) * L + l], acc10_v[l]);
           acc3_v[l] =
               std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 12], u_stages[(i2 + 12) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 12], u_stages[(i2 + 4) * L + l], acc7_v[l]);
+          acc11_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 12], u_stages[(i2 + 28) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v7[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v8[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v8[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v8[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v8[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v9[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v9[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v9[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v9[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %391 = softmax f64[4,20] -> v3
+  // %391 = softmax f64[4,20] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2204,7 +2310,7 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v2[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+            (v7[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v7[(i0 * 20 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -2215,105 +2321,14 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v2[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        v11[i1 * L + l] = vm::exp(v7[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v7[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 20 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %581 = contract f64[4,20] -> v2
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v3[(i0 * 20 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v3[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v3[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v3[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %372 = contract f64[4,20] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], u_stages[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], u_stages[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], u_stages[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], u_stages[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %369 = contract f64[4,20] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2], u_stages[(i2 + 4) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 4], u_stages[(i2 + 4) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 8], u_stages[(i2 + 4) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 12], u_stages[(i2 + 4) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v10[(i0 * 20 + i1) * L + l] = v11[i1 * L + l] / rowsum_v[l];
       }
     }
   }
@@ -2327,7 +2342,7 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v6[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v6[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+            (v8[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v8[(i0 * 20 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -2338,54 +2353,15 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v6[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v6[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        v11[i1 * L + l] = vm::exp(v8[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v8[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v7[(i0 * 20 + i1) * L + l] = v11[i1 * L + l] / rowsum_v[l];
       }
-    }
-  }
-  // %373 = contract f64[4,20] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v7[(i0 * 20 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v7[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v7[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v7[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %375 = tanh f64[4,20] -> v8
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = vm::tanh(v5[i0 * L + l] - v6[i0 * L + l]);
     }
   }
   // %578 = contract f64[4] -> v4
@@ -2399,10 +2375,10 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v7[i0 * L + l], v3[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v7[(i0 + 20) * L + l], v3[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v7[(i0 + 40) * L + l], v3[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v7[(i0 + 60) * L + l], v3[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v7[i0 * L + l], v10[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v7[(i0 + 20) * L + l], v10[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v7[(i0 + 40) * L + l], v10[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v7[(i0 + 60) * L + l], v10[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -2412,84 +2388,11 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
     v4[2 * L + l] = acc2_v[l];
     v4[3 * L + l] = acc3_v[l];
   }
-  // %376 = contract f64[4] -> v5
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
+  // %579 = contract f64[4] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0], u_stages[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 + 4], u_stages[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 + 8], u_stages[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 + 12], u_stages[i0 * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v5[l] = acc0_v[l];
-    v5[1 * L + l] = acc1_v[l];
-    v5[2 * L + l] = acc2_v[l];
-    v5[3 * L + l] = acc3_v[l];
-  }
-  // %377 = sigmoid f64[4] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = sigmoid(v5[i0 * L + l]);
-    }
-  }
-  // %579 = contract f64[4] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v4[i0 * L + l] * (v6[i0 * L + l] * (T(h) * 0.015f));
-    }
-  }
-  // %647 = tanh f64[4,20] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 20 + i1) * L + l] =
-            vm::tanh(v1[(i0 * 20 + i1) * L + l] -
-                     (v2[(i0 * 20 + i1) * L + l] + (v8[(i0 * 20 + i1) * L + l] * v5[i0 * L + l])));
-      }
-    }
-  }
-  // %397 = contract f64[4] -> v4
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0], u_stages[(i0 + 8) * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 + 4], u_stages[(i0 + 8) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 + 8], u_stages[(i0 + 8) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 + 12], u_stages[(i0 + 8) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc0_v[l];
-    v4[1 * L + l] = acc1_v[l];
-    v4[2 * L + l] = acc2_v[l];
-    v4[3 * L + l] = acc3_v[l];
-  }
-  // %399 = mul f64[4] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = sigmoid(v4[i0 * L + l]) * 0.03f;
+      v11[i0 * L + l] = v4[i0 * L + l] * (v6[i0 * L + l] * (T(h) * 0.015f));
     }
   }
   // %596 = contract f64[4] -> v4
@@ -2503,10 +2406,10 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v3[i0 * L + l], v3[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v3[(i0 + 20) * L + l], v3[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v3[(i0 + 40) * L + l], v3[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v3[(i0 + 60) * L + l], v3[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v10[i0 * L + l], v10[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v10[(i0 + 20) * L + l], v10[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v10[(i0 + 40) * L + l], v10[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v10[(i0 + 60) * L + l], v10[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -2516,56 +2419,14 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
     v4[2 * L + l] = acc2_v[l];
     v4[3 * L + l] = acc3_v[l];
   }
-  // %597 = contract f64[4] -> v10
+  // %597 = contract f64[4] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = (v5[i0 * L + l] * (T(h) * 0.5f)) * v4[i0 * L + l];
+      v8[i0 * L + l] = (v3[i0 * L + l] * (T(h) * 0.5f)) * v4[i0 * L + l];
     }
   }
-  // %653 = tanh f64[4,20] -> v11
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 20 + i1) * L + l] =
-            vm::tanh(v1[(i0 * 20 + i1) * L + l] -
-                     ((v9[(i0 * 20 + i1) * L + l] * v10[i0 * L + l]) + v2[(i0 * 20 + i1) * L + l]));
-      }
-    }
-  }
-  // %416 = contract f64[4,20] -> v1
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2], u_stages[(i2 + 28) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 4], u_stages[(i2 + 28) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 8], u_stages[(i2 + 28) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 12], u_stages[(i2 + 28) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v1[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v1[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v1[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %417 = softmax f64[4,20] -> v2
+  // %417 = softmax f64[4,20] -> v12
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2575,7 +2436,7 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v1[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v1[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+            (v9[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v9[(i0 * 20 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -2586,18 +2447,113 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v1[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v1[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        v13[i1 * L + l] = vm::exp(v9[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v9[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 20 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v12[(i0 * 20 + i1) * L + l] = v13[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %604 = contract f64[4] -> v10
+  // %581 = contract f64[4,20] -> v9
+  // %373 = contract f64[4,20] -> v14
+  // %607 = contract f64[4,20] -> v15
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v10[(i0 * 20 + i2) * L + l],
+                               acc0_v[l]);
+          acc4_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v7[(i0 * 20 + i2) * L + l],
+                               acc4_v[l]);
+          acc8_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v12[(i0 * 20 + i2) * L + l],
+                               acc8_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v10[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v7[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v12[(i0 * 20 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                               v10[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                               v7[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                                v12[(i0 * 20 + i2) * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                               v10[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                               v7[(i0 * 20 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                                v12[(i0 * 20 + i2) * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v9[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v9[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v9[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v14[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v14[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v14[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v14[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v15[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v15[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v15[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v15[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+  }
+  // %375 = tanh f64[4,20] -> v16
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[i0 * L + l] = vm::tanh(v2[i0 * L + l] - v14[i0 * L + l]);
+    }
+  }
+  // %647 = tanh f64[4,20] -> v2
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 20 + i1) * L + l] = vm::tanh(
+            v1[(i0 * 20 + i1) * L + l] -
+            (v9[(i0 * 20 + i1) * L + l] + (v16[(i0 * 20 + i1) * L + l] * v11[i0 * L + l])));
+      }
+    }
+  }
+  // %653 = tanh f64[4,20] -> v14
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 20 + i1) * L + l] =
+            vm::tanh(v1[(i0 * 20 + i1) * L + l] -
+                     ((v2[(i0 * 20 + i1) * L + l] * v8[i0 * L + l]) + v9[(i0 * 20 + i1) * L + l]));
+      }
+    }
+  }
+  // %604 = contract f64[4] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -2608,98 +2564,42 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v2[i0 * L + l], v3[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v2[(i0 + 20) * L + l], v3[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v2[(i0 + 40) * L + l], v3[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v2[(i0 + 60) * L + l], v3[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v12[i0 * L + l], v10[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v12[(i0 + 20) * L + l], v10[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v12[(i0 + 40) * L + l], v10[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v12[(i0 + 60) * L + l], v10[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v10[l] = acc0_v[l];
-    v10[1 * L + l] = acc1_v[l];
-    v10[2 * L + l] = acc2_v[l];
-    v10[3 * L + l] = acc3_v[l];
+    v4[l] = acc0_v[l];
+    v4[1 * L + l] = acc1_v[l];
+    v4[2 * L + l] = acc2_v[l];
+    v4[3 * L + l] = acc3_v[l];
   }
-  // %605 = contract f64[4] -> v4
+  // %605 = contract f64[4] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = (v5[i0 * L + l] * T(h)) * v10[i0 * L + l];
+      v11[i0 * L + l] = (v3[i0 * L + l] * T(h)) * v4[i0 * L + l];
     }
   }
-  // %607 = contract f64[4,20] -> v1
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v2[(i0 * 20 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v2[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v2[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v2[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v1[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v1[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v1[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %658 = tanh f64[4,20] -> v12
+  // %658 = tanh f64[4,20] -> v1
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 20 + i1) * L + l] =
-            vm::tanh(v0[(i0 * 20 + i1) * L + l] -
-                     ((v11[(i0 * 20 + i1) * L + l] * v4[i0 * L + l]) + v1[(i0 * 20 + i1) * L + l]));
+        v1[(i0 * 20 + i1) * L + l] =
+            vm::tanh(v0[(i0 * 20 + i1) * L + l] - ((v14[(i0 * 20 + i1) * L + l] * v11[i0 * L + l]) +
+                                                   v15[(i0 * 20 + i1) * L + l]));
       }
     }
-  }
-  // %423 = contract f64[4] -> v10
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0], u_stages[(i0 + 24) * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 + 4], u_stages[(i0 + 24) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 + 8], u_stages[(i0 + 24) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 + 12], u_stages[(i0 + 24) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v10[l] = acc0_v[l];
-    v10[1 * L + l] = acc1_v[l];
-    v10[2 * L + l] = acc2_v[l];
-    v10[3 * L + l] = acc3_v[l];
   }
   // %630 = contract f64[4] -> v4
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = sigmoid(v10[i0 * L + l]) * (T(h) * 0.005f);
+      v4[i0 * L + l] = sigmoid(v5[i0 * L + l]) * (T(h) * 0.005f);
     }
   }
   // %631 = contract f64[4,20] -> v0
@@ -2707,27 +2607,27 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 20 + i1) * L + l] = v2[(i0 * 20 + i1) * L + l] * v4[i0 * L + l];
+        v0[(i0 * 20 + i1) * L + l] = v12[(i0 * 20 + i1) * L + l] * v4[i0 * L + l];
       }
     }
   }
-  // %668 = contract f64[4,20] -> v1
+  // %668 = contract f64[4,20] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 20 + i1) * L + l] =
-            v3[(i0 * 20 + i1) * L + l] * (v5[i0 * L + l] * (T(h) * 0.33333334f));
+        v8[(i0 * 20 + i1) * L + l] =
+            v10[(i0 * 20 + i1) * L + l] * (v3[i0 * L + l] * (T(h) * 0.33333334f));
       }
     }
   }
-  // %640 = contract f64[4,20] -> v2
+  // %640 = contract f64[4,20] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 20 + i1) * L + l] =
-            v8[(i0 * 20 + i1) * L + l] * (v6[i0 * L + l] * (T(h) * 0.005f));
+        v9[(i0 * 20 + i1) * L + l] =
+            v16[(i0 * 20 + i1) * L + l] * (v6[i0 * L + l] * (T(h) * 0.005f));
       }
     }
   }
@@ -2739,10 +2639,10 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 400 + i1 * 20 + i2) * L + l] =
               z0_W[(i0 * 400 + i1 * 20 + i2) * L + l] +
-              ((((v12[(i0 * 20 + i1) * L + l] * v0[(i0 * 20 + i2) * L + l]) +
-                 (v1[(i0 * 20 + i2) * L + l] * v11[(i0 * 20 + i1) * L + l])) +
-                (v2[(i0 * 20 + i1) * L + l] * v7[(i0 * 20 + i2) * L + l])) +
-               (v9[(i0 * 20 + i1) * L + l] * v1[(i0 * 20 + i2) * L + l]));
+              ((((v1[(i0 * 20 + i1) * L + l] * v0[(i0 * 20 + i2) * L + l]) +
+                 (v8[(i0 * 20 + i2) * L + l] * v14[(i0 * 20 + i1) * L + l])) +
+                (v9[(i0 * 20 + i1) * L + l] * v7[(i0 * 20 + i2) * L + l])) +
+               (v2[(i0 * 20 + i1) * L + l] * v8[(i0 * 20 + i2) * L + l]));
         }
       }
     }
@@ -2772,39 +2672,113 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
   T* theta_bar_Wv = theta_bar + 336;
   T* __restrict u_stages_bar = static_cast<T*>(u_stages_bar_ptr);
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2560);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5120);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5760);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5888);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8448);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11008);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13568);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16128);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18688);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19328);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21888);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24448);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27008);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27648);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30208);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30336);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30464);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33024);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33152);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35712);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38272);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40832);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43392);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45952);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48512);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 128);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 256);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 384);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 512);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3072);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5632);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8192);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8320);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10880);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13440);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16000);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18560);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19200);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21760);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24320);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26880);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27008);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29568);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29696);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32256);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34816);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37376);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39936);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42496);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45056);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
+  T acc8_v[L] = {};
+  T acc9_v[L] = {};
+  T acc10_v[L] = {};
+  T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_delta_cde_character.field.step.rk4.vjp: 192 nodes
-  // %416 = contract f64[4,20] -> v0
+  // %423 = contract f64[4] -> v0
+  // %376 = contract f64[4] -> v1
+  // %397 = contract f64[4] -> v2
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+    acc8_v[l] = 0.0f;
+    acc9_v[l] = 0.0f;
+    acc10_v[l] = 0.0f;
+    acc11_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0], u_stages[(i0 + 24) * L + l], acc0_v[l]);
+      acc4_v[l] = std::fma(Wb[i0], u_stages[i0 * L + l], acc4_v[l]);
+      acc8_v[l] = std::fma(Wb[i0], u_stages[(i0 + 8) * L + l], acc8_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 + 4], u_stages[(i0 + 24) * L + l], acc1_v[l]);
+      acc5_v[l] = std::fma(Wb[i0 + 4], u_stages[i0 * L + l], acc5_v[l]);
+      acc9_v[l] = std::fma(Wb[i0 + 4], u_stages[(i0 + 8) * L + l], acc9_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 + 8], u_stages[(i0 + 24) * L + l], acc2_v[l]);
+      acc6_v[l] = std::fma(Wb[i0 + 8], u_stages[i0 * L + l], acc6_v[l]);
+      acc10_v[l] = std::fma(Wb[i0 + 8], u_stages[(i0 + 8) * L + l], acc10_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 + 12], u_stages[(i0 + 24) * L + l], acc3_v[l]);
+      acc7_v[l] = std::fma(Wb[i0 + 12], u_stages[i0 * L + l], acc7_v[l]);
+      acc11_v[l] = std::fma(Wb[i0 + 12], u_stages[(i0 + 8) * L + l], acc11_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v0[l] = acc0_v[l];
+    v0[1 * L + l] = acc1_v[l];
+    v0[2 * L + l] = acc2_v[l];
+    v0[3 * L + l] = acc3_v[l];
+    v1[l] = acc4_v[l];
+    v1[1 * L + l] = acc5_v[l];
+    v1[2 * L + l] = acc6_v[l];
+    v1[3 * L + l] = acc7_v[l];
+    v2[l] = acc8_v[l];
+    v2[1 * L + l] = acc9_v[l];
+    v2[2 * L + l] = acc10_v[l];
+    v2[3 * L + l] = acc11_v[l];
+  }
+  // %424 = sigmoid f64[4] -> v3
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = sigmoid(v0[i0 * L + l]);
+    }
+  }
+  // %425 = mul f64[4] -> v0
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = v3[i0 * L + l] * 0.03f;
+    }
+  }
+  // %419 = contract f64[4,20] -> v4
+  // %393 = contract f64[4,20] -> v5
+  // %372 = contract f64[4,20] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -2813,29 +2787,133 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 4; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], u_stages[(i2 + 24) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], u_stages[(i2 + 8) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], u_stages[i2 * L + l], acc8_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], u_stages[(i2 + 24) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], u_stages[(i2 + 8) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], u_stages[i2 * L + l], acc9_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], u_stages[(i2 + 24) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], u_stages[(i2 + 8) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], u_stages[i2 * L + l], acc10_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], u_stages[(i2 + 24) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], u_stages[(i2 + 8) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], u_stages[i2 * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v4[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v4[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v4[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v5[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v5[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v5[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v5[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v6[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+  }
+  // %377 = sigmoid f64[4] -> v7
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = sigmoid(v1[i0 * L + l]);
+    }
+  }
+  // %378 = mul f64[4] -> v1
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = v7[i0 * L + l] * 0.03f;
+    }
+  }
+  // %416 = contract f64[4,20] -> v8
+  // %369 = contract f64[4,20] -> v9
+  // %390 = contract f64[4,20] -> v10
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2], u_stages[(i2 + 28) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2], u_stages[(i2 + 4) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2], u_stages[(i2 + 12) * L + l], acc8_v[l]);
           acc1_v[l] =
               std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 4], u_stages[(i2 + 28) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 4], u_stages[(i2 + 4) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 4], u_stages[(i2 + 12) * L + l], acc9_v[l]);
           acc2_v[l] =
               std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 8], u_stages[(i2 + 28) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 8], u_stages[(i2 + 4) * L + l], acc6_v[l]);
+          acc10_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 8], u_stages[(i2 + 12) * L + l], acc10_v[l]);
           acc3_v[l] =
               std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 12], u_stages[(i2 + 28) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 12], u_stages[(i2 + 4) * L + l], acc7_v[l]);
+          acc11_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 12], u_stages[(i2 + 12) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v8[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v8[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v8[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v8[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v9[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v9[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v9[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v9[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v10[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v10[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v10[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v10[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %417 = softmax f64[4,20] -> v1
+  // %417 = softmax f64[4,20] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2845,7 +2923,7 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v0[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v0[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+            (v8[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v8[(i0 * 20 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -2856,205 +2934,14 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[i1 * L + l] = vm::exp(v0[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v0[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        v12[i1 * L + l] = vm::exp(v8[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v8[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 20 + i1) * L + l] = v2[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %987 = contract f64[4,20] -> v0
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2) * L + l],
-                               v1[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v1[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v1[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v1[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-        v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-        v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-        v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-      }
-    }
-  }
-  // %423 = contract f64[4] -> v2
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0], u_stages[(i0 + 24) * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 + 4], u_stages[(i0 + 24) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 + 8], u_stages[(i0 + 24) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 + 12], u_stages[(i0 + 24) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v2[l] = acc0_v[l];
-    v2[1 * L + l] = acc1_v[l];
-    v2[2 * L + l] = acc2_v[l];
-    v2[3 * L + l] = acc3_v[l];
-  }
-  // %424 = sigmoid f64[4] -> v3
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = sigmoid(v2[i0 * L + l]);
-    }
-  }
-  // %425 = mul f64[4] -> v2
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v3[i0 * L + l] * 0.03f;
-    }
-  }
-  // %419 = contract f64[4,20] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], u_stages[(i2 + 24) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], u_stages[(i2 + 24) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], u_stages[(i2 + 24) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], u_stages[(i2 + 24) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v4[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v4[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v4[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %393 = contract f64[4,20] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], u_stages[(i2 + 8) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], u_stages[(i2 + 8) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], u_stages[(i2 + 8) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], u_stages[(i2 + 8) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %372 = contract f64[4,20] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], u_stages[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], u_stages[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], u_stages[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], u_stages[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %369 = contract f64[4,20] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2], u_stages[(i2 + 4) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 4], u_stages[(i2 + 4) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 8], u_stages[(i2 + 4) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 12], u_stages[(i2 + 4) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 20 + i1) * L + l] = v12[i1 * L + l] / rowsum_v[l];
       }
     }
   }
@@ -3068,7 +2955,7 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v7[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v7[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+            (v9[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v9[(i0 * 20 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3079,135 +2966,18 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[i1 * L + l] = vm::exp(v7[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v7[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        v12[i1 * L + l] = vm::exp(v9[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v9[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 20 + i1) * L + l] = v9[i1 * L + l] / rowsum_v[l];
+        v8[(i0 * 20 + i1) * L + l] = v12[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %373 = contract f64[4,20] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v8[(i0 * 20 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %375 = tanh f64[4,20] -> v10
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = vm::tanh(v6[i0 * L + l] - v7[i0 * L + l]);
-    }
-  }
-  // %376 = contract f64[4] -> v9
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0], u_stages[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 + 4], u_stages[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 + 8], u_stages[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 + 12], u_stages[i0 * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v9[l] = acc0_v[l];
-    v9[1 * L + l] = acc1_v[l];
-    v9[2 * L + l] = acc2_v[l];
-    v9[3 * L + l] = acc3_v[l];
-  }
-  // %377 = sigmoid f64[4] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = sigmoid(v9[i0 * L + l]);
-    }
-  }
-  // %378 = mul f64[4] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v6[i0 * L + l] * 0.03f;
-    }
-  }
-  // %379 = contract f64[4,20] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1) * L + l] = v10[(i0 * 20 + i1) * L + l] * v9[i0 * L + l];
-      }
-    }
-  }
-  // %390 = contract f64[4,20] -> v11
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2], u_stages[(i2 + 12) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 4], u_stages[(i2 + 12) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 8], u_stages[(i2 + 12) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 12], u_stages[(i2 + 12) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %391 = softmax f64[4,20] -> v12
+  // %391 = softmax f64[4,20] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3217,7 +2987,7 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v11[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+            (v10[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v10[(i0 * 20 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3228,18 +2998,100 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[i1 * L + l] = vm::exp(v11[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        v12[i1 * L + l] = vm::exp(v10[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v10[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 20 + i1) * L + l] = v13[i1 * L + l] / rowsum_v[l];
+        v9[(i0 * 20 + i1) * L + l] = v12[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %578 = contract f64[4] -> v13
+  // %373 = contract f64[4,20] -> v10
+  // %581 = contract f64[4,20] -> v13
+  // %607 = contract f64[4,20] -> v14
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v8[(i0 * 20 + i2) * L + l],
+                               acc0_v[l]);
+          acc4_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v9[(i0 * 20 + i2) * L + l],
+                               acc4_v[l]);
+          acc8_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v11[(i0 * 20 + i2) * L + l],
+                               acc8_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v8[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v9[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v11[(i0 * 20 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                               v8[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                               v9[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                                v11[(i0 * 20 + i2) * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                               v8[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                               v9[(i0 * 20 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                                v11[(i0 * 20 + i2) * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v10[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v10[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v10[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v13[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v13[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v13[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v13[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v14[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v14[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v14[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v14[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+  }
+  // %375 = tanh f64[4,20] -> v15
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = vm::tanh(v6[i0 * L + l] - v10[i0 * L + l]);
+    }
+  }
+  // %379 = contract f64[4,20] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 20 + i1) * L + l] = v15[(i0 * 20 + i1) * L + l] * v1[i0 * L + l];
+      }
+    }
+  }
+  // %578 = contract f64[4] -> v12
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -3250,99 +3102,43 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v8[i0 * L + l], v12[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v8[(i0 + 20) * L + l], v12[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v8[(i0 + 40) * L + l], v12[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v8[(i0 + 60) * L + l], v12[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v8[i0 * L + l], v9[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v8[(i0 + 20) * L + l], v9[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v8[(i0 + 40) * L + l], v9[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v8[(i0 + 60) * L + l], v9[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v13[l] = acc0_v[l];
-    v13[1 * L + l] = acc1_v[l];
-    v13[2 * L + l] = acc2_v[l];
-    v13[3 * L + l] = acc3_v[l];
+    v12[l] = acc0_v[l];
+    v12[1 * L + l] = acc1_v[l];
+    v12[2 * L + l] = acc2_v[l];
+    v12[3 * L + l] = acc3_v[l];
   }
-  // %581 = contract f64[4,20] -> v11
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v12[(i0 * 20 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v12[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v12[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v12[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %990 = tanh f64[4,20] -> v14
+  // %990 = tanh f64[4,20] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 20 + i1) * L + l] =
+        v10[(i0 * 20 + i1) * L + l] =
             vm::tanh(v5[(i0 * 20 + i1) * L + l] -
-                     ((v7[(i0 * 20 + i1) * L + l] * (v13[i0 * L + l] * (T(h) * 0.5f))) +
-                      v11[(i0 * 20 + i1) * L + l]));
+                     ((v6[(i0 * 20 + i1) * L + l] * (v12[i0 * L + l] * (T(h) * 0.5f))) +
+                      v13[(i0 * 20 + i1) * L + l]));
       }
     }
-  }
-  // %397 = contract f64[4] -> v15
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0], u_stages[(i0 + 8) * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 + 4], u_stages[(i0 + 8) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 + 8], u_stages[(i0 + 8) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 + 12], u_stages[(i0 + 8) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v15[l] = acc0_v[l];
-    v15[1 * L + l] = acc1_v[l];
-    v15[2 * L + l] = acc2_v[l];
-    v15[3 * L + l] = acc3_v[l];
   }
   // %398 = sigmoid f64[4] -> v16
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = sigmoid(v15[i0 * L + l]);
+      v16[i0 * L + l] = sigmoid(v2[i0 * L + l]);
     }
   }
-  // %399 = mul f64[4] -> v15
+  // %399 = mul f64[4] -> v2
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v16[i0 * L + l] * 0.03f;
+      v2[i0 * L + l] = v16[i0 * L + l] * 0.03f;
     }
   }
   // %991 = contract f64[4,20] -> v17
@@ -3350,7 +3146,7 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 20 + i1) * L + l] = v14[(i0 * 20 + i1) * L + l] * v15[i0 * L + l];
+        v17[(i0 * 20 + i1) * L + l] = v10[(i0 * 20 + i1) * L + l] * v2[i0 * L + l];
       }
     }
   }
@@ -3365,10 +3161,10 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v12[i0 * L + l], v12[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v12[(i0 + 20) * L + l], v12[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v12[(i0 + 40) * L + l], v12[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v12[(i0 + 60) * L + l], v12[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v9[i0 * L + l], v9[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v9[(i0 + 20) * L + l], v9[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v9[(i0 + 40) * L + l], v9[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v9[(i0 + 60) * L + l], v9[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -3386,7 +3182,7 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
         v19[(i0 * 20 + i1) * L + l] =
             vm::tanh(v5[(i0 * 20 + i1) * L + l] -
                      ((v17[(i0 * 20 + i1) * L + l] * (v18[i0 * L + l] * (T(h) * 0.5f))) +
-                      v11[(i0 * 20 + i1) * L + l]));
+                      v13[(i0 * 20 + i1) * L + l]));
       }
     }
   }
@@ -3395,11 +3191,11 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 20 + i1) * L + l] = v19[(i0 * 20 + i1) * L + l] * v15[i0 * L + l];
+        v5[(i0 * 20 + i1) * L + l] = v19[(i0 * 20 + i1) * L + l] * v2[i0 * L + l];
       }
     }
   }
-  // %604 = contract f64[4] -> v11
+  // %604 = contract f64[4] -> v13
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -3410,20 +3206,33 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v1[i0 * L + l], v12[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v1[(i0 + 20) * L + l], v12[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v1[(i0 + 40) * L + l], v12[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v1[(i0 + 60) * L + l], v12[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v11[i0 * L + l], v9[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v11[(i0 + 20) * L + l], v9[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v11[(i0 + 40) * L + l], v9[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v11[(i0 + 60) * L + l], v9[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v11[l] = acc0_v[l];
-    v11[1 * L + l] = acc1_v[l];
-    v11[2 * L + l] = acc2_v[l];
-    v11[3 * L + l] = acc3_v[l];
+    v13[l] = acc0_v[l];
+    v13[1 * L + l] = acc1_v[l];
+    v13[2 * L + l] = acc2_v[l];
+    v13[3 * L + l] = acc3_v[l];
   }
-  // %607 = contract f64[4,20] -> v20
+  // %1000 = tanh f64[4,20] -> v20
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 20 + i1) * L + l] = vm::tanh(
+            v4[(i0 * 20 + i1) * L + l] - ((v5[(i0 * 20 + i1) * L + l] * (v13[i0 * L + l] * T(h))) +
+                                          v14[(i0 * 20 + i1) * L + l]));
+      }
+    }
+  }
+  // %987 = contract f64[4,20] -> v4
+  // %844 = contract f64[4,20] -> v14
+  // %873 = contract f64[4,20] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3432,152 +3241,109 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v1[(i0 * 20 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v1[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v1[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v1[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v20[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v20[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v20[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1000 = tanh f64[4,20] -> v21
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 20 + i1) * L + l] = vm::tanh(
-            v4[(i0 * 20 + i1) * L + l] - ((v5[(i0 * 20 + i1) * L + l] * (v11[i0 * L + l] * T(h))) +
-                                          v20[(i0 * 20 + i1) * L + l]));
-      }
-    }
-  }
-  // %1003 = mul f64[4,20] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 20 + i1) * L + l] = (v0[(i0 * 20 + i1) * L + l] * v2[i0 * L + l]) *
-                                     (1.0f - square(v21[(i0 * 20 + i1) * L + l]));
-      }
-    }
-  }
-  // %844 = contract f64[4,20] -> v20
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2) * L + l],
-                               v12[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v11[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2) * L + l],
+                               v9[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2) * L + l],
+                               v8[(i0 * 20 + i2) * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v12[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v11[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v9[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v8[(i0 * 20 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v12[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v11[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                               v9[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                                v8[(i0 * 20 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v12[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v11[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                               v9[(i0 * 20 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                                v8[(i0 * 20 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-        v20[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-        v20[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
-        v20[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
+        v4[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v4[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+        v4[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v4[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+        v14[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l] * (T(h) * 0.33333334f);
+        v14[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.33333334f);
+        v14[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.33333334f);
+        v14[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.33333334f);
+        v21[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
+        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
+        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
+        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
       }
     }
   }
-  // %1007 = sub f64[4,20] -> v22
+  // %1003 = mul f64[4,20] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 20 + i1) * L + l] =
-            v20[(i0 * 20 + i1) * L + l] - (v4[(i0 * 20 + i1) * L + l] * (v11[i0 * L + l] * T(h)));
+        v22[(i0 * 20 + i1) * L + l] = (v4[(i0 * 20 + i1) * L + l] * v0[i0 * L + l]) *
+                                      (1.0f - square(v20[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %1011 = mul f64[4,20] -> v11
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 20 + i1) * L + l] = (1.0f - square(v19[(i0 * 20 + i1) * L + l])) *
-                                      (v22[(i0 * 20 + i1) * L + l] * v15[i0 * L + l]);
-      }
-    }
-  }
-  // %1017 = sub f64[4,20] -> v23
+  // %1007 = sub f64[4,20] -> v23
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v23[(i0 * 20 + i1) * L + l] =
-            v20[(i0 * 20 + i1) * L + l] -
-            (v11[(i0 * 20 + i1) * L + l] * (v18[i0 * L + l] * (T(h) * 0.5f)));
+            v14[(i0 * 20 + i1) * L + l] - (v22[(i0 * 20 + i1) * L + l] * (v13[i0 * L + l] * T(h)));
       }
     }
   }
-  // %1019 = mul f64[4,20] -> v20
+  // %1011 = mul f64[4,20] -> v13
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 20 + i1) * L + l] = (1.0f - square(v14[(i0 * 20 + i1) * L + l])) *
-                                      (v23[(i0 * 20 + i1) * L + l] * v15[i0 * L + l]);
+        v13[(i0 * 20 + i1) * L + l] = (1.0f - square(v19[(i0 * 20 + i1) * L + l])) *
+                                      (v23[(i0 * 20 + i1) * L + l] * v2[i0 * L + l]);
       }
     }
   }
-  // %873 = contract f64[4,20] -> v24
+  // %1017 = sub f64[4,20] -> v24
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        v24[(i0 * 20 + i1) * L + l] =
+            v14[(i0 * 20 + i1) * L + l] -
+            (v13[(i0 * 20 + i1) * L + l] * (v18[i0 * L + l] * (T(h) * 0.5f)));
       }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
+    }
+  }
+  // %1019 = mul f64[4,20] -> v14
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-        v24[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-        v24[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-        v24[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+        v14[(i0 * 20 + i1) * L + l] = (1.0f - square(v10[(i0 * 20 + i1) * L + l])) *
+                                      (v24[(i0 * 20 + i1) * L + l] * v2[i0 * L + l]);
       }
     }
   }
@@ -3587,18 +3353,18 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v25[(i0 * 20 + i1) * L + l] =
-            v24[(i0 * 20 + i1) * L + l] -
-            (v20[(i0 * 20 + i1) * L + l] * (v13[i0 * L + l] * (T(h) * 0.5f)));
+            v21[(i0 * 20 + i1) * L + l] -
+            (v14[(i0 * 20 + i1) * L + l] * (v12[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %1025 = mul f64[4,20] -> v24
+  // %1025 = mul f64[4,20] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 20 + i1) * L + l] = (1.0f - square(v10[(i0 * 20 + i1) * L + l])) *
-                                      (v25[(i0 * 20 + i1) * L + l] * v9[i0 * L + l]);
+        v21[(i0 * 20 + i1) * L + l] = (1.0f - square(v15[(i0 * 20 + i1) * L + l])) *
+                                      (v25[(i0 * 20 + i1) * L + l] * v1[i0 * L + l]);
       }
     }
   }
@@ -3610,15 +3376,15 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
         for (int64_t l = 0; l < L; ++l) {
           z0_bar_W[(i0 * 400 + i1 * 20 + i2) * L + l] +=
               (((z1_bar_W[(i0 * 400 + i1 * 20 + i2) * L + l] -
-                 (v1[(i0 * 20 + i2) * L + l] * v4[(i0 * 20 + i1) * L + l])) -
-                (v12[(i0 * 20 + i2) * L + l] * v11[(i0 * 20 + i1) * L + l])) -
-               (v20[(i0 * 20 + i1) * L + l] * v12[(i0 * 20 + i2) * L + l])) -
-              (v24[(i0 * 20 + i1) * L + l] * v8[(i0 * 20 + i2) * L + l]);
+                 (v11[(i0 * 20 + i2) * L + l] * v22[(i0 * 20 + i1) * L + l])) -
+                (v9[(i0 * 20 + i2) * L + l] * v13[(i0 * 20 + i1) * L + l])) -
+               (v14[(i0 * 20 + i1) * L + l] * v9[(i0 * 20 + i2) * L + l])) -
+              (v21[(i0 * 20 + i1) * L + l] * v8[(i0 * 20 + i2) * L + l]);
         }
       }
     }
   }
-  // %1028 = contract f64[4] -> v15
+  // %1028 = contract f64[4] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -3629,27 +3395,27 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v10[i0 * L + l], v25[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v10[(i0 + 20) * L + l], v25[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v10[(i0 + 40) * L + l], v25[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v10[(i0 + 60) * L + l], v25[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v15[i0 * L + l], v25[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v15[(i0 + 20) * L + l], v25[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v15[(i0 + 40) * L + l], v25[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v15[(i0 + 60) * L + l], v25[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v15[l] = acc0_v[l];
-    v15[1 * L + l] = acc1_v[l];
-    v15[2 * L + l] = acc2_v[l];
-    v15[3 * L + l] = acc3_v[l];
+    v2[l] = acc0_v[l];
+    v2[1 * L + l] = acc1_v[l];
+    v2[2 * L + l] = acc2_v[l];
+    v2[3 * L + l] = acc3_v[l];
   }
   // %1029 = contract f64[4] -> v18
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = (v9[i0 * L + l] * (1.0f - v6[i0 * L + l])) * v15[i0 * L + l];
+      v18[i0 * L + l] = (v1[i0 * L + l] * (1.0f - v7[i0 * L + l])) * v2[i0 * L + l];
     }
   }
-  // %1032 = contract f64[4] -> v15
+  // %1032 = contract f64[4] -> v1
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -3660,20 +3426,20 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v23[i0 * L + l], v14[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v23[(i0 + 20) * L + l], v14[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v23[(i0 + 40) * L + l], v14[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v23[(i0 + 60) * L + l], v14[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v24[i0 * L + l], v10[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v24[(i0 + 20) * L + l], v10[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v24[(i0 + 40) * L + l], v10[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v24[(i0 + 60) * L + l], v10[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v15[l] = acc0_v[l];
-    v15[1 * L + l] = acc1_v[l];
-    v15[2 * L + l] = acc2_v[l];
-    v15[3 * L + l] = acc3_v[l];
+    v1[l] = acc0_v[l];
+    v1[1 * L + l] = acc1_v[l];
+    v1[2 * L + l] = acc2_v[l];
+    v1[3 * L + l] = acc3_v[l];
   }
-  // %1031 = contract f64[4] -> v9
+  // %1031 = contract f64[4] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -3684,28 +3450,28 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v22[i0 * L + l], v19[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v22[(i0 + 20) * L + l], v19[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v22[(i0 + 40) * L + l], v19[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v22[(i0 + 60) * L + l], v19[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v23[i0 * L + l], v19[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v23[(i0 + 20) * L + l], v19[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v23[(i0 + 40) * L + l], v19[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v23[(i0 + 60) * L + l], v19[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v9[l] = acc0_v[l];
-    v9[1 * L + l] = acc1_v[l];
-    v9[2 * L + l] = acc2_v[l];
-    v9[3 * L + l] = acc3_v[l];
+    v2[l] = acc0_v[l];
+    v2[1 * L + l] = acc1_v[l];
+    v2[2 * L + l] = acc2_v[l];
+    v2[3 * L + l] = acc3_v[l];
   }
-  // %1035 = mul f64[4] -> v13
+  // %1035 = mul f64[4] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = ((1.0f - v16[i0 * L + l]) * v16[i0 * L + l]) *
-                        ((v15[i0 * L + l] + v9[i0 * L + l]) * 0.03f);
+      v7[i0 * L + l] = ((1.0f - v16[i0 * L + l]) * v16[i0 * L + l]) *
+                       ((v1[i0 * L + l] + v2[i0 * L + l]) * 0.03f);
     }
   }
-  // %1037 = contract f64[4] -> v15
+  // %1037 = contract f64[4] -> v1
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -3716,24 +3482,24 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v21[i0 * L + l], v0[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v21[(i0 + 20) * L + l], v0[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v21[(i0 + 40) * L + l], v0[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v21[(i0 + 60) * L + l], v0[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v20[i0 * L + l], v4[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v20[(i0 + 20) * L + l], v4[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v20[(i0 + 40) * L + l], v4[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v20[(i0 + 60) * L + l], v4[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v15[l] = acc0_v[l];
-    v15[1 * L + l] = acc1_v[l];
-    v15[2 * L + l] = acc2_v[l];
-    v15[3 * L + l] = acc3_v[l];
+    v1[l] = acc0_v[l];
+    v1[1 * L + l] = acc1_v[l];
+    v1[2 * L + l] = acc2_v[l];
+    v1[3 * L + l] = acc3_v[l];
   }
-  // %1038 = contract f64[4] -> v16
+  // %1038 = contract f64[4] -> v2
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v15[i0 * L + l] * (v2[i0 * L + l] * (1.0f - v3[i0 * L + l]));
+      v2[i0 * L + l] = v1[i0 * L + l] * (v0[i0 * L + l] * (1.0f - v3[i0 * L + l]));
     }
   }
   // %1041 = add f64[4,4] -> d.Wb
@@ -3744,23 +3510,25 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           sum[l] = (u_stages[i1 * L + l] * v18[i0 * L + l]) +
-                   ((u_stages[(i1 + 8) * L + l] * v13[i0 * L + l]) +
-                    (u_stages[(i1 + 24) * L + l] * v16[i0 * L + l]));
+                   ((u_stages[(i1 + 8) * L + l] * v7[i0 * L + l]) +
+                    (u_stages[(i1 + 24) * L + l] * v2[i0 * L + l]));
         }
         theta_bar_Wb[i0 * 4 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1077 = contract f64[4,20] -> v0
+  // %1077 = contract f64[4,20] -> v4
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 20 + i1) * L + l] = v21[(i0 * 20 + i1) * L + l] * v2[i0 * L + l];
+        v4[(i0 * 20 + i1) * L + l] = v20[(i0 * 20 + i1) * L + l] * v0[i0 * L + l];
       }
     }
   }
-  // %1078 = contract f64[4,20] -> v6
+  // %1078 = contract f64[4,20] -> v10
+  // %911 = contract f64[4,20] -> v15
+  // %1064 = contract f64[4,20] -> v19
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3769,30 +3537,62 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v0[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v4[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v6[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v17[(i0 * 20 + i2) * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v0[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v4[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v6[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v17[(i0 * 20 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v0[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v4[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v6[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                                v17[(i0 * 20 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v0[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v4[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v6[(i0 * 20 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                                v17[(i0 * 20 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+        v10[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v10[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+        v10[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v10[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+        v15[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l] * (T(h) * 0.16666667f);
+        v15[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.16666667f);
+        v15[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.16666667f);
+        v15[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.16666667f);
+        v19[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l] * (T(h) * 0.33333334f);
+        v19[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.33333334f);
+        v19[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.33333334f);
+        v19[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.33333334f);
       }
     }
   }
-  // %1054 = contract f64[4] -> v3
+  // %1054 = contract f64[4] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -3803,10 +3603,181 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v5[i0 * L + l], v4[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v5[(i0 + 20) * L + l], v4[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v5[(i0 + 40) * L + l], v4[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v5[(i0 + 60) * L + l], v4[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v5[i0 * L + l], v22[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v5[(i0 + 20) * L + l], v22[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v5[(i0 + 40) * L + l], v22[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v5[(i0 + 60) * L + l], v22[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v0[l] = acc0_v[l];
+    v0[1 * L + l] = acc1_v[l];
+    v0[2 * L + l] = acc2_v[l];
+    v0[3 * L + l] = acc3_v[l];
+  }
+  // %1079 = contract f64[4,20] -> v4
+  // %1046 = contract f64[4,20] -> v20
+  // %1061 = contract f64[4,20] -> v23
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v21[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v13[(i0 * 20 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v21[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v13[(i0 * 20 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v21[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                                v13[(i0 * 20 + i2) * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v21[(i0 * 20 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                                v13[(i0 * 20 + i2) * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v4[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v4[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v4[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v20[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v20[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v20[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v20[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v23[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v23[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v23[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v23[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+  }
+  // %1082 = sub f64[4,20] -> v24
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v24[(i0 * 20 + i1) * L + l] =
+            v10[(i0 * 20 + i1) * L + l] -
+            ((v9[(i0 * 20 + i1) * L + l] * (v0[i0 * L + l] * T(h))) + v4[(i0 * 20 + i1) * L + l]);
+      }
+    }
+  }
+  // %1083 = contract f64[4] -> v1
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v11[i0 * L + l], v24[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v11[(i0 + 20) * L + l], v24[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v11[(i0 + 40) * L + l], v24[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v11[(i0 + 60) * L + l], v24[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[l] = acc0_v[l];
+    v1[1 * L + l] = acc1_v[l];
+    v1[2 * L + l] = acc2_v[l];
+    v1[3 * L + l] = acc3_v[l];
+  }
+  // %1086 = mul f64[4,20] -> v4
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[(i0 * 20 + i1) * L + l] =
+            v11[(i0 * 20 + i1) * L + l] * (v24[(i0 * 20 + i1) * L + l] - v1[i0 * L + l]);
+      }
+    }
+  }
+  // %1042 = contract f64[4] -> v1
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v6[i0 * L + l], v14[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v6[(i0 + 20) * L + l], v14[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v6[(i0 + 40) * L + l], v14[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v6[(i0 + 60) * L + l], v14[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v1[l] = acc0_v[l];
+    v1[1 * L + l] = acc1_v[l];
+    v1[2 * L + l] = acc2_v[l];
+    v1[3 * L + l] = acc3_v[l];
+  }
+  // %1047 = sub f64[4,20] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 20 + i1) * L + l] =
+            (v15[(i0 * 20 + i1) * L + l] -
+             (v9[(i0 * 20 + i1) * L + l] * (v1[i0 * L + l] * (T(h) * 0.5f)))) -
+            v20[(i0 * 20 + i1) * L + l];
+      }
+    }
+  }
+  // %1048 = contract f64[4] -> v3
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v8[i0 * L + l], v6[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v8[(i0 + 20) * L + l], v6[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v8[(i0 + 40) * L + l], v6[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v8[(i0 + 60) * L + l], v6[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -3816,50 +3787,17 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
     v3[2 * L + l] = acc2_v[l];
     v3[3 * L + l] = acc3_v[l];
   }
-  // %1079 = contract f64[4,20] -> v0
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v4[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v4[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v4[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v4[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1082 = sub f64[4,20] -> v10
+  // %1051 = mul f64[4,20] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v10[(i0 * 20 + i1) * L + l] =
-            v6[(i0 * 20 + i1) * L + l] -
-            ((v12[(i0 * 20 + i1) * L + l] * (v3[i0 * L + l] * T(h))) + v0[(i0 * 20 + i1) * L + l]);
+            (v6[(i0 * 20 + i1) * L + l] - v3[i0 * L + l]) * v8[(i0 * 20 + i1) * L + l];
       }
     }
   }
-  // %1083 = contract f64[4] -> v15
+  // %1058 = contract f64[4] -> v3
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -3870,230 +3808,29 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v1[i0 * L + l], v10[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v1[(i0 + 20) * L + l], v10[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v1[(i0 + 40) * L + l], v10[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v1[(i0 + 60) * L + l], v10[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v17[i0 * L + l], v13[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v17[(i0 + 20) * L + l], v13[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v17[(i0 + 40) * L + l], v13[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v17[(i0 + 60) * L + l], v13[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v15[l] = acc0_v[l];
-    v15[1 * L + l] = acc1_v[l];
-    v15[2 * L + l] = acc2_v[l];
-    v15[3 * L + l] = acc3_v[l];
+    v3[l] = acc0_v[l];
+    v3[1 * L + l] = acc1_v[l];
+    v3[2 * L + l] = acc2_v[l];
+    v3[3 * L + l] = acc3_v[l];
   }
-  // %1086 = mul f64[4,20] -> v0
+  // %1060 = contract f64[4,20] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 20 + i1) * L + l] =
-            v1[(i0 * 20 + i1) * L + l] * (v10[(i0 * 20 + i1) * L + l] - v15[i0 * L + l]);
+        v6[(i0 * 20 + i1) * L + l] = v9[(i0 * 20 + i1) * L + l] * (v3[i0 * L + l] * (T(h) * 0.5f));
       }
     }
   }
-  // %911 = contract f64[4,20] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v7[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v7[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v7[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v7[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-      }
-    }
-  }
-  // %1042 = contract f64[4] -> v15
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v7[i0 * L + l], v20[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v7[(i0 + 20) * L + l], v20[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v7[(i0 + 40) * L + l], v20[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v7[(i0 + 60) * L + l], v20[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v15[l] = acc0_v[l];
-    v15[1 * L + l] = acc1_v[l];
-    v15[2 * L + l] = acc2_v[l];
-    v15[3 * L + l] = acc3_v[l];
-  }
-  // %1046 = contract f64[4,20] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v24[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v24[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v24[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v24[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1047 = sub f64[4,20] -> v10
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 20 + i1) * L + l] =
-            (v6[(i0 * 20 + i1) * L + l] -
-             (v12[(i0 * 20 + i1) * L + l] * (v15[i0 * L + l] * (T(h) * 0.5f)))) -
-            v7[(i0 * 20 + i1) * L + l];
-      }
-    }
-  }
-  // %1048 = contract f64[4] -> v2
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v8[i0 * L + l], v10[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v8[(i0 + 20) * L + l], v10[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v8[(i0 + 40) * L + l], v10[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v8[(i0 + 60) * L + l], v10[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v2[l] = acc0_v[l];
-    v2[1 * L + l] = acc1_v[l];
-    v2[2 * L + l] = acc2_v[l];
-    v2[3 * L + l] = acc3_v[l];
-  }
-  // %1051 = mul f64[4,20] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 20 + i1) * L + l] =
-            (v10[(i0 * 20 + i1) * L + l] - v2[i0 * L + l]) * v8[(i0 * 20 + i1) * L + l];
-      }
-    }
-  }
-  // %1064 = contract f64[4,20] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v17[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v17[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v17[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v17[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
-        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
-      }
-    }
-  }
-  // %1058 = contract f64[4] -> v2
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v17[i0 * L + l], v11[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v17[(i0 + 20) * L + l], v11[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v17[(i0 + 40) * L + l], v11[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v17[(i0 + 60) * L + l], v11[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v2[l] = acc0_v[l];
-    v2[1 * L + l] = acc1_v[l];
-    v2[2 * L + l] = acc2_v[l];
-    v2[3 * L + l] = acc3_v[l];
-  }
-  // %1060 = contract f64[4,20] -> v10
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 20 + i1) * L + l] =
-            v12[(i0 * 20 + i1) * L + l] * (v2[i0 * L + l] * (T(h) * 0.5f));
-      }
-    }
-  }
-  // %1053 = contract f64[4,20] -> v14
+  // %1053 = contract f64[4,20] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4118,14 +3855,14 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-        v14[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-        v14[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
-        v14[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
+        v15[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
+        v15[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
+        v15[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
+        v15[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
       }
     }
   }
-  // %1061 = contract f64[4,20] -> v5
+  // %1067 = contract f64[4,20] -> v5
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4139,13 +3876,13 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v11[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v14[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v11[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v14[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v11[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v14[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v11[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v14[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -4157,54 +3894,22 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       }
     }
   }
-  // %1067 = contract f64[4,20] -> v17
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v20[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v20[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v20[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v20[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v17[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v17[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v17[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1070 = sub f64[4,20] -> v19
+  // %1070 = sub f64[4,20] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 20 + i1) * L + l] =
-            ((v7[(i0 * 20 + i1) * L + l] - v10[(i0 * 20 + i1) * L + l]) +
-             ((v14[(i0 * 20 + i1) * L + l] -
-               (v1[(i0 * 20 + i1) * L + l] * (v3[i0 * L + l] * T(h)))) -
-              (v10[(i0 * 20 + i1) * L + l] + v5[(i0 * 20 + i1) * L + l]))) -
-            ((v8[(i0 * 20 + i1) * L + l] * (v15[i0 * L + l] * (T(h) * 0.5f))) +
-             v17[(i0 * 20 + i1) * L + l]);
+        v17[(i0 * 20 + i1) * L + l] =
+            ((v19[(i0 * 20 + i1) * L + l] - v6[(i0 * 20 + i1) * L + l]) +
+             ((v15[(i0 * 20 + i1) * L + l] -
+               (v11[(i0 * 20 + i1) * L + l] * (v0[i0 * L + l] * T(h)))) -
+              (v6[(i0 * 20 + i1) * L + l] + v23[(i0 * 20 + i1) * L + l]))) -
+            ((v8[(i0 * 20 + i1) * L + l] * (v1[i0 * L + l] * (T(h) * 0.5f))) +
+             v5[(i0 * 20 + i1) * L + l]);
       }
     }
   }
-  // %1071 = contract f64[4] -> v3
+  // %1071 = contract f64[4] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4215,26 +3920,26 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v19[i0 * L + l], v12[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v19[(i0 + 20) * L + l], v12[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v19[(i0 + 40) * L + l], v12[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v19[(i0 + 60) * L + l], v12[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v17[i0 * L + l], v9[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v17[(i0 + 20) * L + l], v9[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v17[(i0 + 40) * L + l], v9[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v17[(i0 + 60) * L + l], v9[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v3[l] = acc0_v[l];
-    v3[1 * L + l] = acc1_v[l];
-    v3[2 * L + l] = acc2_v[l];
-    v3[3 * L + l] = acc3_v[l];
+    v0[l] = acc0_v[l];
+    v0[1 * L + l] = acc1_v[l];
+    v0[2 * L + l] = acc2_v[l];
+    v0[3 * L + l] = acc3_v[l];
   }
-  // %1074 = mul f64[4,20] -> v1
+  // %1074 = mul f64[4,20] -> v5
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 20 + i1) * L + l] =
-            (v19[(i0 * 20 + i1) * L + l] - v3[i0 * L + l]) * v12[(i0 * 20 + i1) * L + l];
+        v5[(i0 * 20 + i1) * L + l] =
+            (v17[(i0 * 20 + i1) * L + l] - v0[i0 * L + l]) * v9[(i0 * 20 + i1) * L + l];
       }
     }
   }
@@ -4246,20 +3951,20 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v0[(i0 * 20 + i1) * L + l] * u_stages[(i2 + 28) * L + l]) +
-                     ((v6[(i0 * 20 + i1) * L + l] * u_stages[(i2 + 4) * L + l]) +
-                      (u_stages[(i2 + 12) * L + l] * v1[(i0 * 20 + i1) * L + l]));
+            sum[l] = (v4[(i0 * 20 + i1) * L + l] * u_stages[(i2 + 28) * L + l]) +
+                     ((v10[(i0 * 20 + i1) * L + l] * u_stages[(i2 + 4) * L + l]) +
+                      (u_stages[(i2 + 12) * L + l] * v5[(i0 * 20 + i1) * L + l]));
           }
           theta_bar_Wk[i0 * 80 + i1 * 4 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1090 = add f64[4,20] -> v5
+  // %1090 = add f64[4,20] -> v6
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v20[i0 * L + l] + v11[i0 * L + l];
+      v6[i0 * L + l] = v14[i0 * L + l] + v13[i0 * L + l];
     }
   }
   // %1094 = add f64[4,20,4] -> d.Wv
@@ -4270,9 +3975,9 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((u_stages[i2 * L + l] * v24[(i0 * 20 + i1) * L + l]) +
-                      (u_stages[(i2 + 8) * L + l] * v5[(i0 * 20 + i1) * L + l])) +
-                     (v4[(i0 * 20 + i1) * L + l] * u_stages[(i2 + 24) * L + l]);
+            sum[l] = ((u_stages[i2 * L + l] * v21[(i0 * 20 + i1) * L + l]) +
+                      (u_stages[(i2 + 8) * L + l] * v6[(i0 * 20 + i1) * L + l])) +
+                     (v22[(i0 * 20 + i1) * L + l] * u_stages[(i2 + 24) * L + l]);
           }
           theta_bar_Wv[i0 * 80 + i1 * 4 + i2] += lane_sum<L>(sum);
         }
@@ -4280,61 +3985,113 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
     }
   }
   if (u_stages_bar) {
-    // %1096 = contract f64[4] -> v3
+    // %1096 = contract f64[4] -> v0
+    // %1099 = contract f64[4] -> v1
+    // %1104 = contract f64[4] -> v3
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       for (int64_t i1 = 0; i1 < 20; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 4], v24[(i0 * 20 + i1) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 1], v24[(i0 * 20 + i1) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 2], v24[(i0 * 20 + i1) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 3], v24[(i0 * 20 + i1) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 4], v21[(i0 * 20 + i1) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 80 + i1 * 4], v6[(i0 * 20 + i1) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wv[i0 * 80 + i1 * 4], v22[(i0 * 20 + i1) * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 1], v21[(i0 * 20 + i1) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 1], v6[(i0 * 20 + i1) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 1], v22[(i0 * 20 + i1) * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 2], v21[(i0 * 20 + i1) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 2], v6[(i0 * 20 + i1) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 2], v22[(i0 * 20 + i1) * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 3], v21[(i0 * 20 + i1) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 3], v6[(i0 * 20 + i1) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 3], v22[(i0 * 20 + i1) * L + l], acc11_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[l] = acc0_v[l];
-      v3[1 * L + l] = acc1_v[l];
-      v3[2 * L + l] = acc2_v[l];
-      v3[3 * L + l] = acc3_v[l];
+      v0[l] = acc0_v[l];
+      v0[1 * L + l] = acc1_v[l];
+      v0[2 * L + l] = acc2_v[l];
+      v0[3 * L + l] = acc3_v[l];
+      v1[l] = acc4_v[l];
+      v1[1 * L + l] = acc5_v[l];
+      v1[2 * L + l] = acc6_v[l];
+      v1[3 * L + l] = acc7_v[l];
+      v3[l] = acc8_v[l];
+      v3[1 * L + l] = acc9_v[l];
+      v3[2 * L + l] = acc10_v[l];
+      v3[3 * L + l] = acc11_v[l];
     }
-    // %1095 = contract f64[4] -> v15
+    // %1095 = contract f64[4] -> v16
+    // %1100 = contract f64[4] -> v12
+    // %1103 = contract f64[4] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wb[i0 * 4], v18[i0 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4], v7[i0 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4], v2[i0 * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(Wb[i0 * 4 + 1], v18[i0 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + 1], v7[i0 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + 1], v2[i0 * L + l], acc9_v[l]);
         acc2_v[l] = std::fma(Wb[i0 * 4 + 2], v18[i0 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + 2], v7[i0 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + 2], v2[i0 * L + l], acc10_v[l]);
         acc3_v[l] = std::fma(Wb[i0 * 4 + 3], v18[i0 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + 3], v7[i0 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + 3], v2[i0 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[l] = acc0_v[l];
-      v15[1 * L + l] = acc1_v[l];
-      v15[2 * L + l] = acc2_v[l];
-      v15[3 * L + l] = acc3_v[l];
+      v16[l] = acc0_v[l];
+      v16[1 * L + l] = acc1_v[l];
+      v16[2 * L + l] = acc2_v[l];
+      v16[3 * L + l] = acc3_v[l];
+      v12[l] = acc4_v[l];
+      v12[1 * L + l] = acc5_v[l];
+      v12[2 * L + l] = acc6_v[l];
+      v12[3 * L + l] = acc7_v[l];
+      v6[l] = acc8_v[l];
+      v6[1 * L + l] = acc9_v[l];
+      v6[2 * L + l] = acc10_v[l];
+      v6[3 * L + l] = acc11_v[l];
     }
     // %1097 = add f64[4] -> d.x@0
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[i0 * L + l] += v3[i0 * L + l] + v15[i0 * L + l];
+        u_stages_bar[i0 * L + l] += v0[i0 * L + l] + v16[i0 * L + l];
       }
     }
     // %1098 = contract f64[4] -> d.dx@0
@@ -4349,10 +4106,10 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       for (int64_t i1 = 0; i1 < 20; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 4], v6[(i0 * 20 + i1) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 1], v6[(i0 * 20 + i1) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 2], v6[(i0 * 20 + i1) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 3], v6[(i0 * 20 + i1) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 4], v10[(i0 * 20 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 1], v10[(i0 * 20 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 2], v10[(i0 * 20 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 3], v10[(i0 * 20 + i1) * L + l], acc3_v[l]);
         }
       }
     }
@@ -4363,61 +4120,11 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       u_stages_bar[6 * L + l] += acc2_v[l];
       u_stages_bar[7 * L + l] += acc3_v[l];
     }
-    // %1100 = contract f64[4] -> v3
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4], v13[i0 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + 1], v13[i0 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + 2], v13[i0 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + 3], v13[i0 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[l] = acc0_v[l];
-      v3[1 * L + l] = acc1_v[l];
-      v3[2 * L + l] = acc2_v[l];
-      v3[3 * L + l] = acc3_v[l];
-    }
-    // %1099 = contract f64[4] -> v15
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
-      for (int64_t i1 = 0; i1 < 20; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 4], v5[(i0 * 20 + i1) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 1], v5[(i0 * 20 + i1) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 2], v5[(i0 * 20 + i1) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 3], v5[(i0 * 20 + i1) * L + l], acc3_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[l] = acc0_v[l];
-      v15[1 * L + l] = acc1_v[l];
-      v15[2 * L + l] = acc2_v[l];
-      v15[3 * L + l] = acc3_v[l];
-    }
     // %1101 = add f64[4] -> d.x@1
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 8) * L + l] += v3[i0 * L + l] + v15[i0 * L + l];
+        u_stages_bar[(i0 + 8) * L + l] += v12[i0 * L + l] + v1[i0 * L + l];
       }
     }
     // %1102 = contract f64[4] -> d.dx@1
@@ -4432,10 +4139,10 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       for (int64_t i1 = 0; i1 < 20; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 4], v1[(i0 * 20 + i1) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 1], v1[(i0 * 20 + i1) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 2], v1[(i0 * 20 + i1) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 3], v1[(i0 * 20 + i1) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 4], v5[(i0 * 20 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 1], v5[(i0 * 20 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 2], v5[(i0 * 20 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 3], v5[(i0 * 20 + i1) * L + l], acc3_v[l]);
         }
       }
     }
@@ -4446,61 +4153,11 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       u_stages_bar[14 * L + l] += acc2_v[l];
       u_stages_bar[15 * L + l] += acc3_v[l];
     }
-    // %1104 = contract f64[4] -> v3
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
-      for (int64_t i1 = 0; i1 < 20; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 4], v4[(i0 * 20 + i1) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 1], v4[(i0 * 20 + i1) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 2], v4[(i0 * 20 + i1) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 3], v4[(i0 * 20 + i1) * L + l], acc3_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[l] = acc0_v[l];
-      v3[1 * L + l] = acc1_v[l];
-      v3[2 * L + l] = acc2_v[l];
-      v3[3 * L + l] = acc3_v[l];
-    }
-    // %1103 = contract f64[4] -> v15
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4], v16[i0 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + 1], v16[i0 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + 2], v16[i0 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + 3], v16[i0 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[l] = acc0_v[l];
-      v15[1 * L + l] = acc1_v[l];
-      v15[2 * L + l] = acc2_v[l];
-      v15[3 * L + l] = acc3_v[l];
-    }
     // %1105 = add f64[4] -> d.x@2
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 24) * L + l] += v3[i0 * L + l] + v15[i0 * L + l];
+        u_stages_bar[(i0 + 24) * L + l] += v3[i0 * L + l] + v6[i0 * L + l];
       }
     }
     // %1106 = contract f64[4] -> d.dx@2
@@ -4515,10 +4172,10 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       for (int64_t i1 = 0; i1 < 20; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 4], v0[(i0 * 20 + i1) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 1], v0[(i0 * 20 + i1) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 2], v0[(i0 * 20 + i1) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 3], v0[(i0 * 20 + i1) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 4], v4[(i0 * 20 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 1], v4[(i0 * 20 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 2], v4[(i0 * 20 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 3], v4[(i0 * 20 + i1) * L + l], acc3_v[l]);
         }
       }
     }
@@ -4564,37 +4221,44 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   T* dtheta_out_weight = dtheta + 52736;
   T* dtheta_out_bias = dtheta + 54336;
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2560);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5120);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7680);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8320);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10880);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13440);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16000);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16640);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19200);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21760);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21888);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22016);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24576);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24704);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27264);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29824);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32384);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33024);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35584);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38144);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40704);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43264);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45824);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48384);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 50944);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53504);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56064);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 128);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 256);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 384);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 512);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 640);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3200);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5760);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8320);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10880);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13440);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16000);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18560);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19200);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21760);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22400);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24960);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27520);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30080);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32640);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35200);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37760);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40320);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42880);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45440);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48000);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 50560);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
+  T acc8_v[L] = {};
+  T acc9_v[L] = {};
+  T acc10_v[L] = {};
+  T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // theta span = 0, then += lane sums of the step's parameter quadrature
@@ -4602,184 +4266,87 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
     dtheta[i] = 0.0f;
   }
   // fwp_delta_cde_character.field.adjoint.step.rk4: 230 nodes
-  // %372 = contract f64[4,20] -> v0
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], u_stages[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], u_stages[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], u_stages[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], u_stages[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %369 = contract f64[4,20] -> v1
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2], u_stages[(i2 + 4) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 4], u_stages[(i2 + 4) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 8], u_stages[(i2 + 4) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 12], u_stages[(i2 + 4) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v1[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v1[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v1[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %370 = softmax f64[4,20] -> v2
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v1[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v1[(i0 * 20 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[i1 * L + l] = vm::exp(v1[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v1[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 20 + i1) * L + l] = v3[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %373 = contract f64[4,20] -> v1
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v2[(i0 * 20 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v2[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v2[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v2[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v1[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v1[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v1[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %375 = tanh f64[4,20] -> v4
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = vm::tanh(v0[i0 * L + l] - v1[i0 * L + l]);
-    }
-  }
-  // %376 = contract f64[4] -> v3
+  // %376 = contract f64[4] -> v0
+  // %397 = contract f64[4] -> v1
+  // %423 = contract f64[4] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
     acc1_v[l] = 0.0f;
     acc2_v[l] = 0.0f;
     acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+    acc8_v[l] = 0.0f;
+    acc9_v[l] = 0.0f;
+    acc10_v[l] = 0.0f;
+    acc11_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = std::fma(Wb[i0], u_stages[i0 * L + l], acc0_v[l]);
+      acc4_v[l] = std::fma(Wb[i0], u_stages[(i0 + 8) * L + l], acc4_v[l]);
+      acc8_v[l] = std::fma(Wb[i0], u_stages[(i0 + 24) * L + l], acc8_v[l]);
       acc1_v[l] = std::fma(Wb[i0 + 4], u_stages[i0 * L + l], acc1_v[l]);
+      acc5_v[l] = std::fma(Wb[i0 + 4], u_stages[(i0 + 8) * L + l], acc5_v[l]);
+      acc9_v[l] = std::fma(Wb[i0 + 4], u_stages[(i0 + 24) * L + l], acc9_v[l]);
       acc2_v[l] = std::fma(Wb[i0 + 8], u_stages[i0 * L + l], acc2_v[l]);
+      acc6_v[l] = std::fma(Wb[i0 + 8], u_stages[(i0 + 8) * L + l], acc6_v[l]);
+      acc10_v[l] = std::fma(Wb[i0 + 8], u_stages[(i0 + 24) * L + l], acc10_v[l]);
       acc3_v[l] = std::fma(Wb[i0 + 12], u_stages[i0 * L + l], acc3_v[l]);
+      acc7_v[l] = std::fma(Wb[i0 + 12], u_stages[(i0 + 8) * L + l], acc7_v[l]);
+      acc11_v[l] = std::fma(Wb[i0 + 12], u_stages[(i0 + 24) * L + l], acc11_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v3[l] = acc0_v[l];
-    v3[1 * L + l] = acc1_v[l];
-    v3[2 * L + l] = acc2_v[l];
-    v3[3 * L + l] = acc3_v[l];
+    v0[l] = acc0_v[l];
+    v0[1 * L + l] = acc1_v[l];
+    v0[2 * L + l] = acc2_v[l];
+    v0[3 * L + l] = acc3_v[l];
+    v1[l] = acc4_v[l];
+    v1[1 * L + l] = acc5_v[l];
+    v1[2 * L + l] = acc6_v[l];
+    v1[3 * L + l] = acc7_v[l];
+    v2[l] = acc8_v[l];
+    v2[1 * L + l] = acc9_v[l];
+    v2[2 * L + l] = acc10_v[l];
+    v2[3 * L + l] = acc11_v[l];
   }
-  // %377 = sigmoid f64[4] -> v0
+  // %377 = sigmoid f64[4] -> v3
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = sigmoid(v3[i0 * L + l]);
+      v3[i0 * L + l] = sigmoid(v0[i0 * L + l]);
     }
   }
-  // %378 = mul f64[4] -> v3
+  // %378 = mul f64[4] -> v0
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v0[i0 * L + l] * 0.03f;
+      v0[i0 * L + l] = v3[i0 * L + l] * 0.03f;
     }
   }
-  // %379 = contract f64[4,20] -> v1
+  // %398 = sigmoid f64[4] -> v4
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 20 + i1) * L + l] = v4[(i0 * 20 + i1) * L + l] * v3[i0 * L + l];
-      }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = sigmoid(v1[i0 * L + l]);
     }
   }
-  // %390 = contract f64[4,20] -> v5
+  // %399 = mul f64[4] -> v1
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = v4[i0 * L + l] * 0.03f;
+    }
+  }
+  // %372 = contract f64[4,20] -> v5
+  // %393 = contract f64[4,20] -> v6
+  // %419 = contract f64[4,20] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4788,17 +4355,36 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2], u_stages[(i2 + 12) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 4], u_stages[(i2 + 12) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 8], u_stages[(i2 + 12) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 12], u_stages[(i2 + 12) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], u_stages[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], u_stages[(i2 + 8) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], u_stages[(i2 + 24) * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], u_stages[i2 * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], u_stages[(i2 + 8) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], u_stages[(i2 + 24) * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], u_stages[i2 * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], u_stages[(i2 + 8) * L + l], acc6_v[l]);
+          acc10_v[l] =
+              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], u_stages[(i2 + 24) * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], u_stages[i2 * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], u_stages[(i2 + 8) * L + l], acc7_v[l]);
+          acc11_v[l] =
+              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], u_stages[(i2 + 24) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -4807,10 +4393,81 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
         v5[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
         v5[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
         v5[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v7[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %391 = softmax f64[4,20] -> v6
+  // %369 = contract f64[4,20] -> v8
+  // %390 = contract f64[4,20] -> v9
+  // %416 = contract f64[4,20] -> v10
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 4; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2], u_stages[(i2 + 4) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2], u_stages[(i2 + 12) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2], u_stages[(i2 + 28) * L + l], acc8_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 4], u_stages[(i2 + 4) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 4], u_stages[(i2 + 12) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 4], u_stages[(i2 + 28) * L + l], acc9_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 8], u_stages[(i2 + 4) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 8], u_stages[(i2 + 12) * L + l], acc6_v[l]);
+          acc10_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 8], u_stages[(i2 + 28) * L + l], acc10_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 12], u_stages[(i2 + 4) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 12], u_stages[(i2 + 12) * L + l], acc7_v[l]);
+          acc11_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 12], u_stages[(i2 + 28) * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v8[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v8[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v8[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v9[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v9[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v9[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v9[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v10[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v10[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v10[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v10[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+  }
+  // %370 = softmax f64[4,20] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4820,7 +4477,7 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v5[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v5[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+            (v8[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v8[(i0 * 20 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -4831,271 +4488,18 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[i1 * L + l] = vm::exp(v5[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v5[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        v12[i1 * L + l] = vm::exp(v8[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v8[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 20 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+        v11[(i0 * 20 + i1) * L + l] = v12[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %393 = contract f64[4,20] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], u_stages[(i2 + 8) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], u_stages[(i2 + 8) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], u_stages[(i2 + 8) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], u_stages[(i2 + 8) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %578 = contract f64[4] -> v7
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v2[i0 * L + l], v6[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v2[(i0 + 20) * L + l], v6[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v2[(i0 + 40) * L + l], v6[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v2[(i0 + 60) * L + l], v6[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v7[l] = acc0_v[l];
-    v7[1 * L + l] = acc1_v[l];
-    v7[2 * L + l] = acc2_v[l];
-    v7[3 * L + l] = acc3_v[l];
-  }
-  // %581 = contract f64[4,20] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v6[(i0 * 20 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v6[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v6[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v6[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %990 = tanh f64[4,20] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 20 + i1) * L + l] =
-            vm::tanh(v5[(i0 * 20 + i1) * L + l] -
-                     ((v1[(i0 * 20 + i1) * L + l] * (v7[i0 * L + l] * (T(h) * 0.5f))) +
-                      v8[(i0 * 20 + i1) * L + l]));
-      }
-    }
-  }
-  // %397 = contract f64[4] -> v10
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0], u_stages[(i0 + 8) * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 + 4], u_stages[(i0 + 8) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 + 8], u_stages[(i0 + 8) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 + 12], u_stages[(i0 + 8) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v10[l] = acc0_v[l];
-    v10[1 * L + l] = acc1_v[l];
-    v10[2 * L + l] = acc2_v[l];
-    v10[3 * L + l] = acc3_v[l];
-  }
-  // %398 = sigmoid f64[4] -> v11
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = sigmoid(v10[i0 * L + l]);
-    }
-  }
-  // %399 = mul f64[4] -> v10
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v11[i0 * L + l] * 0.03f;
-    }
-  }
-  // %991 = contract f64[4,20] -> v12
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 20 + i1) * L + l] = v9[(i0 * 20 + i1) * L + l] * v10[i0 * L + l];
-      }
-    }
-  }
-  // %596 = contract f64[4] -> v13
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v6[i0 * L + l], v6[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v6[(i0 + 20) * L + l], v6[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v6[(i0 + 40) * L + l], v6[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v6[(i0 + 60) * L + l], v6[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v13[l] = acc0_v[l];
-    v13[1 * L + l] = acc1_v[l];
-    v13[2 * L + l] = acc2_v[l];
-    v13[3 * L + l] = acc3_v[l];
-  }
-  // %995 = tanh f64[4,20] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 20 + i1) * L + l] =
-            vm::tanh(v5[(i0 * 20 + i1) * L + l] -
-                     ((v12[(i0 * 20 + i1) * L + l] * (v13[i0 * L + l] * (T(h) * 0.5f))) +
-                      v8[(i0 * 20 + i1) * L + l]));
-      }
-    }
-  }
-  // %996 = contract f64[4,20] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 20 + i1) * L + l] = v14[(i0 * 20 + i1) * L + l] * v10[i0 * L + l];
-      }
-    }
-  }
-  // %419 = contract f64[4,20] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], u_stages[(i2 + 24) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], u_stages[(i2 + 24) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], u_stages[(i2 + 24) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], u_stages[(i2 + 24) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %416 = contract f64[4,20] -> v15
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2], u_stages[(i2 + 28) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 4], u_stages[(i2 + 28) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 8], u_stages[(i2 + 28) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 12], u_stages[(i2 + 28) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %417 = softmax f64[4,20] -> v16
+  // %391 = softmax f64[4,20] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5105,7 +4509,7 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v15[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v15[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+            (v9[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v9[(i0 * 20 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -5116,18 +4520,18 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[i1 * L + l] = vm::exp(v15[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v15[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        v12[i1 * L + l] = vm::exp(v9[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v9[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 20 + i1) * L + l] = v17[i1 * L + l] / rowsum_v[l];
+        v8[(i0 * 20 + i1) * L + l] = v12[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %604 = contract f64[4] -> v17
+  // %578 = contract f64[4] -> v12
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5138,20 +4542,78 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v16[i0 * L + l], v6[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v16[(i0 + 20) * L + l], v6[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v16[(i0 + 40) * L + l], v6[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v16[(i0 + 60) * L + l], v6[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v11[i0 * L + l], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v11[(i0 + 20) * L + l], v8[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v11[(i0 + 40) * L + l], v8[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v11[(i0 + 60) * L + l], v8[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v17[l] = acc0_v[l];
-    v17[1 * L + l] = acc1_v[l];
-    v17[2 * L + l] = acc2_v[l];
-    v17[3 * L + l] = acc3_v[l];
+    v12[l] = acc0_v[l];
+    v12[1 * L + l] = acc1_v[l];
+    v12[2 * L + l] = acc2_v[l];
+    v12[3 * L + l] = acc3_v[l];
   }
-  // %607 = contract f64[4,20] -> v15
+  // %596 = contract f64[4] -> v9
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v8[i0 * L + l], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v8[(i0 + 20) * L + l], v8[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v8[(i0 + 40) * L + l], v8[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v8[(i0 + 60) * L + l], v8[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v9[l] = acc0_v[l];
+    v9[1 * L + l] = acc1_v[l];
+    v9[2 * L + l] = acc2_v[l];
+    v9[3 * L + l] = acc3_v[l];
+  }
+  // %417 = softmax f64[4,20] -> v13
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v10[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v10[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[i1 * L + l] = vm::exp(v10[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v10[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 20 + i1) * L + l] = v14[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %373 = contract f64[4,20] -> v10
+  // %581 = contract f64[4,20] -> v15
+  // %607 = contract f64[4,20] -> v16
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5160,41 +4622,120 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v16[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v11[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
+          acc4_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v8[(i0 * 20 + i2) * L + l],
+                               acc4_v[l]);
+          acc8_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v13[(i0 * 20 + i2) * L + l],
+                               acc8_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v16[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v11[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v8[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v13[(i0 * 20 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v16[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v11[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                               v8[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                                v13[(i0 * 20 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v16[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v11[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                               v8[(i0 * 20 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                                v13[(i0 * 20 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v10[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v10[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v10[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v10[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v15[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v15[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v15[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v15[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v16[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v16[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v16[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v16[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %1000 = tanh f64[4,20] -> v18
+  // %375 = tanh f64[4,20] -> v17
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = vm::tanh(v5[i0 * L + l] - v10[i0 * L + l]);
+    }
+  }
+  // %379 = contract f64[4,20] -> v5
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 20 + i1) * L + l] = vm::tanh(
-            v8[(i0 * 20 + i1) * L + l] - ((v5[(i0 * 20 + i1) * L + l] * (v17[i0 * L + l] * T(h))) +
-                                          v15[(i0 * 20 + i1) * L + l]));
+        v5[(i0 * 20 + i1) * L + l] = v17[(i0 * 20 + i1) * L + l] * v0[i0 * L + l];
       }
     }
   }
-  // %423 = contract f64[4] -> v8
+  // %990 = tanh f64[4,20] -> v10
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 20 + i1) * L + l] =
+            vm::tanh(v6[(i0 * 20 + i1) * L + l] -
+                     ((v5[(i0 * 20 + i1) * L + l] * (v12[i0 * L + l] * (T(h) * 0.5f))) +
+                      v15[(i0 * 20 + i1) * L + l]));
+      }
+    }
+  }
+  // %991 = contract f64[4,20] -> v18
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v18[(i0 * 20 + i1) * L + l] = v10[(i0 * 20 + i1) * L + l] * v1[i0 * L + l];
+      }
+    }
+  }
+  // %995 = tanh f64[4,20] -> v19
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 20 + i1) * L + l] =
+            vm::tanh(v6[(i0 * 20 + i1) * L + l] -
+                     ((v18[(i0 * 20 + i1) * L + l] * (v9[i0 * L + l] * (T(h) * 0.5f))) +
+                      v15[(i0 * 20 + i1) * L + l]));
+      }
+    }
+  }
+  // %996 = contract f64[4,20] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 20 + i1) * L + l] = v19[(i0 * 20 + i1) * L + l] * v1[i0 * L + l];
+      }
+    }
+  }
+  // %604 = contract f64[4] -> v14
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5202,42 +4743,53 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
     acc2_v[l] = 0.0f;
     acc3_v[l] = 0.0f;
   }
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0], u_stages[(i0 + 24) * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 + 4], u_stages[(i0 + 24) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 + 8], u_stages[(i0 + 24) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 + 12], u_stages[(i0 + 24) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v13[i0 * L + l], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v13[(i0 + 20) * L + l], v8[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v13[(i0 + 40) * L + l], v8[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v13[(i0 + 60) * L + l], v8[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v8[l] = acc0_v[l];
-    v8[1 * L + l] = acc1_v[l];
-    v8[2 * L + l] = acc2_v[l];
-    v8[3 * L + l] = acc3_v[l];
+    v14[l] = acc0_v[l];
+    v14[1 * L + l] = acc1_v[l];
+    v14[2 * L + l] = acc2_v[l];
+    v14[3 * L + l] = acc3_v[l];
   }
-  // %424 = sigmoid f64[4] -> v15
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = sigmoid(v8[i0 * L + l]);
-    }
-  }
-  // %425 = mul f64[4] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v15[i0 * L + l] * 0.03f;
-    }
-  }
-  // %1077 = contract f64[4,20] -> v19
+  // %1000 = tanh f64[4,20] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 20 + i1) * L + l] = v18[(i0 * 20 + i1) * L + l] * v8[i0 * L + l];
+        v15[(i0 * 20 + i1) * L + l] = vm::tanh(
+            v7[(i0 * 20 + i1) * L + l] - ((v6[(i0 * 20 + i1) * L + l] * (v14[i0 * L + l] * T(h))) +
+                                          v16[(i0 * 20 + i1) * L + l]));
+      }
+    }
+  }
+  // %424 = sigmoid f64[4] -> v7
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = sigmoid(v2[i0 * L + l]);
+    }
+  }
+  // %425 = mul f64[4] -> v2
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = v7[i0 * L + l] * 0.03f;
+    }
+  }
+  // %1077 = contract f64[4,20] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 20 + i1) * L + l] = v15[(i0 * 20 + i1) * L + l] * v2[i0 * L + l];
       }
     }
   }
@@ -5249,17 +4801,20 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 400 + i1 * 20 + i2) * L + l] =
               z0_W[(i0 * 400 + i1 * 20 + i2) * L + l] +
-              (((v1[(i0 * 20 + i1) * L + l] * (v2[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f))) +
-                ((v6[(i0 * 20 + i2) * L + l] *
-                  (v5[(i0 * 20 + i1) * L + l] * (T(h) * 0.33333334f))) +
-                 (v19[(i0 * 20 + i1) * L + l] *
-                  (v16[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f))))) +
-               ((v12[(i0 * 20 + i1) * L + l] * (T(h) * 0.33333334f)) * v6[(i0 * 20 + i2) * L + l]));
+              (((v5[(i0 * 20 + i1) * L + l] *
+                 (v11[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f))) +
+                ((v8[(i0 * 20 + i2) * L + l] *
+                  (v6[(i0 * 20 + i1) * L + l] * (T(h) * 0.33333334f))) +
+                 (v16[(i0 * 20 + i1) * L + l] *
+                  (v13[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f))))) +
+               ((v18[(i0 * 20 + i1) * L + l] * (T(h) * 0.33333334f)) * v8[(i0 * 20 + i2) * L + l]));
         }
       }
     }
   }
   // %1539 = contract f64[4,20] -> v20
+  // %1175 = contract f64[4,20] -> v21
+  // %1568 = contract f64[4,20] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5268,18 +4823,42 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v6[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v8[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
+          acc4_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v11[(i0 * 20 + i2) * L + l],
+                               acc4_v[l]);
+          acc8_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v13[(i0 * 20 + i2) * L + l],
+                               acc8_v[l]);
           acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v6[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v8[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v11[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v13[(i0 * 20 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v6[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v8[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                               v11[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                                v13[(i0 * 20 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v6[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v8[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                               v11[(i0 * 20 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                                v13[(i0 * 20 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -5288,142 +4867,86 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
         v20[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
         v20[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
         v20[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v21[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v22[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v22[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v22[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v22[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %1175 = contract f64[4,20] -> v21
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v2[(i0 * 20 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v2[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v2[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v2[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1177 = mul f64[4,20] -> v22
+  // %1177 = mul f64[4,20] -> v23
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 20 + i1) * L + l] = (1.0f - square(v4[(i0 * 20 + i1) * L + l])) *
-                                      (v21[(i0 * 20 + i1) * L + l] * v3[i0 * L + l]);
+        v23[(i0 * 20 + i1) * L + l] = (1.0f - square(v17[(i0 * 20 + i1) * L + l])) *
+                                      (v21[(i0 * 20 + i1) * L + l] * v0[i0 * L + l]);
       }
     }
   }
-  // %1540 = add f64[4,20] -> v23
+  // %1540 = add f64[4,20] -> v24
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 20 + i1) * L + l] =
+        v24[(i0 * 20 + i1) * L + l] =
             v20[(i0 * 20 + i1) * L + l] +
-            (v22[(i0 * 20 + i1) * L + l] * (v7[i0 * L + l] * (T(h) * 0.5f)));
+            (v23[(i0 * 20 + i1) * L + l] * (v12[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %1813 = mul f64[4,20] -> v24
+  // %1813 = mul f64[4,20] -> v25
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 20 + i1) * L + l] = (v23[(i0 * 20 + i1) * L + l] * v10[i0 * L + l]) *
-                                      (1.0f - square(v9[(i0 * 20 + i1) * L + l]));
+        v25[(i0 * 20 + i1) * L + l] = (v24[(i0 * 20 + i1) * L + l] * v1[i0 * L + l]) *
+                                      (1.0f - square(v10[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %1818 = add f64[4,20] -> v25
+  // %1818 = add f64[4,20] -> v26
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 20 + i1) * L + l] =
+        v26[(i0 * 20 + i1) * L + l] =
             v20[(i0 * 20 + i1) * L + l] +
-            (v24[(i0 * 20 + i1) * L + l] * (v13[i0 * L + l] * (T(h) * 0.5f)));
+            (v25[(i0 * 20 + i1) * L + l] * (v9[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %1820 = mul f64[4,20] -> v20
+  // %1820 = mul f64[4,20] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 20 + i1) * L + l] = (v25[(i0 * 20 + i1) * L + l] * v10[i0 * L + l]) *
-                                      (1.0f - square(v14[(i0 * 20 + i1) * L + l]));
+        v9[(i0 * 20 + i1) * L + l] = (v26[(i0 * 20 + i1) * L + l] * v1[i0 * L + l]) *
+                                     (1.0f - square(v19[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %1568 = contract f64[4,20] -> v26
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v16[(i0 * 20 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v16[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v16[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v16[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v26[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v26[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v26[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1825 = add f64[4,20] -> v27
+  // %1825 = add f64[4,20] -> v20
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 20 + i1) * L + l] =
-            (v20[(i0 * 20 + i1) * L + l] * (v17[i0 * L + l] * T(h))) + v26[(i0 * 20 + i1) * L + l];
+        v20[(i0 * 20 + i1) * L + l] =
+            (v9[(i0 * 20 + i1) * L + l] * (v14[i0 * L + l] * T(h))) + v22[(i0 * 20 + i1) * L + l];
       }
     }
   }
-  // %1827 = mul f64[4,20] -> v26
+  // %1827 = mul f64[4,20] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 20 + i1) * L + l] = (v27[(i0 * 20 + i1) * L + l] * v8[i0 * L + l]) *
-                                      (1.0f - square(v18[(i0 * 20 + i1) * L + l]));
+        v22[(i0 * 20 + i1) * L + l] = (v20[(i0 * 20 + i1) * L + l] * v2[i0 * L + l]) *
+                                      (1.0f - square(v15[(i0 * 20 + i1) * L + l]));
       }
     }
   }
@@ -5435,19 +4958,18 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
         for (int64_t l = 0; l < L; ++l) {
           a1[(i0 * 400 + i1 * 20 + i2) * L + l] =
               a0[(i0 * 400 + i1 * 20 + i2) * L + l] +
-              ((v26[(i0 * 20 + i1) * L + l] *
-                (v16[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f))) +
-               (((v20[(i0 * 20 + i1) * L + l] * (T(h) * 0.33333334f)) *
-                 v6[(i0 * 20 + i2) * L + l]) +
-                (((v2[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f)) *
-                  v22[(i0 * 20 + i1) * L + l]) +
-                 ((v24[(i0 * 20 + i1) * L + l] * (T(h) * 0.33333334f)) *
-                  v6[(i0 * 20 + i2) * L + l]))));
+              ((v22[(i0 * 20 + i1) * L + l] *
+                (v13[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f))) +
+               (((v9[(i0 * 20 + i1) * L + l] * (T(h) * 0.33333334f)) * v8[(i0 * 20 + i2) * L + l]) +
+                (((v11[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f)) *
+                  v23[(i0 * 20 + i1) * L + l]) +
+                 ((v25[(i0 * 20 + i1) * L + l] * (T(h) * 0.33333334f)) *
+                  v8[(i0 * 20 + i2) * L + l]))));
         }
       }
     }
   }
-  // %1181 = contract f64[4] -> v10
+  // %1181 = contract f64[4] -> v1
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5458,43 +4980,43 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v4[i0 * L + l], v21[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v4[(i0 + 20) * L + l], v21[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v4[(i0 + 40) * L + l], v21[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v4[(i0 + 60) * L + l], v21[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v17[i0 * L + l], v21[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v17[(i0 + 20) * L + l], v21[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v17[(i0 + 40) * L + l], v21[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v17[(i0 + 60) * L + l], v21[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v10[l] = acc0_v[l];
-    v10[1 * L + l] = acc1_v[l];
-    v10[2 * L + l] = acc2_v[l];
-    v10[3 * L + l] = acc3_v[l];
+    v1[l] = acc0_v[l];
+    v1[1 * L + l] = acc1_v[l];
+    v1[2 * L + l] = acc2_v[l];
+    v1[3 * L + l] = acc3_v[l];
   }
-  // %1590 = contract f64[4] -> v13
+  // %1590 = contract f64[4] -> v12
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = (v3[i0 * L + l] * (1.0f - v0[i0 * L + l])) * v10[i0 * L + l];
+      v12[i0 * L + l] = (v0[i0 * L + l] * (1.0f - v3[i0 * L + l])) * v1[i0 * L + l];
     }
   }
-  // %1617 = mul f64[4] -> v10
+  // %1617 = mul f64[4] -> v0
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = ((1.0f - v11[i0 * L + l]) * v11[i0 * L + l]) * 0.01f;
+      v0[i0 * L + l] = ((1.0f - v4[i0 * L + l]) * v4[i0 * L + l]) * 0.01f;
     }
   }
-  // %1922 = contract f64[4,4] -> v3
+  // %1922 = contract f64[4,4] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 4 + i1) * L + l] = u_stages[(i0 + 8) * L + l] * v10[i1 * L + l];
+        v14[(i0 * 4 + i1) * L + l] = u_stages[(i0 + 8) * L + l] * v0[i1 * L + l];
       }
     }
   }
-  // %1834 = contract f64[4] -> v10
+  // %1834 = contract f64[4] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5505,20 +5027,20 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v9[i0 * L + l], v23[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v9[(i0 + 20) * L + l], v23[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v9[(i0 + 40) * L + l], v23[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v9[(i0 + 60) * L + l], v23[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v10[i0 * L + l], v24[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v10[(i0 + 20) * L + l], v24[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v10[(i0 + 40) * L + l], v24[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v10[(i0 + 60) * L + l], v24[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v10[l] = acc0_v[l];
-    v10[1 * L + l] = acc1_v[l];
-    v10[2 * L + l] = acc2_v[l];
-    v10[3 * L + l] = acc3_v[l];
+    v0[l] = acc0_v[l];
+    v0[1 * L + l] = acc1_v[l];
+    v0[2 * L + l] = acc2_v[l];
+    v0[3 * L + l] = acc3_v[l];
   }
-  // %1837 = contract f64[4] -> v11
+  // %1837 = contract f64[4] -> v1
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5529,20 +5051,20 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v25[i0 * L + l], v14[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v25[(i0 + 20) * L + l], v14[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v25[(i0 + 40) * L + l], v14[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v25[(i0 + 60) * L + l], v14[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v26[i0 * L + l], v19[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v26[(i0 + 20) * L + l], v19[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v26[(i0 + 40) * L + l], v19[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v26[(i0 + 60) * L + l], v19[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v11[l] = acc0_v[l];
-    v11[1 * L + l] = acc1_v[l];
-    v11[2 * L + l] = acc2_v[l];
-    v11[3 * L + l] = acc3_v[l];
+    v1[l] = acc0_v[l];
+    v1[1 * L + l] = acc1_v[l];
+    v1[2 * L + l] = acc2_v[l];
+    v1[3 * L + l] = acc3_v[l];
   }
-  // %1840 = contract f64[4] -> v7
+  // %1840 = contract f64[4] -> v3
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5553,24 +5075,24 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v18[i0 * L + l], v27[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v18[(i0 + 20) * L + l], v27[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v18[(i0 + 40) * L + l], v27[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v18[(i0 + 60) * L + l], v27[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v15[i0 * L + l], v20[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v15[(i0 + 20) * L + l], v20[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v15[(i0 + 40) * L + l], v20[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v15[(i0 + 60) * L + l], v20[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v7[l] = acc0_v[l];
-    v7[1 * L + l] = acc1_v[l];
-    v7[2 * L + l] = acc2_v[l];
-    v7[3 * L + l] = acc3_v[l];
+    v3[l] = acc0_v[l];
+    v3[1 * L + l] = acc1_v[l];
+    v3[2 * L + l] = acc2_v[l];
+    v3[3 * L + l] = acc3_v[l];
   }
-  // %1841 = contract f64[4] -> v17
+  // %1841 = contract f64[4] -> v4
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = v7[i0 * L + l] * (v8[i0 * L + l] * (1.0f - v15[i0 * L + l]));
+      v4[i0 * L + l] = v3[i0 * L + l] * (v2[i0 * L + l] * (1.0f - v7[i0 * L + l]));
     }
   }
   // %1970 = mul f64[4,4] -> adj.Wb
@@ -5580,16 +5102,392 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = T(h) * ((((-((v13[i0 * L + l] * u_stages[i1 * L + l]) * 0.16666667f)) -
-                             (v3[(i0 + i1 * 4) * L + l] * v10[i0 * L + l])) -
-                            (v3[(i0 + i1 * 4) * L + l] * v11[i0 * L + l])) -
-                           ((v17[i0 * L + l] * u_stages[(i1 + 24) * L + l]) * 0.16666667f));
+          sum[l] = T(h) * ((((-((v12[i0 * L + l] * u_stages[i1 * L + l]) * 0.16666667f)) -
+                             (v14[(i0 + i1 * 4) * L + l] * v0[i0 * L + l])) -
+                            (v14[(i0 + i1 * 4) * L + l] * v1[i0 * L + l])) -
+                           ((v4[i0 * L + l] * u_stages[(i1 + 24) * L + l]) * 0.16666667f));
         }
         dtheta_Wb[i0 * 4 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1187 = contract f64[4,20] -> v0
+  // %1187 = contract f64[4,20] -> v7
+  // %1850 = contract f64[4,20] -> v10
+  // %1867 = contract f64[4,20] -> v15
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v18[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v6[(i0 * 20 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v18[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v6[(i0 * 20 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v18[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                                v6[(i0 * 20 + i2) * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v5[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v18[(i0 * 20 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                                v6[(i0 * 20 + i2) * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v10[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v10[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v10[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v10[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v15[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v15[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v15[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v15[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+  }
+  // %1428 = contract f64[4,20] -> v17
+  // %1855 = contract f64[4,20] -> v19
+  // %1875 = contract f64[4,20] -> v20
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v23[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v25[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v9[(i0 * 20 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v23[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v25[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v9[(i0 * 20 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v23[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v25[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                                v9[(i0 * 20 + i2) * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v23[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v25[(i0 * 20 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                                v9[(i0 * 20 + i2) * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v17[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v17[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v17[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v17[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v19[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v19[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v19[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v19[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v20[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v20[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v20[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v20[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+  }
+  // %1430 = sub f64[4,20] -> v21
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = v7[i0 * L + l] - v17[i0 * L + l];
+    }
+  }
+  // %1645 = contract f64[4] -> v0
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v21[i0 * L + l], v11[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v21[(i0 + 20) * L + l], v11[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v21[(i0 + 40) * L + l], v11[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v21[(i0 + 60) * L + l], v11[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v0[l] = acc0_v[l];
+    v0[1 * L + l] = acc1_v[l];
+    v0[2 * L + l] = acc2_v[l];
+    v0[3 * L + l] = acc3_v[l];
+  }
+  // %1847 = contract f64[4,20] -> v7
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 20 + i1) * L + l] =
+            v11[(i0 * 20 + i1) * L + l] * (v21[(i0 * 20 + i1) * L + l] - v0[i0 * L + l]);
+      }
+    }
+  }
+  // %1851 = contract f64[4] -> v0
+  // %1872 = contract f64[4] -> v1
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v18[i0 * L + l], v23[i0 * L + l], acc0_v[l]);
+      acc4_v[l] = std::fma(v18[i0 * L + l], v9[i0 * L + l], acc4_v[l]);
+      acc1_v[l] = std::fma(v18[(i0 + 20) * L + l], v23[(i0 + 20) * L + l], acc1_v[l]);
+      acc5_v[l] = std::fma(v18[(i0 + 20) * L + l], v9[(i0 + 20) * L + l], acc5_v[l]);
+      acc2_v[l] = std::fma(v18[(i0 + 40) * L + l], v23[(i0 + 40) * L + l], acc2_v[l]);
+      acc6_v[l] = std::fma(v18[(i0 + 40) * L + l], v9[(i0 + 40) * L + l], acc6_v[l]);
+      acc3_v[l] = std::fma(v18[(i0 + 60) * L + l], v23[(i0 + 60) * L + l], acc3_v[l]);
+      acc7_v[l] = std::fma(v18[(i0 + 60) * L + l], v9[(i0 + 60) * L + l], acc7_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v0[l] = acc0_v[l];
+    v0[1 * L + l] = acc1_v[l];
+    v0[2 * L + l] = acc2_v[l];
+    v0[3 * L + l] = acc3_v[l];
+    v1[l] = acc4_v[l];
+    v1[1 * L + l] = acc5_v[l];
+    v1[2 * L + l] = acc6_v[l];
+    v1[3 * L + l] = acc7_v[l];
+  }
+  // %1856 = contract f64[4] -> v2
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v5[i0 * L + l], v25[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v5[(i0 + 20) * L + l], v25[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v5[(i0 + 40) * L + l], v25[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v5[(i0 + 60) * L + l], v25[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v2[l] = acc0_v[l];
+    v2[1 * L + l] = acc1_v[l];
+    v2[2 * L + l] = acc2_v[l];
+    v2[3 * L + l] = acc3_v[l];
+  }
+  // %1860 = sub f64[4,20] -> v5
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5[(i0 * 20 + i1) * L + l] =
+            ((v11[(i0 * 20 + i1) * L + l] * (v0[i0 * L + l] * (T(h) * 0.5f))) +
+             v10[(i0 * 20 + i1) * L + l]) -
+            (v19[(i0 * 20 + i1) * L + l] +
+             (v11[(i0 * 20 + i1) * L + l] * (v2[i0 * L + l] * (T(h) * 0.5f))));
+      }
+    }
+  }
+  // %1861 = contract f64[4] -> v0
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v5[i0 * L + l], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v5[(i0 + 20) * L + l], v8[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v5[(i0 + 40) * L + l], v8[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v5[(i0 + 60) * L + l], v8[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v0[l] = acc0_v[l];
+    v0[1 * L + l] = acc1_v[l];
+    v0[2 * L + l] = acc2_v[l];
+    v0[3 * L + l] = acc3_v[l];
+  }
+  // %1864 = contract f64[4,20] -> v10
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 20 + i1) * L + l] =
+            (v5[(i0 * 20 + i1) * L + l] - v0[i0 * L + l]) * v8[(i0 * 20 + i1) * L + l];
+      }
+    }
+  }
+  // %1868 = contract f64[4] -> v0
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v6[i0 * L + l], v25[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v6[(i0 + 20) * L + l], v25[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v6[(i0 + 40) * L + l], v25[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v6[(i0 + 60) * L + l], v25[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v0[l] = acc0_v[l];
+    v0[1 * L + l] = acc1_v[l];
+    v0[2 * L + l] = acc2_v[l];
+    v0[3 * L + l] = acc3_v[l];
+  }
+  // %1877 = sub f64[4,20] -> v5
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5[(i0 * 20 + i1) * L + l] =
+            ((v8[(i0 * 20 + i1) * L + l] * (v0[i0 * L + l] * (T(h) * 0.5f))) +
+             v15[(i0 * 20 + i1) * L + l]) -
+            (v20[(i0 * 20 + i1) * L + l] +
+             (v8[(i0 * 20 + i1) * L + l] * (v1[i0 * L + l] * (T(h) * 0.5f))));
+      }
+    }
+  }
+  // %1878 = contract f64[4] -> v0
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v5[i0 * L + l], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v5[(i0 + 20) * L + l], v8[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v5[(i0 + 40) * L + l], v8[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v5[(i0 + 60) * L + l], v8[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v0[l] = acc0_v[l];
+    v0[1 * L + l] = acc1_v[l];
+    v0[2 * L + l] = acc2_v[l];
+    v0[3 * L + l] = acc3_v[l];
+  }
+  // %1881 = contract f64[4,20] -> v11
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 20 + i1) * L + l] =
+            v8[(i0 * 20 + i1) * L + l] * (v5[(i0 * 20 + i1) * L + l] - v0[i0 * L + l]);
+      }
+    }
+  }
+  // %1884 = contract f64[4] -> v0
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v16[i0 * L + l], v9[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v16[(i0 + 20) * L + l], v9[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v16[(i0 + 40) * L + l], v9[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v16[(i0 + 60) * L + l], v9[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v0[l] = acc0_v[l];
+    v0[1 * L + l] = acc1_v[l];
+    v0[2 * L + l] = acc2_v[l];
+    v0[3 * L + l] = acc3_v[l];
+  }
+  // %1887 = contract f64[4,20] -> v5
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5603,25 +5501,25 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v1[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v16[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v1[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v16[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v1[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v16[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v1[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v16[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v5[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v5[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v5[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v5[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1428 = contract f64[4,20] -> v4
+  // %1889 = contract f64[4,20] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5646,21 +5544,14 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v4[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v4[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v4[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v15[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v15[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v15[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v15[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1430 = sub f64[4,20] -> v8
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v0[i0 * L + l] - v4[i0 * L + l];
-    }
-  }
-  // %1645 = contract f64[4] -> v10
+  // %1890 = contract f64[4] -> v1
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5671,30 +5562,31 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v8[i0 * L + l], v2[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v8[(i0 + 20) * L + l], v2[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v8[(i0 + 40) * L + l], v2[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v8[(i0 + 60) * L + l], v2[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v22[i0 * L + l], v6[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v22[(i0 + 20) * L + l], v6[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v22[(i0 + 40) * L + l], v6[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v22[(i0 + 60) * L + l], v6[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v10[l] = acc0_v[l];
-    v10[1 * L + l] = acc1_v[l];
-    v10[2 * L + l] = acc2_v[l];
-    v10[3 * L + l] = acc3_v[l];
+    v1[l] = acc0_v[l];
+    v1[1 * L + l] = acc1_v[l];
+    v1[2 * L + l] = acc2_v[l];
+    v1[3 * L + l] = acc3_v[l];
   }
-  // %1847 = contract f64[4,20] -> v0
+  // %1894 = sub f64[4,20] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 20 + i1) * L + l] =
-            v2[(i0 * 20 + i1) * L + l] * (v8[(i0 * 20 + i1) * L + l] - v10[i0 * L + l]);
+        v6[(i0 * 20 + i1) * L + l] =
+            ((v8[(i0 * 20 + i1) * L + l] * (v0[i0 * L + l] * T(h))) + v5[(i0 * 20 + i1) * L + l]) -
+            (v15[(i0 * 20 + i1) * L + l] + (v8[(i0 * 20 + i1) * L + l] * (v1[i0 * L + l] * T(h))));
       }
     }
   }
-  // %1851 = contract f64[4] -> v10
+  // %1895 = contract f64[4] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5705,467 +5597,26 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v12[i0 * L + l], v22[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v12[(i0 + 20) * L + l], v22[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v12[(i0 + 40) * L + l], v22[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v12[(i0 + 60) * L + l], v22[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v13[i0 * L + l], v6[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v13[(i0 + 20) * L + l], v6[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v13[(i0 + 40) * L + l], v6[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v13[(i0 + 60) * L + l], v6[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v10[l] = acc0_v[l];
-    v10[1 * L + l] = acc1_v[l];
-    v10[2 * L + l] = acc2_v[l];
-    v10[3 * L + l] = acc3_v[l];
+    v0[l] = acc0_v[l];
+    v0[1 * L + l] = acc1_v[l];
+    v0[2 * L + l] = acc2_v[l];
+    v0[3 * L + l] = acc3_v[l];
   }
-  // %1850 = contract f64[4,20] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v12[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v12[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v12[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v12[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v4[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v4[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v4[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1855 = contract f64[4,20] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v24[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v24[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v24[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v24[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1856 = contract f64[4] -> v11
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v1[i0 * L + l], v24[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v1[(i0 + 20) * L + l], v24[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v1[(i0 + 40) * L + l], v24[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v1[(i0 + 60) * L + l], v24[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v11[l] = acc0_v[l];
-    v11[1 * L + l] = acc1_v[l];
-    v11[2 * L + l] = acc2_v[l];
-    v11[3 * L + l] = acc3_v[l];
-  }
-  // %1860 = sub f64[4,20] -> v1
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 20 + i1) * L + l] =
-            ((v2[(i0 * 20 + i1) * L + l] * (v10[i0 * L + l] * (T(h) * 0.5f))) +
-             v4[(i0 * 20 + i1) * L + l]) -
-            (v8[(i0 * 20 + i1) * L + l] +
-             (v2[(i0 * 20 + i1) * L + l] * (v11[i0 * L + l] * (T(h) * 0.5f))));
-      }
-    }
-  }
-  // %1861 = contract f64[4] -> v10
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v1[i0 * L + l], v6[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v1[(i0 + 20) * L + l], v6[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v1[(i0 + 40) * L + l], v6[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v1[(i0 + 60) * L + l], v6[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v10[l] = acc0_v[l];
-    v10[1 * L + l] = acc1_v[l];
-    v10[2 * L + l] = acc2_v[l];
-    v10[3 * L + l] = acc3_v[l];
-  }
-  // %1864 = contract f64[4,20] -> v2
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 20 + i1) * L + l] =
-            (v1[(i0 * 20 + i1) * L + l] - v10[i0 * L + l]) * v6[(i0 * 20 + i1) * L + l];
-      }
-    }
-  }
-  // %1868 = contract f64[4] -> v10
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v5[i0 * L + l], v24[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v5[(i0 + 20) * L + l], v24[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v5[(i0 + 40) * L + l], v24[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v5[(i0 + 60) * L + l], v24[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v10[l] = acc0_v[l];
-    v10[1 * L + l] = acc1_v[l];
-    v10[2 * L + l] = acc2_v[l];
-    v10[3 * L + l] = acc3_v[l];
-  }
-  // %1867 = contract f64[4,20] -> v1
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v5[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v5[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v5[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v5[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v1[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v1[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v1[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1875 = contract f64[4,20] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v20[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v20[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v20[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v20[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v4[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v4[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v4[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1872 = contract f64[4] -> v11
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v12[i0 * L + l], v20[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v12[(i0 + 20) * L + l], v20[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v12[(i0 + 40) * L + l], v20[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v12[(i0 + 60) * L + l], v20[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v11[l] = acc0_v[l];
-    v11[1 * L + l] = acc1_v[l];
-    v11[2 * L + l] = acc2_v[l];
-    v11[3 * L + l] = acc3_v[l];
-  }
-  // %1877 = sub f64[4,20] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 20 + i1) * L + l] =
-            ((v6[(i0 * 20 + i1) * L + l] * (v10[i0 * L + l] * (T(h) * 0.5f))) +
-             v1[(i0 * 20 + i1) * L + l]) -
-            (v4[(i0 * 20 + i1) * L + l] +
-             (v6[(i0 * 20 + i1) * L + l] * (v11[i0 * L + l] * (T(h) * 0.5f))));
-      }
-    }
-  }
-  // %1878 = contract f64[4] -> v10
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v8[i0 * L + l], v6[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v8[(i0 + 20) * L + l], v6[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v8[(i0 + 40) * L + l], v6[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v8[(i0 + 60) * L + l], v6[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v10[l] = acc0_v[l];
-    v10[1 * L + l] = acc1_v[l];
-    v10[2 * L + l] = acc2_v[l];
-    v10[3 * L + l] = acc3_v[l];
-  }
-  // %1881 = contract f64[4,20] -> v1
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 20 + i1) * L + l] =
-            v6[(i0 * 20 + i1) * L + l] * (v8[(i0 * 20 + i1) * L + l] - v10[i0 * L + l]);
-      }
-    }
-  }
-  // %1884 = contract f64[4] -> v10
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v19[i0 * L + l], v20[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v19[(i0 + 20) * L + l], v20[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v19[(i0 + 40) * L + l], v20[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v19[(i0 + 60) * L + l], v20[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v10[l] = acc0_v[l];
-    v10[1 * L + l] = acc1_v[l];
-    v10[2 * L + l] = acc2_v[l];
-    v10[3 * L + l] = acc3_v[l];
-  }
-  // %1887 = contract f64[4,20] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v19[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v19[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v19[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v19[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v4[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v4[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v4[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1889 = contract f64[4,20] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v26[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v26[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v26[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v26[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1890 = contract f64[4] -> v11
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v26[i0 * L + l], v5[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v26[(i0 + 20) * L + l], v5[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v26[(i0 + 40) * L + l], v5[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v26[(i0 + 60) * L + l], v5[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v11[l] = acc0_v[l];
-    v11[1 * L + l] = acc1_v[l];
-    v11[2 * L + l] = acc2_v[l];
-    v11[3 * L + l] = acc3_v[l];
-  }
-  // %1894 = sub f64[4,20] -> v5
+  // %1898 = contract f64[4,20] -> v5
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v5[(i0 * 20 + i1) * L + l] =
-            ((v6[(i0 * 20 + i1) * L + l] * (v10[i0 * L + l] * T(h))) + v4[(i0 * 20 + i1) * L + l]) -
-            (v8[(i0 * 20 + i1) * L + l] + (v6[(i0 * 20 + i1) * L + l] * (v11[i0 * L + l] * T(h))));
-      }
-    }
-  }
-  // %1895 = contract f64[4] -> v10
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v16[i0 * L + l], v5[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v16[(i0 + 20) * L + l], v5[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v16[(i0 + 40) * L + l], v5[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v16[(i0 + 60) * L + l], v5[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v10[l] = acc0_v[l];
-    v10[1 * L + l] = acc1_v[l];
-    v10[2 * L + l] = acc2_v[l];
-    v10[3 * L + l] = acc3_v[l];
-  }
-  // %1898 = contract f64[4,20] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 20 + i1) * L + l] =
-            v16[(i0 * 20 + i1) * L + l] * (v5[(i0 * 20 + i1) * L + l] - v10[i0 * L + l]);
+            v13[(i0 * 20 + i1) * L + l] * (v6[(i0 * 20 + i1) * L + l] - v0[i0 * L + l]);
       }
     }
   }
@@ -6178,13 +5629,13 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             sum[l] =
-                (((-(v0[(i0 * 20 + i1) * L + l] *
+                (((-(v7[(i0 * 20 + i1) * L + l] *
                      (u_stages[(i2 + 4) * L + l] * (T(h) * 0.16666667f)))) -
-                  (v2[(i0 * 20 + i1) * L + l] *
+                  (v10[(i0 * 20 + i1) * L + l] *
                    (u_stages[(i2 + 12) * L + l] * (T(h) * 0.33333334f)))) -
-                 (v1[(i0 * 20 + i1) * L + l] *
+                 (v11[(i0 * 20 + i1) * L + l] *
                   (u_stages[(i2 + 12) * L + l] * (T(h) * 0.33333334f)))) -
-                (v4[(i0 * 20 + i1) * L + l] * (u_stages[(i2 + 28) * L + l] * (T(h) * 0.16666667f)));
+                (v5[(i0 * 20 + i1) * L + l] * (u_stages[(i2 + 28) * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 80 + i1 * 4 + i2] += lane_sum<L>(sum);
         }
@@ -6200,12 +5651,12 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             sum[l] =
-                (((-(v24[(i0 * 20 + i1) * L + l] *
+                (((-(v25[(i0 * 20 + i1) * L + l] *
                      (u_stages[(i2 + 8) * L + l] * (T(h) * 0.33333334f)))) -
-                  (v22[(i0 * 20 + i1) * L + l] * (u_stages[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                 (v20[(i0 * 20 + i1) * L + l] *
+                  (v23[(i0 * 20 + i1) * L + l] * (u_stages[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                 (v9[(i0 * 20 + i1) * L + l] *
                   (u_stages[(i2 + 8) * L + l] * (T(h) * 0.33333334f)))) -
-                (v26[(i0 * 20 + i1) * L + l] *
+                (v22[(i0 * 20 + i1) * L + l] *
                  (u_stages[(i2 + 24) * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 80 + i1 * 4 + i2] += lane_sum<L>(sum);
@@ -7565,9 +7016,9 @@ const plastic_model kModel = {
             .field = 11008,
             .field_vjp = 16128,
             .adjoint_field = 29696,
-            .step = 28928,
-            .step_vjp = 51072,
-            .adjoint_step = 58624,
+            .step = 29952,
+            .step_vjp = 47616,
+            .adjoint_step = 53120,
             .output = 28800,
             .output_vjp = 59648,
             .loss = 128,

@@ -101,11 +101,11 @@ enum {
  *   theta: uniform[54356] = 54356 floats, read-only
  *   u_stages: varying[32] = 256 floats, read-only
  *   z1: varying[1600] = 12800 floats, may alias
- *   scratch: scratch arena, 28928 bytes, 64-byte aligned
+ *   scratch: scratch arena, 29952 bytes, 64-byte aligned
  */
 void fwp_delta_cde_character_step(const void* ctx, double t, double h, const void* z0,
                                   const void* theta, const void* u_stages, void* z1, void* scratch);
-enum { fwp_delta_cde_character_step_lanes = 8, fwp_delta_cde_character_step_scratch_bytes = 28928 };
+enum { fwp_delta_cde_character_step_lanes = 8, fwp_delta_cde_character_step_scratch_bytes = 29952 };
 
 /* fwp_delta_cde_character_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -118,7 +118,7 @@ enum { fwp_delta_cde_character_step_lanes = 8, fwp_delta_cde_character_step_scra
  *   z0_bar: varying[1600] = 12800 floats
  *   theta_bar: uniform[54356] = 54356 floats
  *   u_stages_bar: varying[32] = 256 floats, may be NULL
- *   scratch: scratch arena, 51072 bytes, 64-byte aligned
+ *   scratch: scratch arena, 47616 bytes, 64-byte aligned
  */
 void fwp_delta_cde_character_step_vjp(const void* ctx, double t, double h, const void* z0,
                                       const void* theta, const void* u_stages, const void* z1_bar,
@@ -126,7 +126,7 @@ void fwp_delta_cde_character_step_vjp(const void* ctx, double t, double h, const
                                       void* scratch);
 enum {
   fwp_delta_cde_character_step_vjp_lanes = 8,
-  fwp_delta_cde_character_step_vjp_scratch_bytes = 51072
+  fwp_delta_cde_character_step_vjp_scratch_bytes = 47616
 };
 
 /* fwp_delta_cde_character_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved
@@ -135,7 +135,7 @@ enum {
  * read-only u_stages: varying[32] = 256 floats, read-only z1: varying[1600] = 12800 floats a1:
  * varying[1600] = 12800 floats dtheta: uniform[54356] = 54356 floats err: varying[3200] = 25600
  * floats, may be NULL dtheta_err: uniform[54356] = 54356 floats, may be NULL scratch: scratch
- * arena, 58624 bytes, 64-byte aligned
+ * arena, 53120 bytes, 64-byte aligned
  */
 void fwp_delta_cde_character_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                           const void* a0, const void* theta, const void* u_stages,
@@ -143,7 +143,7 @@ void fwp_delta_cde_character_adjoint_step(const void* ctx, double t, double h, c
                                           void* dtheta_err, void* scratch);
 enum {
   fwp_delta_cde_character_adjoint_step_lanes = 8,
-  fwp_delta_cde_character_adjoint_step_scratch_bytes = 58624
+  fwp_delta_cde_character_adjoint_step_scratch_bytes = 53120
 };
 
 /* fwp_delta_cde_character_output: f32 elements (float), tile of L = 8 lane-interleaved samples.

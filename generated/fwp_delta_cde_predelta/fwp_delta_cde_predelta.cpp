@@ -681,6 +681,10 @@ extern "C" void fwp_delta_cde_predelta_field_vjp(const void* /*ctx*/, double /*t
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T acc_v[L] = {};
   // fwp_delta_cde_predelta.field.vjp: 75 nodes
   // %13 = contract f64[32,5] -> v0
@@ -1092,118 +1096,6 @@ extern "C" void fwp_delta_cde_predelta_field_vjp(const void* /*ctx*/, double /*t
       v8[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %80 = contract f64[32] -> v4
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v1[(i0 * 20 + i1) * L + l], v8[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v1[(i0 * 20 + i1 + 5) * L + l], v8[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v1[(i0 * 20 + i1 + 10) * L + l], v8[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v1[(i0 * 20 + i1 + 15) * L + l], v8[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %84 = mul f64[32] -> v10
-  // fwp_delta_cde_predelta.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = ((1.0f - v5[i0 * L + l]) * v5[i0 * L + l]) * v4[i0 * L + l];
-    }
-  }
-  // %86 = contract f64[35] -> v11
-  // fwp_delta_cde_predelta.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v10[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 32; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v10[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %165 = add f64[35] -> v12
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v9[i0 * L + l] + v11[i0 * L + l];
-    }
-  }
-  // %204 = mul f64[35] -> d.ln.gain
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v0[i0 * L + l] * v12[i0 * L + l];
-      }
-      theta_bar_ln_gain[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %85 = contract f64[32,35] -> d.Wb
-  // fwp_delta_cde_predelta.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      {
-        T sum[L];
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          sum[l] = v10[i0 * L + l] * v3[i1 * L + l];
-        }
-        theta_bar_Wb[i0 * 35 + i1] += lane_sum<L>(sum);
-      }
-    }
-  }
   // %142 = contract f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -1255,7 +1147,8 @@ extern "C" void fwp_delta_cde_predelta_field_vjp(const void* /*ctx*/, double /*t
       }
     }
   }
-  // %167 = contract f64[32] -> v4
+  // %80 = contract f64[32] -> v4
+  // %167 = contract f64[32] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1263,17 +1156,28 @@ extern "C" void fwp_delta_cde_predelta_field_vjp(const void* /*ctx*/, double /*t
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v1[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v1[(i0 * 20 + i1) * L + l], v8[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v1[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v1[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v1[(i0 * 20 + i1 + 5) * L + l], v8[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v1[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v1[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v1[(i0 * 20 + i1 + 10) * L + l], v8[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v1[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v1[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v1[(i0 * 20 + i1 + 15) * L + l], v8[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v1[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -1282,6 +1186,93 @@ extern "C" void fwp_delta_cde_predelta_field_vjp(const void* /*ctx*/, double /*t
       v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc4_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc7_v[l];
+    }
+  }
+  // %84 = mul f64[32] -> v8
+  // fwp_delta_cde_predelta.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = ((1.0f - v5[i0 * L + l]) * v5[i0 * L + l]) * v4[i0 * L + l];
+    }
+  }
+  // %86 = contract f64[35] -> v11
+  // fwp_delta_cde_predelta.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v8[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  for (int64_t i0 = 32; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v8[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %165 = add f64[35] -> v12
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = v9[i0 * L + l] + v11[i0 * L + l];
+    }
+  }
+  // %204 = mul f64[35] -> d.ln.gain
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = v0[i0 * L + l] * v12[i0 * L + l];
+      }
+      theta_bar_ln_gain[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %85 = contract f64[32,35] -> d.Wb
+  // fwp_delta_cde_predelta.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = v8[i0 * L + l] * v3[i1 * L + l];
+        }
+        theta_bar_Wb[i0 * 35 + i1] += lane_sum<L>(sum);
+      }
     }
   }
   // %206 = mul f64[32,5] -> v8
@@ -1290,7 +1281,7 @@ extern "C" void fwp_delta_cde_predelta_field_vjp(const void* /*ctx*/, double /*t
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v8[(i0 * 5 + i1) * L + l] =
-            v1[(i0 * 5 + i1) * L + l] * (v7[(i0 * 5 + i1) * L + l] - v4[i0 * L + l]);
+            v1[(i0 * 5 + i1) * L + l] * (v7[(i0 * 5 + i1) * L + l] - v10[i0 * L + l]);
       }
     }
   }
@@ -1514,7 +1505,7 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
   T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22976);
   T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24000);
   T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29120);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30144);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34240);
   T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35264);
   T* __restrict v0_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36416);
   T* __restrict v1_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36480);
@@ -1537,6 +1528,10 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
   T acc3_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T acc_v[L] = {};
   T acc0_v_2[L] = {};
   T acc1_v_2[L] = {};
@@ -1547,6 +1542,10 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
   T mean_v_2[L] = {};
   T var_v_2[L] = {};
   T rstd_v_2[L] = {};
+  T acc4_v_2[L] = {};
+  T acc5_v_2[L] = {};
+  T acc6_v_2[L] = {};
+  T acc7_v_2[L] = {};
   // dtheta[span] = 0, then += lane sums of -a^T df/dtheta
   for (int64_t i = 0; i < 12390; ++i) {
     dtheta[i] = 0.0f;
@@ -1913,93 +1912,13 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
       v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %245 = contract f64[32] -> v6
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 20 + i1) * L + l], v2[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 5) * L + l], v2[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 10) * L + l], v2[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 15) * L + l], v2[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %246 = mul f64[32] -> v9
-  // fwp_delta_cde_predelta.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = ((1.0f - v7[i0 * L + l]) * v7[i0 * L + l]) * v6[i0 * L + l];
-    }
-  }
-  // %248 = contract f64[35] -> v6
-  // fwp_delta_cde_predelta.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v9[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 32; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v9[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %259 = mul f64[32,5] -> v10
+  // %259 = mul f64[32,5] -> v6
   // fwp_delta_cde_predelta.ode:41: beta * outer(tanh(Wv @ u) - W @ k, k)                  # Eqs. 24
   // + 32, pre-delta
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v8[i0 * L + l] * (1.0f - square(v3[i0 * L + l]));
+      v6[i0 * L + l] = v8[i0 * L + l] * (1.0f - square(v3[i0 * L + l]));
     }
   }
   // %295 = contract f64[35] -> v3
@@ -2016,13 +1935,13 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v10[(i1 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v6[(i1 * 5 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v10[(i1 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v6[(i1 * 5 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v10[(i1 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v6[(i1 * 5 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v10[(i1 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v6[(i1 * 5 + i2) * L + l], acc3_v[l]);
         }
       }
     }
@@ -2043,7 +1962,7 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v10[(i1 * 5 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v6[(i1 * 5 + i2) * L + l], acc0_v[l]);
         }
       }
     }
@@ -2052,11 +1971,158 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
       v3[i0 * L + l] = acc0_v[l];
     }
   }
+  // %280 = contract f64[32,5] -> v9
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(W[(i0 * 25 + i1 * 5) * L + l], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 25 + i1 * 5 + 1) * L + l], v8[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 25 + i1 * 5 + 2) * L + l], v8[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 25 + i1 * 5 + 3) * L + l], v8[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 5) * L + l] = acc0_v[l];
+      v9[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(W[(i0 * 25 + i1 * 5 + 4) * L + l], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %282 = sub f64[32,5] -> v8
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 5 + i1) * L + l] =
+            (v2[(i0 * 5 + i1) * L + l] * v7[i0 * L + l]) - v9[(i0 * 5 + i1) * L + l];
+      }
+    }
+  }
+  // %245 = contract f64[32] -> v9
+  // %300 = contract f64[32] -> v10
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v4[(i0 * 20 + i1) * L + l], v2[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v4[(i0 * 20 + i1) * L + l], v8[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc1_v[l] =
+            std::fma(v4[(i0 * 20 + i1 + 5) * L + l], v2[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v4[(i0 * 20 + i1 + 5) * L + l], v8[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+        acc2_v[l] =
+            std::fma(v4[(i0 * 20 + i1 + 10) * L + l], v2[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v4[(i0 * 20 + i1 + 10) * L + l], v8[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+        acc3_v[l] =
+            std::fma(v4[(i0 * 20 + i1 + 15) * L + l], v2[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v4[(i0 * 20 + i1 + 15) * L + l], v8[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc4_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc7_v[l];
+    }
+  }
+  // %246 = mul f64[32] -> v2
+  // fwp_delta_cde_predelta.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = ((1.0f - v7[i0 * L + l]) * v7[i0 * L + l]) * v9[i0 * L + l];
+    }
+  }
+  // %248 = contract f64[35] -> v9
+  // fwp_delta_cde_predelta.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v2[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  for (int64_t i0 = 32; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v2[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = acc0_v[l];
+    }
+  }
   // %297 = add f64[35] -> v11
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v6[i0 * L + l] + v3[i0 * L + l];
+      v11[i0 * L + l] = v9[i0 * L + l] + v3[i0 * L + l];
     }
   }
   // %313 = neg f64[35] -> adj.ln.gain
@@ -2088,90 +2154,10 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v9[i0 * L + l] * v1[i1 * L + l]);
+          sum[l] = -(v2[i0 * L + l] * v1[i1 * L + l]);
         }
         dtheta_Wb[i0 * 35 + i1] += lane_sum<L>(sum);
       }
-    }
-  }
-  // %280 = contract f64[32,5] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(W[(i0 * 25 + i1 * 5) * L + l], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(W[(i0 * 25 + i1 * 5 + 1) * L + l], v8[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(W[(i0 * 25 + i1 * 5 + 2) * L + l], v8[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(W[(i0 * 25 + i1 * 5 + 3) * L + l], v8[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 5) * L + l] = acc0_v[l];
-      v3[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(W[(i0 * 25 + i1 * 5 + 4) * L + l], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %282 = sub f64[32,5] -> v6
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 5 + i1) * L + l] =
-            (v2[(i0 * 5 + i1) * L + l] * v7[i0 * L + l]) - v3[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %300 = contract f64[32] -> v7
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 20 + i1) * L + l], v6[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 5) * L + l], v6[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 10) * L + l], v6[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 15) * L + l], v6[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %316 = mul f64[32,5] -> v2
@@ -2180,7 +2166,7 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v2[(i0 * 5 + i1) * L + l] =
-            v4[(i0 * 5 + i1) * L + l] * (v6[(i0 * 5 + i1) * L + l] - v7[i0 * L + l]);
+            v4[(i0 * 5 + i1) * L + l] * (v8[(i0 * 5 + i1) * L + l] - v10[i0 * L + l]);
       }
     }
   }
@@ -2207,7 +2193,7 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = -(v10[(i0 * 5 + i1) * L + l] * v1[i2 * L + l]);
+            sum[l] = -(v6[(i0 * 5 + i1) * L + l] * v1[i2 * L + l]);
           }
           dtheta_Wv[i0 * 175 + i1 * 35 + i2] += lane_sum<L>(sum);
         }
@@ -2660,133 +2646,7 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
         v8_2[(i0 * 5 + 4) * L + l] = acc0_v_2[l];
       }
     }
-    // %80 = contract f64[32] -> v6
-    for (int64_t i0 = 0; i0 < 8; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = 0.0f;
-        acc1_v_2[l] = 0.0f;
-        acc2_v_2[l] = 0.0f;
-        acc3_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 5; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] =
-              std::fma(v3_2[(i0 * 20 + i1) * L + l], v8_2[(i0 * 20 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v3_2[(i0 * 20 + i1 + 5) * L + l], v8_2[(i0 * 20 + i1 + 5) * L + l],
-                                 acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v3_2[(i0 * 20 + i1 + 10) * L + l],
-                                 v8_2[(i0 * 20 + i1 + 10) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v3_2[(i0 * 20 + i1 + 15) * L + l],
-                                 v8_2[(i0 * 20 + i1 + 15) * L + l], acc3_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v6_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v6_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v6_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
-      }
-    }
-    // %84 = mul f64[32] -> v10
-    // fwp_delta_cde_predelta.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-    for (int64_t i0 = 0; i0 < 32; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10_2[i0 * L + l] = ((1.0f - v7_2[i0 * L + l]) * v7_2[i0 * L + l]) * v6_2[i0 * L + l];
-      }
-    }
-    // %86 = contract f64[35] -> v11
-    // fwp_delta_cde_predelta.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-    for (int64_t i0 = 0; i0 < 8; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = 0.0f;
-        acc1_v_2[l] = 0.0f;
-        acc2_v_2[l] = 0.0f;
-        acc3_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 32; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 35], v10_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v10_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v10_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v10_2[i1 * L + l], acc3_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v11_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v11_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v11_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
-      }
-    }
-    for (int64_t i0 = 32; i0 < 35; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 32; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 + i1 * 35], v10_2[i1 * L + l], acc0_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11_2[i0 * L + l] = acc0_v_2[l];
-      }
-    }
-    // %208 = mul f64[35] -> v10
-    for (int64_t i0 = 0; i0 < 35; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10_2[i0 * L + l] = ln_gain[i0] * (v5_2[i0 * L + l] + v11_2[i0 * L + l]);
-      }
-    }
-    // %209 = reduce_sum f64[] -> v1
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 35; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v10_2[i0 * L + l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1_2[l] = acc_v[l];
-    }
-    // %213 = contract f64[] -> v4
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v_2[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 35; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = std::fma(v2_2[i0 * L + l], v10_2[i0 * L + l], acc0_v_2[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4_2[l] = acc0_v_2[l];
-    }
-    // %218 = mul f64[35] -> d.x
-    for (int64_t i0 = 0; i0 < 35; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] += v0_2[l] * ((v10_2[i0 * L + l] - (v1_2[l] * 0.028571429f)) -
-                                        ((v4_2[l] * 0.028571429f) * v2_2[i0 * L + l]));
-      }
-    }
-    // %142 = contract f64[32,5] -> v2
+    // %142 = contract f64[32,5] -> v10
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2810,10 +2670,10 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2_2[(i0 * 5) * L + l] = acc0_v_2[l];
-        v2_2[(i0 * 5 + 1) * L + l] = acc1_v_2[l];
-        v2_2[(i0 * 5 + 2) * L + l] = acc2_v_2[l];
-        v2_2[(i0 * 5 + 3) * L + l] = acc3_v_2[l];
+        v10_2[(i0 * 5) * L + l] = acc0_v_2[l];
+        v10_2[(i0 * 5 + 1) * L + l] = acc1_v_2[l];
+        v10_2[(i0 * 5 + 2) * L + l] = acc2_v_2[l];
+        v10_2[(i0 * 5 + 3) * L + l] = acc3_v_2[l];
         acc0_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -2825,7 +2685,7 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2_2[(i0 * 5 + 4) * L + l] = acc0_v_2[l];
+        v10_2[(i0 * 5 + 4) * L + l] = acc0_v_2[l];
       }
     }
     // %144 = sub f64[32,5] -> v9
@@ -2834,11 +2694,12 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           v9_2[(i0 * 5 + i1) * L + l] =
-              (v8_2[(i0 * 5 + i1) * L + l] * v7_2[i0 * L + l]) - v2_2[(i0 * 5 + i1) * L + l];
+              (v8_2[(i0 * 5 + i1) * L + l] * v7_2[i0 * L + l]) - v10_2[(i0 * 5 + i1) * L + l];
         }
       }
     }
-    // %167 = contract f64[32] -> v6
+    // %80 = contract f64[32] -> v6
+    // %167 = contract f64[32] -> v10
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2846,18 +2707,30 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(v3_2[(i0 * 20 + i1) * L + l], v9_2[(i0 * 20 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v3_2[(i0 * 20 + i1 + 5) * L + l], v9_2[(i0 * 20 + i1 + 5) * L + l],
+              std::fma(v3_2[(i0 * 20 + i1) * L + l], v8_2[(i0 * 20 + i1) * L + l], acc0_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(v3_2[(i0 * 20 + i1) * L + l], v9_2[(i0 * 20 + i1) * L + l], acc4_v_2[l]);
+          acc1_v_2[l] = std::fma(v3_2[(i0 * 20 + i1 + 5) * L + l], v8_2[(i0 * 20 + i1 + 5) * L + l],
                                  acc1_v_2[l]);
+          acc5_v_2[l] = std::fma(v3_2[(i0 * 20 + i1 + 5) * L + l], v9_2[(i0 * 20 + i1 + 5) * L + l],
+                                 acc5_v_2[l]);
           acc2_v_2[l] = std::fma(v3_2[(i0 * 20 + i1 + 10) * L + l],
-                                 v9_2[(i0 * 20 + i1 + 10) * L + l], acc2_v_2[l]);
+                                 v8_2[(i0 * 20 + i1 + 10) * L + l], acc2_v_2[l]);
+          acc6_v_2[l] = std::fma(v3_2[(i0 * 20 + i1 + 10) * L + l],
+                                 v9_2[(i0 * 20 + i1 + 10) * L + l], acc6_v_2[l]);
           acc3_v_2[l] = std::fma(v3_2[(i0 * 20 + i1 + 15) * L + l],
-                                 v9_2[(i0 * 20 + i1 + 15) * L + l], acc3_v_2[l]);
+                                 v8_2[(i0 * 20 + i1 + 15) * L + l], acc3_v_2[l]);
+          acc7_v_2[l] = std::fma(v3_2[(i0 * 20 + i1 + 15) * L + l],
+                                 v9_2[(i0 * 20 + i1 + 15) * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
@@ -2866,6 +2739,106 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
         v6_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
         v6_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
         v6_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v10_2[(i0 * 4) * L + l] = acc4_v_2[l];
+        v10_2[(i0 * 4 + 1) * L + l] = acc5_v_2[l];
+        v10_2[(i0 * 4 + 2) * L + l] = acc6_v_2[l];
+        v10_2[(i0 * 4 + 3) * L + l] = acc7_v_2[l];
+      }
+    }
+    // %84 = mul f64[32] -> v8
+    // fwp_delta_cde_predelta.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8_2[i0 * L + l] = ((1.0f - v7_2[i0 * L + l]) * v7_2[i0 * L + l]) * v6_2[i0 * L + l];
+      }
+    }
+    // %86 = contract f64[35] -> v11
+    // fwp_delta_cde_predelta.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 32; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 35], v8_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v8_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v8_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v8_2[i1 * L + l], acc3_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11_2[(i0 * 4) * L + l] = acc0_v_2[l];
+        v11_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
+        v11_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
+        v11_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+      }
+    }
+    for (int64_t i0 = 32; i0 < 35; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 32; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = std::fma(Wb[i0 + i1 * 35], v8_2[i1 * L + l], acc0_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11_2[i0 * L + l] = acc0_v_2[l];
+      }
+    }
+    // %208 = mul f64[35] -> v8
+    for (int64_t i0 = 0; i0 < 35; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8_2[i0 * L + l] = ln_gain[i0] * (v5_2[i0 * L + l] + v11_2[i0 * L + l]);
+      }
+    }
+    // %209 = reduce_sum f64[] -> v1
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 35; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + v8_2[i0 * L + l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1_2[l] = acc_v[l];
+    }
+    // %213 = contract f64[] -> v4
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 35; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(v2_2[i0 * L + l], v8_2[i0 * L + l], acc0_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4_2[l] = acc0_v_2[l];
+    }
+    // %218 = mul f64[35] -> d.x
+    for (int64_t i0 = 0; i0 < 35; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        u_bar[i0 * L + l] += v0_2[l] * ((v8_2[i0 * L + l] - (v1_2[l] * 0.028571429f)) -
+                                        ((v4_2[l] * 0.028571429f) * v2_2[i0 * L + l]));
       }
     }
     // %206 = mul f64[32,5] -> v2
@@ -2874,7 +2847,7 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           v2_2[(i0 * 5 + i1) * L + l] =
-              v3_2[(i0 * 5 + i1) * L + l] * (v9_2[(i0 * 5 + i1) * L + l] - v6_2[i0 * L + l]);
+              v3_2[(i0 * 5 + i1) * L + l] * (v9_2[(i0 * 5 + i1) * L + l] - v10_2[i0 * L + l]);
         }
       }
     }
@@ -2950,15 +2923,21 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1152);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2304);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7424);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12544);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17664);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22784);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27904);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29056);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34176);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39296);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44416);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3456);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4608);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5632);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6656);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7680);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12800);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17920);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23040);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28160);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33280);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38400);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43520);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48640);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53760);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58880);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -2966,6 +2945,14 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
+  T acc8_v[L] = {};
+  T acc9_v[L] = {};
+  T acc10_v[L] = {};
+  T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_delta_cde_predelta.field.step.rk4: 87 nodes
@@ -3012,203 +2999,6 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
       v1[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %465 = contract f64[32,5] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 175 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5) * L + l] = acc0_v[l];
-      v2[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v1[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %468 = contract f64[32,5] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1], u_stages[(i1 + 35) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], u_stages[(i1 + 35) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], u_stages[(i1 + 35) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], u_stages[(i1 + 35) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 5) * L + l] = acc0_v[l];
-      v3[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], u_stages[(i1 + 35) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %469 = softmax f64[32,5] -> v4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v3[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v3[(i0 * 5 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v3[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v3[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 5 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %470 = contract f64[32,5] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v4[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v4[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v4[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v4[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 5) * L + l] = acc0_v[l];
-      v3[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v4[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %471 = sub f64[32,5] -> v5
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = vm::tanh(v2[i0 * L + l]) - v3[i0 * L + l];
-    }
-  }
-  // %472 = contract f64[32] -> v0
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %473 = sigmoid f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = sigmoid(v0[i0 * L + l]);
-    }
-  }
-  // %798 = contract f64[32,5] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 5 + i1) * L + l] =
-            v4[(i0 * 5 + i1) * L + l] * (v1[i0 * L + l] * (T(h) * 0.16666667f));
-      }
-    }
-  }
   // %509 = layernorm f64[35] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -3229,8 +3019,8 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e190 = u_stages[(i0 + 210) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e190 * e190);
+        const T e43 = u_stages[(i0 + 210) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e43 * e43);
       }
     }
   }
@@ -3245,48 +3035,11 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
       v0[i0 * L + l] = (u_stages[(i0 + 210) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %511 = add f64[35] -> v3
+  // %511 = add f64[35] -> v2
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
-    }
-  }
-  // %513 = contract f64[32,5] -> v6
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 175 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v3[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5) * L + l] = acc0_v[l];
-      v6[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v3[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v2[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
     }
   }
   // %484 = layernorm f64[35] -> v0
@@ -3309,8 +3062,8 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e251 = u_stages[(i0 + 70) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e251 * e251);
+        const T e74 = u_stages[(i0 + 70) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e74 * e74);
       }
     }
   }
@@ -3325,14 +3078,75 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
       v0[i0 * L + l] = (u_stages[(i0 + 70) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %486 = add f64[35] -> v7
+  // %486 = add f64[35] -> v3
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
+      v3[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %488 = contract f64[32,5] -> v8
+  // %472 = contract f64[32] -> v0
+  // %495 = contract f64[32] -> v4
+  // %520 = contract f64[32] -> v5
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 140 + i1], v3[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 140 + i1], v2[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v3[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v2[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v3[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v2[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v3[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v2[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc4_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v5[(i0 * 4) * L + l] = acc8_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %473 = sigmoid f64[32] -> v6
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = sigmoid(v0[i0 * L + l]);
+    }
+  }
+  // %465 = contract f64[32,5] -> v7
+  // %513 = contract f64[32,5] -> v8
+  // %488 = contract f64[32,5] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3340,43 +3154,82 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 175 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 175 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 175 + i1], v2[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wv[i0 * 175 + i1], v3[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v2[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v3[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v2[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v3[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v2[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v3[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 5) * L + l] = acc0_v[l];
-      v8[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 5) * L + l] = acc0_v[l];
+      v7[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 5) * L + l] = acc4_v[l];
+      v8[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v8[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v8[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v9[(i0 * 5) * L + l] = acc8_v[l];
+      v9[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v9[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v9[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v7[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v3[i1 * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v7[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v8[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v9[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %489 = tanh f64[32,5] -> v9
+  // %489 = tanh f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = vm::tanh(v8[i0 * L + l]);
+      v10[i0 * L + l] = vm::tanh(v9[i0 * L + l]);
     }
   }
-  // %491 = contract f64[32,5] -> v8
+  // %496 = sigmoid f64[32] -> v0
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = sigmoid(v4[i0 * L + l]);
+    }
+  }
+  // %468 = contract f64[32,5] -> v9
+  // %491 = contract f64[32,5] -> v11
+  // %516 = contract f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3384,36 +3237,66 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1], u_stages[(i1 + 105) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], u_stages[(i1 + 105) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], u_stages[(i1 + 105) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], u_stages[(i1 + 105) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 175 + i1], u_stages[(i1 + 35) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 175 + i1], u_stages[(i1 + 105) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wk[i0 * 175 + i1], u_stages[(i1 + 245) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], u_stages[(i1 + 35) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], u_stages[(i1 + 105) * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], u_stages[(i1 + 245) * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], u_stages[(i1 + 35) * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], u_stages[(i1 + 105) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], u_stages[(i1 + 245) * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], u_stages[(i1 + 35) * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], u_stages[(i1 + 105) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], u_stages[(i1 + 245) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 5) * L + l] = acc0_v[l];
-      v8[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 5) * L + l] = acc0_v[l];
+      v9[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 5) * L + l] = acc4_v[l];
+      v11[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v11[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v11[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v12[(i0 * 5) * L + l] = acc8_v[l];
+      v12[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v12[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v12[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], u_stages[(i1 + 105) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], u_stages[(i1 + 35) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], u_stages[(i1 + 105) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], u_stages[(i1 + 245) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v9[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v11[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v12[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %492 = softmax f64[32,5] -> v10
+  // %469 = softmax f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3423,7 +3306,7 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v8[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v8[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+            (v9[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v9[(i0 * 5 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3434,226 +3317,28 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v8[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v8[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v9[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v9[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 5 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+        v13[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %745 = contract f64[32,5] -> v8
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v10[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v10[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v10[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 5) * L + l] = acc0_v[l];
-      v8[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %742 = contract f64[32] -> v0
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 20 + i1) * L + l], v10[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 5) * L + l], v10[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 10) * L + l], v10[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 15) * L + l], v10[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %743 = contract f64[32] -> v4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = v0[i0 * L + l] * (v1[i0 * L + l] * (T(h) * 0.5f));
-    }
-  }
-  // %747 = sub f64[32,5] -> v11
+  // %798 = contract f64[32,5] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 5 + i1) * L + l] =
-            v9[(i0 * 5 + i1) * L + l] -
-            (v8[(i0 * 5 + i1) * L + l] + (v5[(i0 * 5 + i1) * L + l] * v4[i0 * L + l]));
+        v9[(i0 * 5 + i1) * L + l] =
+            v13[(i0 * 5 + i1) * L + l] * (v6[i0 * L + l] * (T(h) * 0.16666667f));
       }
     }
   }
-  // %495 = contract f64[32] -> v0
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v7[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %496 = sigmoid f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = sigmoid(v0[i0 * L + l]);
-    }
-  }
-  // %497 = contract f64[32,5] -> v4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 5 + i1) * L + l] = v10[(i0 * 5 + i1) * L + l] * v1[i0 * L + l];
-      }
-    }
-  }
-  // %754 = contract f64[32] -> v0
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 20 + i1) * L + l], v4[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 5) * L + l], v4[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 10) * L + l], v4[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 15) * L + l], v4[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %804 = sub f64[32,5] -> v10
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 5 + i1) * L + l] =
-            v9[(i0 * 5 + i1) * L + l] -
-            (v8[(i0 * 5 + i1) * L + l] +
-             (v11[(i0 * 5 + i1) * L + l] * (v0[i0 * L + l] * (T(h) * 0.5f))));
-      }
-    }
-  }
-  // %516 = contract f64[32,5] -> v8
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1], u_stages[(i1 + 245) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], u_stages[(i1 + 245) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], u_stages[(i1 + 245) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], u_stages[(i1 + 245) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 5) * L + l] = acc0_v[l];
-      v8[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], u_stages[(i1 + 245) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %517 = softmax f64[32,5] -> v9
+  // %492 = softmax f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3663,7 +3348,7 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v8[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v8[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+            (v11[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 5 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3674,18 +3359,18 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v8[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v8[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v11[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 5 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+        v14[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %763 = contract f64[32] -> v0
+  // %742 = contract f64[32] -> v4
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3697,25 +3382,41 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[(i0 * 20 + i1) * L + l], v4[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v9[(i0 * 20 + i1 + 5) * L + l], v4[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v9[(i0 * 20 + i1 + 10) * L + l], v4[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v9[(i0 * 20 + i1 + 15) * L + l], v4[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %766 = contract f64[32,5] -> v8
+  // %743 = contract f64[32] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = v4[i0 * L + l] * (v6[i0 * L + l] * (T(h) * 0.5f));
+    }
+  }
+  // %497 = contract f64[32,5] -> v11
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 5 + i1) * L + l] = v14[(i0 * 5 + i1) * L + l] * v0[i0 * L + l];
+      }
+    }
+  }
+  // %754 = contract f64[32] -> v4
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -3726,36 +3427,167 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v9[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v14[(i0 * 20 + i1) * L + l], v11[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v9[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(v14[(i0 * 20 + i1 + 5) * L + l], v11[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v9[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(v14[(i0 * 20 + i1 + 10) * L + l], v11[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v9[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(v14[(i0 * 20 + i1 + 15) * L + l], v11[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 5) * L + l] = acc0_v[l];
-      v8[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %517 = softmax f64[32,5] -> v15
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v12[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[i1 * L + l] = vm::exp(v12[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 5 + i1) * L + l] = v6[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %470 = contract f64[32,5] -> v12
+  // %745 = contract f64[32,5] -> v16
+  // %766 = contract f64[32,5] -> v17
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v13[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v14[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v15[(i0 * 5 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v13[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v14[(i0 * 5 + i1) * L + l], acc5_v[l]);
+        acc9_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v15[(i0 * 5 + i1) * L + l], acc9_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v13[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v14[(i0 * 5 + i1) * L + l], acc6_v[l]);
+        acc10_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v15[(i0 * 5 + i1) * L + l], acc10_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v13[(i0 * 5 + i1) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v14[(i0 * 5 + i1) * L + l], acc7_v[l]);
+        acc11_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v15[(i0 * 5 + i1) * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 5) * L + l] = acc0_v[l];
+      v12[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 5) * L + l] = acc4_v[l];
+      v16[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v16[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v16[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v17[(i0 * 5) * L + l] = acc8_v[l];
+      v17[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v17[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v17[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v9[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v13[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v14[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v15[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v12[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v16[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v17[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %520 = contract f64[32] -> v1
+  // %471 = sub f64[32,5] -> v13
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = vm::tanh(v7[i0 * L + l]) - v12[i0 * L + l];
+    }
+  }
+  // %747 = sub f64[32,5] -> v7
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 5 + i1) * L + l] =
+            v10[(i0 * 5 + i1) * L + l] -
+            (v16[(i0 * 5 + i1) * L + l] + (v13[(i0 * 5 + i1) * L + l] * v1[i0 * L + l]));
+      }
+    }
+  }
+  // %804 = sub f64[32,5] -> v12
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 5 + i1) * L + l] =
+            v10[(i0 * 5 + i1) * L + l] -
+            (v16[(i0 * 5 + i1) * L + l] +
+             (v7[(i0 * 5 + i1) * L + l] * (v4[i0 * L + l] * (T(h) * 0.5f))));
+      }
+    }
+  }
+  // %763 = contract f64[32] -> v4
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3764,39 +3596,42 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(v15[(i0 * 20 + i1) * L + l], v11[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v15[(i0 * 20 + i1 + 5) * L + l], v11[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v15[(i0 * 20 + i1 + 10) * L + l], v11[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v15[(i0 * 20 + i1 + 15) * L + l], v11[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %786 = contract f64[32] -> v7
+  // %786 = contract f64[32] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = sigmoid(v1[i0 * L + l]) * (T(h) * 0.16666667f);
+      v6[i0 * L + l] = sigmoid(v5[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
-  // %808 = contract f64[32,5] -> v3
+  // %808 = contract f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 5 + i1) * L + l] =
-            (vm::tanh(v6[(i0 * 5 + i1) * L + l]) -
-             ((v10[(i0 * 5 + i1) * L + l] * (v0[i0 * L + l] * T(h))) + v8[(i0 * 5 + i1) * L + l])) *
-            v7[i0 * L + l];
+        v10[(i0 * 5 + i1) * L + l] = (vm::tanh(v8[(i0 * 5 + i1) * L + l]) -
+                                      ((v12[(i0 * 5 + i1) * L + l] * (v4[i0 * L + l] * T(h))) +
+                                       v17[(i0 * 5 + i1) * L + l])) *
+                                     v6[i0 * L + l];
       }
     }
   }
@@ -3807,12 +3642,12 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              ((v5[(i0 * 5 + i1) * L + l] * v2[(i0 * 5 + i2) * L + l]) +
-               (((v3[(i0 * 5 + i1) * L + l] * v9[(i0 * 5 + i2) * L + l]) +
-                 ((v10[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f)) *
-                  v4[(i0 * 5 + i2) * L + l])) +
-                ((v11[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f)) *
-                 v4[(i0 * 5 + i2) * L + l]))) +
+              ((v13[(i0 * 5 + i1) * L + l] * v9[(i0 * 5 + i2) * L + l]) +
+               (((v10[(i0 * 5 + i1) * L + l] * v15[(i0 * 5 + i2) * L + l]) +
+                 ((v12[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f)) *
+                  v11[(i0 * 5 + i2) * L + l])) +
+                ((v7[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f)) *
+                 v11[(i0 * 5 + i2) * L + l]))) +
               z0_W[(i0 * 25 + i1 * 5 + i2) * L + l];
         }
       }
@@ -3847,122 +3682,60 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
   T* theta_bar_Wv = theta_bar + 6790;
   T* __restrict u_stages_bar = static_cast<T*>(u_stages_bar_ptr);
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5120);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10240);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10432);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11584);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12608);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13632);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18752);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23872);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28992);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30144);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 31168);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36288);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41408);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46528);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 47552);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52672);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57792);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58944);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59968);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65088);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70208);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 75328);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 80448);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 81600);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86720);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 91840);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 96960);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102080);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 107200);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 108224);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 113344);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 114368);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 115392);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 116544);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 121664);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 126784);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1152);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2304);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3456);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4608);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9728);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14848);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19968);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25088);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25280);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26432);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27456);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28480);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29504);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30528);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35648);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40768);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41792);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46912);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52032);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57152);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62272);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 63296);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64320);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69440);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74560);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79680);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84800);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89920);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 95040);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100160);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 105280);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 110400);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 115520);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 116672);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 121792);
+  T mean_v[L] = {};
+  T var_v[L] = {};
+  T rstd_v[L] = {};
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
+  T acc8_v[L] = {};
+  T acc9_v[L] = {};
+  T acc10_v[L] = {};
+  T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  T mean_v[L] = {};
-  T var_v[L] = {};
-  T rstd_v[L] = {};
   T acc_v[L] = {};
   // fwp_delta_cde_predelta.field.step.rk4.vjp: 269 nodes
-  // %516 = contract f64[32,5] -> v0
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1], u_stages[(i1 + 245) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], u_stages[(i1 + 245) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], u_stages[(i1 + 245) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], u_stages[(i1 + 245) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 5) * L + l] = acc0_v[l];
-      v0[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], u_stages[(i1 + 245) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %517 = softmax f64[32,5] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v0[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v0[(i0 * 5 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[i1 * L + l] = vm::exp(v0[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v0[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 5 + i1) * L + l] = v2[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
   // %509 = layernorm f64[35] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -3983,8 +3756,8 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e63 = u_stages[(i0 + 210) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e63 * e63);
+        const T e12 = u_stages[(i0 + 210) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e12 * e12);
       }
     }
   }
@@ -3999,98 +3772,59 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       v0[i0 * L + l] = (u_stages[(i0 + 210) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %511 = add f64[35] -> v3
+  // %511 = add f64[35] -> v1
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
+      v1[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %520 = contract f64[32] -> v4
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  // %484 = layernorm f64[35] -> v2
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v3[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 70) * L + l];
     }
   }
-  // %521 = sigmoid f64[32] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 35.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = sigmoid(v4[i0 * L + l]);
-    }
-  }
-  // %522 = contract f64[32,5] -> v6
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 5 + i1) * L + l] = v1[(i0 * 5 + i1) * L + l] * v5[i0 * L + l];
+      {
+        const T e43 = u_stages[(i0 + 70) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e43 * e43);
       }
     }
   }
-  // %1217 = contract f64[32,5] -> v7
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 35.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1) * L + l], v6[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 5) * L + l], v6[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 10) * L + l], v6[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 15) * L + l], v6[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-      v7[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-      v7[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-      v7[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 20) * L + l], v6[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+      v2[i0 * L + l] = (u_stages[(i0 + 70) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %491 = contract f64[32,5] -> v6
+  // %486 = add f64[35] -> v3
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = ln_bias[i0] + (v2[i0 * L + l] * ln_gain[i0]);
+    }
+  }
+  // %516 = contract f64[32,5] -> v4
+  // %491 = contract f64[32,5] -> v5
+  // %468 = contract f64[32,5] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4098,36 +3832,130 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1], u_stages[(i1 + 105) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], u_stages[(i1 + 105) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], u_stages[(i1 + 105) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], u_stages[(i1 + 105) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 175 + i1], u_stages[(i1 + 245) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 175 + i1], u_stages[(i1 + 105) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wk[i0 * 175 + i1], u_stages[(i1 + 35) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], u_stages[(i1 + 245) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], u_stages[(i1 + 105) * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], u_stages[(i1 + 35) * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], u_stages[(i1 + 245) * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], u_stages[(i1 + 105) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], u_stages[(i1 + 35) * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], u_stages[(i1 + 245) * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], u_stages[(i1 + 105) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], u_stages[(i1 + 35) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5) * L + l] = acc0_v[l];
-      v6[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 5) * L + l] = acc0_v[l];
+      v4[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 5) * L + l] = acc4_v[l];
+      v5[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v5[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v5[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v6[(i0 * 5) * L + l] = acc8_v[l];
+      v6[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v6[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v6[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], u_stages[(i1 + 105) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], u_stages[(i1 + 245) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], u_stages[(i1 + 105) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], u_stages[(i1 + 35) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v4[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v5[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v6[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %492 = softmax f64[32,5] -> v8
+  // %517 = softmax f64[32,5] -> v7
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v4[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v4[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[i1 * L + l] = vm::exp(v4[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v4[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 5 + i1) * L + l] = v8[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %492 = softmax f64[32,5] -> v4
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v5[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v5[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[i1 * L + l] = vm::exp(v5[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v5[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[(i0 * 5 + i1) * L + l] = v8[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %469 = softmax f64[32,5] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4148,292 +3976,18 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[i1 * L + l] = vm::exp(v6[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v8[i1 * L + l] = vm::exp(v6[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
         rowsum_v[l] = rowsum_v[l] + vm::exp(v6[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 5 + i1) * L + l] = v2[i1 * L + l] / rowsum_v[l];
+        v5[(i0 * 5 + i1) * L + l] = v8[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %484 = layernorm f64[35] -> v6
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 70) * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 35.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e219 = u_stages[(i0 + 70) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e219 * e219);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 35.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = (u_stages[(i0 + 70) * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %486 = add f64[35] -> v9
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = ln_bias[i0] + (v6[i0 * L + l] * ln_gain[i0]);
-    }
-  }
-  // %495 = contract f64[32] -> v4
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v9[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %496 = sigmoid f64[32] -> v10
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = sigmoid(v4[i0 * L + l]);
-    }
-  }
-  // %497 = contract f64[32,5] -> v11
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 5 + i1) * L + l] = v8[(i0 * 5 + i1) * L + l] * v10[i0 * L + l];
-      }
-    }
-  }
-  // %970 = contract f64[32,5] -> v12
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1) * L + l], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 5) * L + l], v11[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 10) * L + l], v11[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 15) * L + l], v11[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-      v12[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-      v12[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
-      v12[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 20) * L + l], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-    }
-  }
-  // %763 = contract f64[32] -> v4
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v1[(i0 * 20 + i1) * L + l], v11[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v1[(i0 * 20 + i1 + 5) * L + l], v11[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v1[(i0 * 20 + i1 + 10) * L + l], v11[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v1[(i0 * 20 + i1 + 15) * L + l], v11[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1221 = sub f64[32,5] -> v13
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 5 + i1) * L + l] =
-            v12[(i0 * 5 + i1) * L + l] - (v7[(i0 * 5 + i1) * L + l] * (v4[i0 * L + l] * T(h)));
-      }
-    }
-  }
-  // %1040 = contract f64[32] -> v14
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 20 + i1) * L + l], v11[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 5) * L + l], v11[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 10) * L + l], v11[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 15) * L + l], v11[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.5f);
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.5f);
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.5f);
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.5f);
-    }
-  }
-  // %1225 = sub f64[32,5] -> v15
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 5 + i1) * L + l] =
-            v12[(i0 * 5 + i1) * L + l] - (v13[(i0 * 5 + i1) * L + l] * v14[i0 * L + l]);
-      }
-    }
-  }
-  // %468 = contract f64[32,5] -> v12
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1], u_stages[(i1 + 35) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], u_stages[(i1 + 35) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], u_stages[(i1 + 35) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], u_stages[(i1 + 35) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 5) * L + l] = acc0_v[l];
-      v12[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], u_stages[(i1 + 35) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %469 = softmax f64[32,5] -> v16
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v12[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 5 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[i1 * L + l] = vm::exp(v12[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 5 + i1) * L + l] = v2[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %461 = layernorm f64[35] -> v12
+  // %461 = layernorm f64[35] -> v6
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4453,8 +4007,8 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e446 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e446 * e446);
+        const T e227 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e227 * e227);
       }
     }
   }
@@ -4466,17 +4020,101 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v6[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %463 = add f64[35] -> v17
+  // %463 = add f64[35] -> v9
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = (ln_gain[i0] * v12[i0 * L + l]) + ln_bias[i0];
+      v9[i0 * L + l] = (ln_gain[i0] * v6[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %472 = contract f64[32] -> v14
+  // %520 = contract f64[32] -> v10
+  // %495 = contract f64[32] -> v11
+  // %472 = contract f64[32] -> v12
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 140 + i1], v3[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 140 + i1], v9[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v3[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v9[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v3[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v9[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v3[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v9[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc4_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v12[(i0 * 4) * L + l] = acc8_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %521 = sigmoid f64[32] -> v13
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = sigmoid(v10[i0 * L + l]);
+    }
+  }
+  // %522 = contract f64[32,5] -> v14
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 5 + i1) * L + l] = v7[(i0 * 5 + i1) * L + l] * v13[i0 * L + l];
+      }
+    }
+  }
+  // %496 = sigmoid f64[32] -> v10
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = sigmoid(v11[i0 * L + l]);
+    }
+  }
+  // %497 = contract f64[32,5] -> v15
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 5 + i1) * L + l] = v4[(i0 * 5 + i1) * L + l] * v10[i0 * L + l];
+      }
+    }
+  }
+  // %763 = contract f64[32] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4485,39 +4123,44 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v17[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v17[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v17[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v17[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(v7[(i0 * 20 + i1) * L + l], v15[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v7[(i0 * 20 + i1 + 5) * L + l], v15[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v7[(i0 * 20 + i1 + 10) * L + l], v15[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v7[(i0 * 20 + i1 + 15) * L + l], v15[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %473 = sigmoid f64[32] -> v18
+  // %473 = sigmoid f64[32] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = sigmoid(v14[i0 * L + l]);
+      v16[i0 * L + l] = sigmoid(v12[i0 * L + l]);
     }
   }
-  // %474 = contract f64[32,5] -> v19
+  // %474 = contract f64[32,5] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 5 + i1) * L + l] = v16[(i0 * 5 + i1) * L + l] * v18[i0 * L + l];
+        v17[(i0 * 5 + i1) * L + l] = v5[(i0 * 5 + i1) * L + l] * v16[i0 * L + l];
       }
     }
   }
+  // %1217 = contract f64[32,5] -> v18
+  // %970 = contract f64[32,5] -> v19
   // %996 = contract f64[32,5] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -4526,41 +4169,162 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1) * L + l], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z1_bar_W[(i0 * 25 + i1) * L + l], v14[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1) * L + l], v15[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1) * L + l], v17[(i0 * 5 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 5) * L + l], v19[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 5) * L + l], v14[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 5) * L + l], v15[(i0 * 5 + i1) * L + l], acc5_v[l]);
+        acc9_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 5) * L + l], v17[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 10) * L + l], v19[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 10) * L + l], v14[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 10) * L + l], v15[(i0 * 5 + i1) * L + l], acc6_v[l]);
+        acc10_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 10) * L + l], v17[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 15) * L + l], v19[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 15) * L + l], v14[(i0 * 5 + i1) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 15) * L + l], v15[(i0 * 5 + i1) * L + l], acc7_v[l]);
+        acc11_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 15) * L + l], v17[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-      v20[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-      v20[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-      v20[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+      v18[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+      v18[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+      v18[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+      v18[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+      v19[(i0 * 5) * L + l] = acc4_v[l] * (T(h) * 0.33333334f);
+      v19[(i0 * 5 + 1) * L + l] = acc5_v[l] * (T(h) * 0.33333334f);
+      v19[(i0 * 5 + 2) * L + l] = acc6_v[l] * (T(h) * 0.33333334f);
+      v19[(i0 * 5 + 3) * L + l] = acc7_v[l] * (T(h) * 0.33333334f);
+      v20[(i0 * 5) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
+      v20[(i0 * 5 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
+      v20[(i0 * 5 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
+      v20[(i0 * 5 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
       acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 20) * L + l], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 20) * L + l], v14[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 20) * L + l], v15[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 20) * L + l], v17[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+      v18[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+      v19[(i0 * 5 + 4) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
+      v20[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
     }
   }
-  // %993 = contract f64[32] -> v14
+  // %1221 = sub f64[32,5] -> v14
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 5 + i1) * L + l] =
+            v19[(i0 * 5 + i1) * L + l] - (v18[(i0 * 5 + i1) * L + l] * (v11[i0 * L + l] * T(h)));
+      }
+    }
+  }
+  // %1040 = contract f64[32] -> v12
+  // %1031 = contract f64[32] -> v21
+  // %754 = contract f64[32] -> v22
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v4[(i0 * 20 + i1) * L + l], v15[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v4[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(v4[(i0 * 20 + i1) * L + l], v15[(i0 * 20 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] =
+            std::fma(v4[(i0 * 20 + i1 + 5) * L + l], v15[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v4[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+        acc9_v[l] =
+            std::fma(v4[(i0 * 20 + i1 + 5) * L + l], v15[(i0 * 20 + i1 + 5) * L + l], acc9_v[l]);
+        acc2_v[l] =
+            std::fma(v4[(i0 * 20 + i1 + 10) * L + l], v15[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v4[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+        acc10_v[l] =
+            std::fma(v4[(i0 * 20 + i1 + 10) * L + l], v15[(i0 * 20 + i1 + 10) * L + l], acc10_v[l]);
+        acc3_v[l] =
+            std::fma(v4[(i0 * 20 + i1 + 15) * L + l], v15[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v4[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+        acc11_v[l] =
+            std::fma(v4[(i0 * 20 + i1 + 15) * L + l], v15[(i0 * 20 + i1 + 15) * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.5f);
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.5f);
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.5f);
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.5f);
+      v21[(i0 * 4) * L + l] = acc4_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v22[(i0 * 4) * L + l] = acc8_v[l];
+      v22[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v22[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v22[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %1225 = sub f64[32,5] -> v23
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v23[(i0 * 5 + i1) * L + l] =
+            v19[(i0 * 5 + i1) * L + l] - (v14[(i0 * 5 + i1) * L + l] * v12[i0 * L + l]);
+      }
+    }
+  }
+  // %993 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4572,30 +4336,30 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 20 + i1) * L + l], v8[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v4[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v19[(i0 * 20 + i1 + 5) * L + l], v8[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v4[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v19[(i0 * 20 + i1 + 10) * L + l], v8[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v4[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v19[(i0 * 20 + i1 + 15) * L + l], v8[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v4[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.5f);
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.5f);
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.5f);
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.5f);
+      v12[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.5f);
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.5f);
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.5f);
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.5f);
     }
   }
-  // %1229 = sub f64[32,5] -> v21
+  // %1229 = sub f64[32,5] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 5 + i1) * L + l] =
-            v20[(i0 * 5 + i1) * L + l] - (v15[(i0 * 5 + i1) * L + l] * v14[i0 * L + l]);
+        v19[(i0 * 5 + i1) * L + l] =
+            v20[(i0 * 5 + i1) * L + l] - (v23[(i0 * 5 + i1) * L + l] * v12[i0 * L + l]);
       }
     }
   }
@@ -4607,15 +4371,17 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
         for (int64_t l = 0; l < L; ++l) {
           z0_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] +=
               (((z1_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] -
-                 (v7[(i0 * 5 + i1) * L + l] * v1[(i0 * 5 + i2) * L + l])) -
-                (v8[(i0 * 5 + i2) * L + l] * v13[(i0 * 5 + i1) * L + l])) -
-               (v8[(i0 * 5 + i2) * L + l] * v15[(i0 * 5 + i1) * L + l])) -
-              (v16[(i0 * 5 + i2) * L + l] * v21[(i0 * 5 + i1) * L + l]);
+                 (v18[(i0 * 5 + i1) * L + l] * v7[(i0 * 5 + i2) * L + l])) -
+                (v4[(i0 * 5 + i2) * L + l] * v14[(i0 * 5 + i1) * L + l])) -
+               (v4[(i0 * 5 + i2) * L + l] * v23[(i0 * 5 + i1) * L + l])) -
+              (v5[(i0 * 5 + i2) * L + l] * v19[(i0 * 5 + i1) * L + l]);
         }
       }
     }
   }
-  // %488 = contract f64[32,5] -> v20
+  // %745 = contract f64[32,5] -> v20
+  // %470 = contract f64[32,5] -> v24
+  // %766 = contract f64[32,5] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4623,14 +4389,39 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 175 + i1], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v4[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v5[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v7[(i0 * 5 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v4[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v5[(i0 * 5 + i1) * L + l], acc5_v[l]);
+        acc9_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v7[(i0 * 5 + i1) * L + l], acc9_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v4[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v5[(i0 * 5 + i1) * L + l], acc6_v[l]);
+        acc10_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v7[(i0 * 5 + i1) * L + l], acc10_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v4[(i0 * 5 + i1) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v5[(i0 * 5 + i1) * L + l], acc7_v[l]);
+        acc11_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v7[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -4639,84 +4430,39 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       v20[(i0 * 5 + 1) * L + l] = acc1_v[l];
       v20[(i0 * 5 + 2) * L + l] = acc2_v[l];
       v20[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 5) * L + l] = acc4_v[l];
+      v24[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v24[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v24[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v25[(i0 * 5) * L + l] = acc8_v[l];
+      v25[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v25[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v25[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v9[i1 * L + l], acc0_v[l]);
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v4[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v5[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v7[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v20[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v24[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v25[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %489 = tanh f64[32,5] -> v22
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = vm::tanh(v20[i0 * L + l]);
-    }
-  }
-  // %1243 = mul f64[32,5] -> v20
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = (1.0f - square(v22[i0 * L + l])) * (v15[i0 * L + l] + v13[i0 * L + l]);
-    }
-  }
-  // %1244 = contract f64[35] -> v23
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v20[(i1 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v20[(i1 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v20[(i1 * 5 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v20[(i1 * 5 + i2) * L + l], acc3_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 32; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v20[(i1 * 5 + i2) * L + l], acc0_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %745 = contract f64[32,5] -> v24
+  // %488 = contract f64[32,5] -> v26
+  // %465 = contract f64[32,5] -> v27
+  // %513 = contract f64[32,5] -> v28
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4724,692 +4470,30 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v8[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v8[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v8[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 5) * L + l] = acc0_v[l];
-      v24[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %465 = contract f64[32,5] -> v25
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 175 + i1], v17[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v17[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v17[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v17[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 5) * L + l] = acc0_v[l];
-      v25[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v17[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %466 = tanh f64[32,5] -> v26
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = vm::tanh(v25[i0 * L + l]);
-    }
-  }
-  // %470 = contract f64[32,5] -> v25
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v16[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v16[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v16[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 5) * L + l] = acc0_v[l];
-      v25[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %471 = sub f64[32,5] -> v27
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = v26[i0 * L + l] - v25[i0 * L + l];
-    }
-  }
-  // %1031 = contract f64[32] -> v14
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 20 + i1) * L + l], v19[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 5) * L + l], v19[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 10) * L + l], v19[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 15) * L + l], v19[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1245 = sub f64[32,5] -> v25
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 5 + i1) * L + l] =
-            v22[(i0 * 5 + i1) * L + l] -
-            (v24[(i0 * 5 + i1) * L + l] +
-             (v27[(i0 * 5 + i1) * L + l] * (v14[i0 * L + l] * (T(h) * 0.5f))));
-      }
-    }
-  }
-  // %1246 = contract f64[32,5] -> v28
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v25[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v25[(i0 * 5 + i1) * L + l],
-                             acc1_v[l]);
-        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v25[(i0 * 5 + i1) * L + l],
-                             acc2_v[l]);
-        acc3_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v25[(i0 * 5 + i1) * L + l],
-                             acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-      v28[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-      v28[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
-      v28[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v25[(i0 * 5 + i1) * L + l],
-                             acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-    }
-  }
-  // %1247 = contract f64[32] -> v14
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v25[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %754 = contract f64[32] -> v29
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 20 + i1) * L + l], v11[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 5) * L + l], v11[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 10) * L + l], v11[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 15) * L + l], v11[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[(i0 * 4) * L + l] = acc0_v[l];
-      v29[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v29[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v29[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1252 = sub f64[32,5] -> v30
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 5 + i1) * L + l] =
-            v22[(i0 * 5 + i1) * L + l] -
-            ((v25[(i0 * 5 + i1) * L + l] * (v29[i0 * L + l] * (T(h) * 0.5f))) +
-             v24[(i0 * 5 + i1) * L + l]);
-      }
-    }
-  }
-  // %1253 = contract f64[32,5] -> v22
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v30[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v30[(i0 * 5 + i1) * L + l],
-                             acc1_v[l]);
-        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v30[(i0 * 5 + i1) * L + l],
-                             acc2_v[l]);
-        acc3_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v30[(i0 * 5 + i1) * L + l],
-                             acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-      v22[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-      v22[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
-      v22[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v30[(i0 * 5 + i1) * L + l],
-                             acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-    }
-  }
-  // %1254 = contract f64[32] -> v29
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 20 + i1) * L + l], v30[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 5) * L + l], v30[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 10) * L + l], v30[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 15) * L + l], v30[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[(i0 * 4) * L + l] = acc0_v[l];
-      v29[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v29[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v29[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1258 = add f64[32,5] -> v24
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 5 + i1) * L + l] =
-            (v28[(i0 * 5 + i1) * L + l] -
-             ((v8[(i0 * 5 + i1) * L + l] * (T(h) * 0.5f)) * v14[i0 * L + l])) +
-            (v22[(i0 * 5 + i1) * L + l] - (v1[(i0 * 5 + i1) * L + l] * (v29[i0 * L + l] * T(h))));
-      }
-    }
-  }
-  // %1259 = contract f64[32] -> v22
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 20 + i1) * L + l], v24[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 5) * L + l], v24[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 10) * L + l], v24[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 15) * L + l], v24[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1260 = mul f64[32] -> v25
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v22[i0 * L + l] * (v10[i0 * L + l] * (1.0f - v10[i0 * L + l]));
-    }
-  }
-  // %1261 = contract f64[35] -> v22
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v25[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v25[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v25[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v25[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 32; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v25[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %1262 = add f64[35] -> v28
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = v23[i0 * L + l] + v22[i0 * L + l];
-    }
-  }
-  // %1232 = mul f64[32,5] -> v22
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = (1.0f - square(v26[i0 * L + l])) * v21[i0 * L + l];
-    }
-  }
-  // %1233 = contract f64[35] -> v23
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v22[(i1 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v22[(i1 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v22[(i1 * 5 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v22[(i1 * 5 + i2) * L + l], acc3_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 32; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v22[(i1 * 5 + i2) * L + l], acc0_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %1011 = contract f64[32,5] -> v26
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v27[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v27[(i0 * 5 + i1) * L + l],
-                             acc1_v[l]);
-        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v27[(i0 * 5 + i1) * L + l],
-                             acc2_v[l]);
-        acc3_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v27[(i0 * 5 + i1) * L + l],
-                             acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-      v26[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-      v26[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-      v26[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v27[(i0 * 5 + i1) * L + l],
-                             acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-    }
-  }
-  // %1234 = contract f64[32] -> v31
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v27[(i0 * 20 + i1) * L + l], v15[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v27[(i0 * 20 + i1 + 5) * L + l], v15[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v27[(i0 * 20 + i1 + 10) * L + l], v15[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v27[(i0 * 20 + i1 + 15) * L + l], v15[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v31[(i0 * 4) * L + l] = acc0_v[l];
-      v31[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v31[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v31[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1236 = sub f64[32,5] -> v27
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 5 + i1) * L + l] =
-            v26[(i0 * 5 + i1) * L + l] -
-            ((v8[(i0 * 5 + i1) * L + l] * (T(h) * 0.5f)) * v31[i0 * L + l]);
-      }
-    }
-  }
-  // %1237 = contract f64[32] -> v26
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v27[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v27[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v27[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v27[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1238 = mul f64[32] -> v32
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] = (v18[i0 * L + l] * (1.0f - v18[i0 * L + l])) * v26[i0 * L + l];
-    }
-  }
-  // %1239 = contract f64[35] -> v26
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v32[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v32[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v32[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v32[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 32; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v32[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %1240 = add f64[35] -> v33
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = v23[i0 * L + l] + v26[i0 * L + l];
-    }
-  }
-  // %513 = contract f64[32,5] -> v26
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wv[i0 * 175 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 175 + i1], v9[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wv[i0 * 175 + i1], v1[i1 * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v3[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v9[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v1[i1 * L + l], acc9_v[l]);
         acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v3[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v9[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v1[i1 * L + l], acc10_v[l]);
         acc3_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v3[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v9[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v1[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5418,34 +4502,74 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       v26[(i0 * 5 + 1) * L + l] = acc1_v[l];
       v26[(i0 * 5 + 2) * L + l] = acc2_v[l];
       v26[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 5) * L + l] = acc4_v[l];
+      v27[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v27[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v27[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v28[(i0 * 5) * L + l] = acc8_v[l];
+      v28[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v28[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v28[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v1[i1 * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v26[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v27[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v28[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %514 = tanh f64[32,5] -> v34
+  // %489 = tanh f64[32,5] -> v29
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = vm::tanh(v26[i0 * L + l]);
+      v29[i0 * L + l] = vm::tanh(v26[i0 * L + l]);
     }
   }
-  // %1272 = mul f64[32,5] -> v26
+  // %1243 = mul f64[32,5] -> v26
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = v7[i0 * L + l] * (1.0f - square(v34[i0 * L + l]));
+      v26[i0 * L + l] = (1.0f - square(v29[i0 * L + l])) * (v23[i0 * L + l] + v14[i0 * L + l]);
     }
   }
-  // %1273 = contract f64[35] -> v23
+  // %466 = tanh f64[32,5] -> v30
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[i0 * L + l] = vm::tanh(v27[i0 * L + l]);
+    }
+  }
+  // %471 = sub f64[32,5] -> v27
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v27[i0 * L + l] = v30[i0 * L + l] - v24[i0 * L + l];
+    }
+  }
+  // %1245 = sub f64[32,5] -> v24
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v24[(i0 * 5 + i1) * L + l] =
+            v29[(i0 * 5 + i1) * L + l] -
+            (v20[(i0 * 5 + i1) * L + l] +
+             (v27[(i0 * 5 + i1) * L + l] * (v21[i0 * L + l] * (T(h) * 0.5f))));
+      }
+    }
+  }
+  // %1247 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5453,6 +4577,243 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v24[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v24[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v24[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v24[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1252 = sub f64[32,5] -> v31
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v31[(i0 * 5 + i1) * L + l] =
+            v29[(i0 * 5 + i1) * L + l] -
+            ((v24[(i0 * 5 + i1) * L + l] * (v22[i0 * L + l] * (T(h) * 0.5f))) +
+             v20[(i0 * 5 + i1) * L + l]);
+      }
+    }
+  }
+  // %1246 = contract f64[32,5] -> v20
+  // %1253 = contract f64[32,5] -> v29
+  // %1011 = contract f64[32,5] -> v32
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v24[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v31[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v27[(i0 * 5 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v24[(i0 * 5 + i1) * L + l],
+                             acc1_v[l]);
+        acc5_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v31[(i0 * 5 + i1) * L + l],
+                             acc5_v[l]);
+        acc9_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v27[(i0 * 5 + i1) * L + l],
+                             acc9_v[l]);
+        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v24[(i0 * 5 + i1) * L + l],
+                             acc2_v[l]);
+        acc6_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v31[(i0 * 5 + i1) * L + l],
+                             acc6_v[l]);
+        acc10_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v27[(i0 * 5 + i1) * L + l],
+                              acc10_v[l]);
+        acc3_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v24[(i0 * 5 + i1) * L + l],
+                             acc3_v[l]);
+        acc7_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v31[(i0 * 5 + i1) * L + l],
+                             acc7_v[l]);
+        acc11_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v27[(i0 * 5 + i1) * L + l],
+                              acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
+      v20[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
+      v20[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
+      v20[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
+      v29[(i0 * 5) * L + l] = acc4_v[l] * (T(h) * 0.33333334f);
+      v29[(i0 * 5 + 1) * L + l] = acc5_v[l] * (T(h) * 0.33333334f);
+      v29[(i0 * 5 + 2) * L + l] = acc6_v[l] * (T(h) * 0.33333334f);
+      v29[(i0 * 5 + 3) * L + l] = acc7_v[l] * (T(h) * 0.33333334f);
+      v32[(i0 * 5) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
+      v32[(i0 * 5 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
+      v32[(i0 * 5 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
+      v32[(i0 * 5 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v24[(i0 * 5 + i1) * L + l],
+                             acc0_v[l]);
+        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v31[(i0 * 5 + i1) * L + l],
+                             acc1_v[l]);
+        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v27[(i0 * 5 + i1) * L + l],
+                             acc2_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
+      v29[(i0 * 5 + 4) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
+      v32[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+    }
+  }
+  // %1254 = contract f64[32] -> v21
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l], v31[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v18[(i0 * 20 + i1 + 5) * L + l], v31[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v18[(i0 * 20 + i1 + 10) * L + l], v31[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v18[(i0 * 20 + i1 + 15) * L + l], v31[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1258 = add f64[32,5] -> v24
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v24[(i0 * 5 + i1) * L + l] =
+            (v20[(i0 * 5 + i1) * L + l] -
+             ((v4[(i0 * 5 + i1) * L + l] * (T(h) * 0.5f)) * v12[i0 * L + l])) +
+            (v29[(i0 * 5 + i1) * L + l] - (v7[(i0 * 5 + i1) * L + l] * (v21[i0 * L + l] * T(h))));
+      }
+    }
+  }
+  // %1232 = mul f64[32,5] -> v20
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = (1.0f - square(v30[i0 * L + l])) * v19[i0 * L + l];
+    }
+  }
+  // %1234 = contract f64[32] -> v22
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v27[(i0 * 20 + i1) * L + l], v23[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v27[(i0 * 20 + i1 + 5) * L + l], v23[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v27[(i0 * 20 + i1 + 10) * L + l], v23[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v27[(i0 * 20 + i1 + 15) * L + l], v23[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[(i0 * 4) * L + l] = acc0_v[l];
+      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1236 = sub f64[32,5] -> v27
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v27[(i0 * 5 + i1) * L + l] =
+            v32[(i0 * 5 + i1) * L + l] -
+            ((v4[(i0 * 5 + i1) * L + l] * (T(h) * 0.5f)) * v22[i0 * L + l]);
+      }
+    }
+  }
+  // %514 = tanh f64[32,5] -> v29
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v29[i0 * L + l] = vm::tanh(v28[i0 * L + l]);
+    }
+  }
+  // %1272 = mul f64[32,5] -> v28
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[i0 * L + l] = v18[i0 * L + l] * (1.0f - square(v29[i0 * L + l]));
+    }
+  }
+  // %1244 = contract f64[35] -> v30
+  // %1233 = contract f64[35] -> v32
+  // %1273 = contract f64[35] -> v33
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -5460,94 +4821,83 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
               std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v26[(i1 * 5 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v20[(i1 * 5 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v28[(i1 * 5 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
               std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v26[(i1 * 5 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v20[(i1 * 5 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v28[(i1 * 5 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
               std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v26[(i1 * 5 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v20[(i1 * 5 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v28[(i1 * 5 + i2) * L + l], acc10_v[l]);
           acc3_v[l] =
               std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v26[(i1 * 5 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v20[(i1 * 5 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v28[(i1 * 5 + i2) * L + l], acc11_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 4) * L + l] = acc0_v[l];
+      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v32[(i0 * 4) * L + l] = acc4_v[l];
+      v32[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v32[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v32[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v33[(i0 * 4) * L + l] = acc8_v[l];
+      v33[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v33[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v33[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   for (int64_t i0 = 32; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v26[(i1 * 5 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v20[(i1 * 5 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v28[(i1 * 5 + i2) * L + l], acc2_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = acc0_v[l];
+      v30[i0 * L + l] = acc0_v[l];
+      v32[i0 * L + l] = acc1_v[l];
+      v33[i0 * L + l] = acc2_v[l];
     }
   }
-  // %766 = contract f64[32,5] -> v35
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v1[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v1[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v1[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v1[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 5) * L + l] = acc0_v[l];
-      v35[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v35[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v35[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v1[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1267 = sub f64[32,5] -> v36
+  // %1267 = sub f64[32,5] -> v34
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v36[(i0 * 5 + i1) * L + l] =
-            v34[(i0 * 5 + i1) * L + l] -
-            ((v30[(i0 * 5 + i1) * L + l] * (v4[i0 * L + l] * T(h))) + v35[(i0 * 5 + i1) * L + l]);
+        v34[(i0 * 5 + i1) * L + l] =
+            v29[(i0 * 5 + i1) * L + l] -
+            ((v31[(i0 * 5 + i1) * L + l] * (v11[i0 * L + l] * T(h))) + v25[(i0 * 5 + i1) * L + l]);
       }
     }
   }
-  // %1268 = contract f64[32,5] -> v30
+  // %1268 = contract f64[32,5] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5560,36 +4910,36 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v36[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v36[(i0 * 5 + i1) * L + l],
+            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v34[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v34[(i0 * 5 + i1) * L + l],
                              acc1_v[l]);
-        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v36[(i0 * 5 + i1) * L + l],
+        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v34[(i0 * 5 + i1) * L + l],
                              acc2_v[l]);
-        acc3_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v36[(i0 * 5 + i1) * L + l],
+        acc3_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v34[(i0 * 5 + i1) * L + l],
                              acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-      v30[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-      v30[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-      v30[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+      v25[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+      v25[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+      v25[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+      v25[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v36[(i0 * 5 + i1) * L + l],
+        acc0_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v34[(i0 * 5 + i1) * L + l],
                              acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+      v25[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
     }
   }
-  // %1269 = contract f64[32] -> v4
+  // %1269 = contract f64[32] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5601,31 +4951,198 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v30[(i0 * 20 + i1) * L + l], v1[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v25[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v30[(i0 * 20 + i1 + 5) * L + l], v1[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v25[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v30[(i0 * 20 + i1 + 10) * L + l], v1[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v25[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v30[(i0 * 20 + i1 + 15) * L + l], v1[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v25[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1270 = mul f64[32] -> v34
+  // %1270 = mul f64[32] -> v29
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = v4[i0 * L + l] * (v5[i0 * L + l] * (1.0f - v5[i0 * L + l]));
+      v29[i0 * L + l] = v11[i0 * L + l] * (v13[i0 * L + l] * (1.0f - v13[i0 * L + l]));
     }
   }
-  // %1271 = contract f64[35] -> v35
+  // %1285 = contract f64[32,5] -> v31
+  // %1293 = contract f64[32,5] -> v34
+  // %1305 = contract f64[32,5] -> v35
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v18[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v14[(i0 * 5 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v19[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v18[(i0 * 5 + i1) * L + l], acc5_v[l]);
+        acc9_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v14[(i0 * 5 + i1) * L + l], acc9_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v19[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v18[(i0 * 5 + i1) * L + l], acc6_v[l]);
+        acc10_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v14[(i0 * 5 + i1) * L + l], acc10_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v19[(i0 * 5 + i1) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v18[(i0 * 5 + i1) * L + l], acc7_v[l]);
+        acc11_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v14[(i0 * 5 + i1) * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v31[(i0 * 5) * L + l] = acc0_v[l];
+      v31[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v31[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v31[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 5) * L + l] = acc4_v[l];
+      v34[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v34[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v34[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v35[(i0 * 5) * L + l] = acc8_v[l];
+      v35[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v35[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v35[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v18[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v14[(i0 * 5 + i1) * L + l], acc2_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v31[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v34[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v35[(i0 * 5 + 4) * L + l] = acc2_v[l];
+    }
+  }
+  // %1286 = sub f64[32,5] -> v14
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 5 + i1) * L + l] =
+            (v27[(i0 * 5 + i1) * L + l] * v16[i0 * L + l]) - v31[(i0 * 5 + i1) * L + l];
+      }
+    }
+  }
+  // %1237 = contract f64[32] -> v11
+  // %1287 = contract f64[32] -> v18
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v5[(i0 * 20 + i1) * L + l], v27[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v5[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc1_v[l] =
+            std::fma(v5[(i0 * 20 + i1 + 5) * L + l], v27[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v5[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+        acc2_v[l] =
+            std::fma(v5[(i0 * 20 + i1 + 10) * L + l], v27[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v5[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+        acc3_v[l] =
+            std::fma(v5[(i0 * 20 + i1 + 15) * L + l], v27[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v5[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 4) * L + l] = acc4_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc7_v[l];
+    }
+  }
+  // %1238 = mul f64[32] -> v19
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[i0 * L + l] = (v16[i0 * L + l] * (1.0f - v16[i0 * L + l])) * v11[i0 * L + l];
+    }
+  }
+  // %1290 = mul f64[32,5] -> v27
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v27[(i0 * 5 + i1) * L + l] =
+            v5[(i0 * 5 + i1) * L + l] * (v14[(i0 * 5 + i1) * L + l] - v18[i0 * L + l]);
+      }
+    }
+  }
+  // %1296 = sub f64[32,5] -> v5
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5[(i0 * 5 + i1) * L + l] =
+            (v25[(i0 * 5 + i1) * L + l] * v13[i0 * L + l]) -
+            (v34[(i0 * 5 + i1) * L + l] + (v15[(i0 * 5 + i1) * L + l] * (v21[i0 * L + l] * T(h))));
+      }
+    }
+  }
+  // %1297 = contract f64[32] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5634,44 +5151,237 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v34[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v34[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v34[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v34[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(v5[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v5[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v5[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v5[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 4) * L + l] = acc0_v[l];
-      v35[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v35[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1300 = mul f64[32,5] -> v14
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 5 + i1) * L + l] =
+            (v5[(i0 * 5 + i1) * L + l] - v11[i0 * L + l]) * v7[(i0 * 5 + i1) * L + l];
+      }
+    }
+  }
+  // %1308 = contract f64[32,5] -> v5
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v23[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v23[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v23[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v23[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 5) * L + l] = acc0_v[l];
+      v5[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v23[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %1312 = sub f64[32,5] -> v7
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 5 + i1) * L + l] =
+            ((v24[(i0 * 5 + i1) * L + l] * v10[i0 * L + l]) -
+             (v35[(i0 * 5 + i1) * L + l] +
+              (v15[(i0 * 5 + i1) * L + l] * (v12[i0 * L + l] * (T(h) * 0.5f))))) -
+            ((v17[(i0 * 5 + i1) * L + l] * (v22[i0 * L + l] * (T(h) * 0.5f))) +
+             v5[(i0 * 5 + i1) * L + l]);
+      }
+    }
+  }
+  // %1259 = contract f64[32] -> v11
+  // %1313 = contract f64[32] -> v12
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v4[(i0 * 20 + i1) * L + l], v24[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v4[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc1_v[l] =
+            std::fma(v4[(i0 * 20 + i1 + 5) * L + l], v24[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v4[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+        acc2_v[l] =
+            std::fma(v4[(i0 * 20 + i1 + 10) * L + l], v24[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v4[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+        acc3_v[l] =
+            std::fma(v4[(i0 * 20 + i1 + 15) * L + l], v24[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v4[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc4_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc7_v[l];
+    }
+  }
+  // %1260 = mul f64[32] -> v13
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = v11[i0 * L + l] * (v10[i0 * L + l] * (1.0f - v10[i0 * L + l]));
+    }
+  }
+  // %1261 = contract f64[35] -> v5
+  // %1239 = contract f64[35] -> v15
+  // %1271 = contract f64[35] -> v17
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v13[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v19[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v29[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v13[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v19[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v29[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v13[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v19[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v29[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v13[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v19[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v29[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc4_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v17[(i0 * 4) * L + l] = acc8_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   for (int64_t i0 = 32; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v34[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 + i1 * 35], v19[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 + i1 * 35], v29[i1 * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v35[i0 * L + l] = acc0_v[l];
+      v5[i0 * L + l] = acc0_v[l];
+      v15[i0 * L + l] = acc1_v[l];
+      v17[i0 * L + l] = acc2_v[l];
     }
   }
-  // %1274 = add f64[35] -> v36
+  // %1262 = add f64[35] -> v18
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v36[i0 * L + l] = v23[i0 * L + l] + v35[i0 * L + l];
+      v18[i0 * L + l] = v30[i0 * L + l] + v5[i0 * L + l];
+    }
+  }
+  // %1240 = add f64[35] -> v5
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = v32[i0 * L + l] + v15[i0 * L + l];
+    }
+  }
+  // %1274 = add f64[35] -> v15
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = v33[i0 * L + l] + v17[i0 * L + l];
     }
   }
   // %1276 = add f64[35] -> d.ln.gain
@@ -5680,8 +5390,8 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((v28[i0 * L + l] * v6[i0 * L + l]) + (v33[i0 * L + l] * v12[i0 * L + l])) +
-                 (v0[i0 * L + l] * v36[i0 * L + l]);
+        sum[l] = ((v18[i0 * L + l] * v2[i0 * L + l]) + (v5[i0 * L + l] * v6[i0 * L + l])) +
+                 (v0[i0 * L + l] * v15[i0 * L + l]);
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
@@ -5692,7 +5402,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v28[i0 * L + l] + v33[i0 * L + l]) + v36[i0 * L + l];
+        sum[l] = (v18[i0 * L + l] + v5[i0 * L + l]) + v15[i0 * L + l];
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
@@ -5704,330 +5414,20 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v17[i1 * L + l] * v32[i0 * L + l]) +
-                   ((v9[i1 * L + l] * v25[i0 * L + l]) + (v3[i1 * L + l] * v34[i0 * L + l]));
+          sum[l] = (v9[i1 * L + l] * v19[i0 * L + l]) +
+                   ((v3[i1 * L + l] * v13[i0 * L + l]) + (v1[i1 * L + l] * v29[i0 * L + l]));
         }
         theta_bar_Wb[i0 * 35 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1285 = contract f64[32,5] -> v25
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v21[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v21[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v21[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v21[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 5) * L + l] = acc0_v[l];
-      v25[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v21[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1286 = sub f64[32,5] -> v21
+  // %1316 = mul f64[32,5] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 5 + i1) * L + l] =
-            (v27[(i0 * 5 + i1) * L + l] * v18[i0 * L + l]) - v25[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %1287 = contract f64[32] -> v4
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v21[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v21[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v21[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v21[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1290 = mul f64[32,5] -> v25
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 5 + i1) * L + l] =
-            v16[(i0 * 5 + i1) * L + l] * (v21[(i0 * 5 + i1) * L + l] - v4[i0 * L + l]);
-      }
-    }
-  }
-  // %1293 = contract f64[32,5] -> v16
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v7[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v7[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v7[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v7[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 5) * L + l] = acc0_v[l];
-      v16[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v7[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1296 = sub f64[32,5] -> v7
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 5 + i1) * L + l] =
-            (v30[(i0 * 5 + i1) * L + l] * v5[i0 * L + l]) -
-            (v16[(i0 * 5 + i1) * L + l] + (v11[(i0 * 5 + i1) * L + l] * (v29[i0 * L + l] * T(h))));
-      }
-    }
-  }
-  // %1297 = contract f64[32] -> v4
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 20 + i1) * L + l], v1[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 5) * L + l], v1[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 10) * L + l], v1[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 15) * L + l], v1[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1300 = mul f64[32,5] -> v16
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 5 + i1) * L + l] =
-            (v7[(i0 * 5 + i1) * L + l] - v4[i0 * L + l]) * v1[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %1305 = contract f64[32,5] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v13[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v13[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v13[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v13[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 5) * L + l] = acc0_v[l];
-      v1[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v13[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1308 = contract f64[32,5] -> v7
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v15[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v15[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v15[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v15[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5) * L + l] = acc0_v[l];
-      v7[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v15[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1312 = sub f64[32,5] -> v13
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 5 + i1) * L + l] =
-            ((v24[(i0 * 5 + i1) * L + l] * v10[i0 * L + l]) -
-             (v1[(i0 * 5 + i1) * L + l] +
-              (v11[(i0 * 5 + i1) * L + l] * (v14[i0 * L + l] * (T(h) * 0.5f))))) -
-            ((v19[(i0 * 5 + i1) * L + l] * (v31[i0 * L + l] * (T(h) * 0.5f))) +
-             v7[(i0 * 5 + i1) * L + l]);
-      }
-    }
-  }
-  // %1313 = contract f64[32] -> v4
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1316 = mul f64[32,5] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 5 + i1) * L + l] =
-            (v13[(i0 * 5 + i1) * L + l] - v4[i0 * L + l]) * v8[(i0 * 5 + i1) * L + l];
+        v17[(i0 * 5 + i1) * L + l] =
+            (v7[(i0 * 5 + i1) * L + l] - v12[i0 * L + l]) * v4[(i0 * 5 + i1) * L + l];
       }
     }
   }
@@ -6039,9 +5439,9 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (u_stages[(i2 + 35) * L + l] * v25[(i0 * 5 + i1) * L + l]) +
-                     ((v16[(i0 * 5 + i1) * L + l] * u_stages[(i2 + 245) * L + l]) +
-                      (u_stages[(i2 + 105) * L + l] * v1[(i0 * 5 + i1) * L + l]));
+            sum[l] = (u_stages[(i2 + 35) * L + l] * v27[(i0 * 5 + i1) * L + l]) +
+                     ((v14[(i0 * 5 + i1) * L + l] * u_stages[(i2 + 245) * L + l]) +
+                      (u_stages[(i2 + 105) * L + l] * v17[(i0 * 5 + i1) * L + l]));
           }
           theta_bar_Wk[i0 * 175 + i1 * 35 + i2] += lane_sum<L>(sum);
         }
@@ -6056,9 +5456,9 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v26[(i0 * 5 + i1) * L + l] * v3[i2 * L + l]) +
-                     ((v9[i2 * L + l] * v20[(i0 * 5 + i1) * L + l]) +
-                      (v17[i2 * L + l] * v22[(i0 * 5 + i1) * L + l]));
+            sum[l] = (v28[(i0 * 5 + i1) * L + l] * v1[i2 * L + l]) +
+                     ((v3[i2 * L + l] * v26[(i0 * 5 + i1) * L + l]) +
+                      (v9[i2 * L + l] * v20[(i0 * 5 + i1) * L + l]));
           }
           theta_bar_Wv[i0 * 175 + i1 * 35 + i2] += lane_sum<L>(sum);
         }
@@ -6066,7 +5466,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     }
   }
   if (u_stages_bar) {
-    // %634 = reduce_sum f64[] -> v2
+    // %634 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6079,9 +5479,9 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[l] = acc_v[l];
+      v8[l] = acc_v[l];
     }
-    // %639 = reduce_sum f64[] -> v4
+    // %639 = reduce_sum f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6089,26 +5489,26 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - (v2[l] * 0.028571429f));
+        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - (v8[l] * 0.028571429f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v10[l] = acc_v[l];
     }
-    // %643 = reciprocal f64[] -> v2
+    // %643 = reciprocal f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[l] = T(1) / std::sqrt((v4[l] * 0.028571429f) + 1e-05f);
+      v8[l] = T(1) / std::sqrt((v10[l] * 0.028571429f) + 1e-05f);
     }
-    // %1325 = mul f64[35] -> v3
+    // %1325 = mul f64[35] -> v1
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[i0 * L + l] = v33[i0 * L + l] * ln_gain[i0];
+        v1[i0 * L + l] = v5[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1326 = reduce_sum f64[] -> v4
+    // %1326 = reduce_sum f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6116,14 +5516,14 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v3[i0 * L + l];
+        acc_v[l] = acc_v[l] + v1[i0 * L + l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v10[l] = acc_v[l];
     }
-    // %1330 = contract f64[] -> v5
+    // %1330 = contract f64[] -> v11
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6131,19 +5531,19 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[i0 * L + l], v12[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v1[i0 * L + l], v6[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[l] = acc0_v[l];
+      v11[l] = acc0_v[l];
     }
     // %1335 = mul f64[35] -> d.x@0
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[i0 * L + l] += v2[l] * ((v3[i0 * L + l] - (v4[l] * 0.028571429f)) -
-                                             (v12[i0 * L + l] * (v5[l] * 0.028571429f)));
+        u_stages_bar[i0 * L + l] += v8[l] * ((v1[i0 * L + l] - (v10[l] * 0.028571429f)) -
+                                             (v6[i0 * L + l] * (v11[l] * 0.028571429f)));
       }
     }
     // %1336 = contract f64[35] -> d.dx@0
@@ -6160,12 +5560,12 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35], v25[(i1 * 5 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 1], v25[(i1 * 5 + i2) * L + l],
+                std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35], v27[(i1 * 5 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 1], v27[(i1 * 5 + i2) * L + l],
                                  acc1_v[l]);
-            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 2], v25[(i1 * 5 + i2) * L + l],
+            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 2], v27[(i1 * 5 + i2) * L + l],
                                  acc2_v[l]);
-            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 3], v25[(i1 * 5 + i2) * L + l],
+            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 3], v27[(i1 * 5 + i2) * L + l],
                                  acc3_v[l]);
           }
         }
@@ -6188,7 +5588,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 + i1 * 175 + i2 * 35], v25[(i1 * 5 + i2) * L + l], acc0_v[l]);
+                std::fma(Wk[i0 + i1 * 175 + i2 * 35], v27[(i1 * 5 + i2) * L + l], acc0_v[l]);
           }
         }
       }
@@ -6197,14 +5597,14 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
         u_stages_bar[(i0 + 35) * L + l] += acc0_v[l];
       }
     }
-    // %1337 = mul f64[35] -> v3
+    // %1337 = mul f64[35] -> v1
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[i0 * L + l] = v28[i0 * L + l] * ln_gain[i0];
+        v1[i0 * L + l] = v18[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1338 = reduce_sum f64[] -> v2
+    // %1338 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6212,14 +5612,14 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v3[i0 * L + l];
+        acc_v[l] = acc_v[l] + v1[i0 * L + l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[l] = acc_v[l];
+      v8[l] = acc_v[l];
     }
-    // %1342 = contract f64[] -> v4
+    // %1342 = contract f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6227,14 +5627,14 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[i0 * L + l], v3[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v2[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc0_v[l];
+      v10[l] = acc0_v[l];
     }
-    // %668 = reduce_sum f64[] -> v5
+    // %668 = reduce_sum f64[] -> v11
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6247,9 +5647,9 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[l] = acc_v[l];
+      v11[l] = acc_v[l];
     }
-    // %673 = reduce_sum f64[] -> v10
+    // %673 = reduce_sum f64[] -> v12
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6257,25 +5657,25 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 70) * L + l] - (v5[l] * 0.028571429f));
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 70) * L + l] - (v11[l] * 0.028571429f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[l] = acc_v[l];
+      v12[l] = acc_v[l];
     }
-    // %677 = reciprocal f64[] -> v5
+    // %677 = reciprocal f64[] -> v11
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[l] = T(1) / std::sqrt((v10[l] * 0.028571429f) + 1e-05f);
+      v11[l] = T(1) / std::sqrt((v12[l] * 0.028571429f) + 1e-05f);
     }
     // %1347 = mul f64[35] -> d.x@1
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 70) * L + l] += ((v3[i0 * L + l] - (v2[l] * 0.028571429f)) -
-                                            (v6[i0 * L + l] * (v4[l] * 0.028571429f))) *
-                                           v5[l];
+        u_stages_bar[(i0 + 70) * L + l] += ((v1[i0 * L + l] - (v8[l] * 0.028571429f)) -
+                                            (v2[i0 * L + l] * (v10[l] * 0.028571429f))) *
+                                           v11[l];
       }
     }
     // %1348 = contract f64[35] -> d.dx@1
@@ -6292,13 +5692,13 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35], v1[(i1 * 5 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 1], v1[(i1 * 5 + i2) * L + l], acc1_v[l]);
-            acc2_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 2], v1[(i1 * 5 + i2) * L + l], acc2_v[l]);
-            acc3_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 3], v1[(i1 * 5 + i2) * L + l], acc3_v[l]);
+                std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35], v17[(i1 * 5 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 1], v17[(i1 * 5 + i2) * L + l],
+                                 acc1_v[l]);
+            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 2], v17[(i1 * 5 + i2) * L + l],
+                                 acc2_v[l]);
+            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 3], v17[(i1 * 5 + i2) * L + l],
+                                 acc3_v[l]);
           }
         }
       }
@@ -6319,7 +5719,8 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
         for (int64_t i2 = 0; i2 < 5; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v[l] = std::fma(Wk[i0 + i1 * 175 + i2 * 35], v1[(i1 * 5 + i2) * L + l], acc0_v[l]);
+            acc0_v[l] =
+                std::fma(Wk[i0 + i1 * 175 + i2 * 35], v17[(i1 * 5 + i2) * L + l], acc0_v[l]);
           }
         }
       }
@@ -6328,7 +5729,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
         u_stages_bar[(i0 + 105) * L + l] += acc0_v[l];
       }
     }
-    // %702 = reduce_sum f64[] -> v2
+    // %702 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6341,9 +5742,9 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[l] = acc_v[l];
+      v8[l] = acc_v[l];
     }
-    // %707 = reduce_sum f64[] -> v4
+    // %707 = reduce_sum f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6351,26 +5752,26 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 210) * L + l] - (v2[l] * 0.028571429f));
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 210) * L + l] - (v8[l] * 0.028571429f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v10[l] = acc_v[l];
     }
-    // %711 = reciprocal f64[] -> v2
+    // %711 = reciprocal f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[l] = T(1) / std::sqrt((v4[l] * 0.028571429f) + 1e-05f);
+      v8[l] = T(1) / std::sqrt((v10[l] * 0.028571429f) + 1e-05f);
     }
-    // %1349 = mul f64[35] -> v3
+    // %1349 = mul f64[35] -> v1
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[i0 * L + l] = ln_gain[i0] * v36[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v15[i0 * L + l];
       }
     }
-    // %1350 = reduce_sum f64[] -> v4
+    // %1350 = reduce_sum f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6378,14 +5779,14 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v3[i0 * L + l];
+        acc_v[l] = acc_v[l] + v1[i0 * L + l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v10[l] = acc_v[l];
     }
-    // %1354 = contract f64[] -> v5
+    // %1354 = contract f64[] -> v11
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6393,19 +5794,19 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[i0 * L + l], v0[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v1[i0 * L + l], v0[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[l] = acc0_v[l];
+      v11[l] = acc0_v[l];
     }
     // %1359 = mul f64[35] -> d.x@2
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 210) * L + l] += v2[l] * ((v3[i0 * L + l] - (v4[l] * 0.028571429f)) -
-                                                     ((v5[l] * 0.028571429f) * v0[i0 * L + l]));
+        u_stages_bar[(i0 + 210) * L + l] += v8[l] * ((v1[i0 * L + l] - (v10[l] * 0.028571429f)) -
+                                                     ((v11[l] * 0.028571429f) * v0[i0 * L + l]));
       }
     }
     // %1360 = contract f64[35] -> d.dx@2
@@ -6422,12 +5823,12 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35], v16[(i1 * 5 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 1], v16[(i1 * 5 + i2) * L + l],
+                std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35], v14[(i1 * 5 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 1], v14[(i1 * 5 + i2) * L + l],
                                  acc1_v[l]);
-            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 2], v16[(i1 * 5 + i2) * L + l],
+            acc2_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 2], v14[(i1 * 5 + i2) * L + l],
                                  acc2_v[l]);
-            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 3], v16[(i1 * 5 + i2) * L + l],
+            acc3_v[l] = std::fma(Wk[i0 * 4 + i1 * 175 + i2 * 35 + 3], v14[(i1 * 5 + i2) * L + l],
                                  acc3_v[l]);
           }
         }
@@ -6450,7 +5851,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 + i1 * 175 + i2 * 35], v16[(i1 * 5 + i2) * L + l], acc0_v[l]);
+                std::fma(Wk[i0 + i1 * 175 + i2 * 35], v14[(i1 * 5 + i2) * L + l], acc0_v[l]);
           }
         }
       }
@@ -6500,45 +5901,43 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1152);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2304);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7424);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12544);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17664);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17856);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19008);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20160);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25280);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30400);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35520);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40640);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41664);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42688);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 47808);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48832);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53952);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59072);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 60224);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65344);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70464);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 75584);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 80704);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 85824);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 90944);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 96064);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 97088);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102208);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 107328);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 112448);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 117568);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 118720);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 123840);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 124992);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 126144);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 131264);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 136384);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 137536);
-  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 142656);
-  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 143808);
-  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 144960);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3456);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4608);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5760);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6912);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7936);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8960);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9984);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11008);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16128);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21248);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26368);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 31488);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36608);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41728);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46848);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51968);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57088);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62208);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67328);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72448);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77568);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78592);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79616);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84736);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89856);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94976);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100096);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 105216);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 110336);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 115456);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 120576);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 125696);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 130816);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 135936);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 136960);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 142080);
+  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 143232);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -6546,6 +5945,14 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
+  T acc8_v[L] = {};
+  T acc9_v[L] = {};
+  T acc10_v[L] = {};
+  T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // theta span = 0, then += lane sums of the step's parameter quadrature
@@ -6596,161 +6003,7 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %488 = contract f64[32,5] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 175 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5) * L + l] = acc0_v[l];
-      v2[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v1[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %489 = tanh f64[32,5] -> v3
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = vm::tanh(v2[i0 * L + l]);
-    }
-  }
-  // %491 = contract f64[32,5] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1], u_stages[(i1 + 105) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], u_stages[(i1 + 105) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], u_stages[(i1 + 105) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], u_stages[(i1 + 105) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5) * L + l] = acc0_v[l];
-      v2[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], u_stages[(i1 + 105) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %492 = softmax f64[32,5] -> v4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v2[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 5 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[i1 * L + l] = vm::exp(v2[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 5 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %745 = contract f64[32,5] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v4[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v4[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v4[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v4[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5) * L + l] = acc0_v[l];
-      v2[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v4[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %461 = layernorm f64[35] -> v6
+  // %461 = layernorm f64[35] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6770,8 +6023,8 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e157 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e157 * e157);
+        const T e44 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e44 * e44);
       }
     }
   }
@@ -6783,344 +6036,17 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v2[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %463 = add f64[35] -> v7
+  // %463 = add f64[35] -> v3
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = (ln_gain[i0] * v6[i0 * L + l]) + ln_bias[i0];
+      v3[i0 * L + l] = (ln_gain[i0] * v2[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %465 = contract f64[32,5] -> v8
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 175 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v7[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 5) * L + l] = acc0_v[l];
-      v8[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v7[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %466 = tanh f64[32,5] -> v9
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = vm::tanh(v8[i0 * L + l]);
-    }
-  }
-  // %468 = contract f64[32,5] -> v8
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1], u_stages[(i1 + 35) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], u_stages[(i1 + 35) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], u_stages[(i1 + 35) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], u_stages[(i1 + 35) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 5) * L + l] = acc0_v[l];
-      v8[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], u_stages[(i1 + 35) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %469 = softmax f64[32,5] -> v10
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v8[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v8[(i0 * 5 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[i1 * L + l] = vm::exp(v8[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v8[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 5 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %470 = contract f64[32,5] -> v8
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v10[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v10[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v10[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 5) * L + l] = acc0_v[l];
-      v8[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %471 = sub f64[32,5] -> v11
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v9[i0 * L + l] - v8[i0 * L + l];
-    }
-  }
-  // %472 = contract f64[32] -> v8
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v7[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %473 = sigmoid f64[32] -> v12
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = sigmoid(v8[i0 * L + l]);
-    }
-  }
-  // %474 = contract f64[32,5] -> v8
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 5 + i1) * L + l] = v10[(i0 * 5 + i1) * L + l] * v12[i0 * L + l];
-      }
-    }
-  }
-  // %1031 = contract f64[32] -> v13
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 20 + i1) * L + l], v8[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 5) * L + l], v8[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 10) * L + l], v8[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 15) * L + l], v8[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1245 = sub f64[32,5] -> v14
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 5 + i1) * L + l] =
-            v3[(i0 * 5 + i1) * L + l] -
-            (v2[(i0 * 5 + i1) * L + l] +
-             (v11[(i0 * 5 + i1) * L + l] * (v13[i0 * L + l] * (T(h) * 0.5f))));
-      }
-    }
-  }
-  // %495 = contract f64[32] -> v13
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %496 = sigmoid f64[32] -> v15
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = sigmoid(v13[i0 * L + l]);
-    }
-  }
-  // %497 = contract f64[32,5] -> v16
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 5 + i1) * L + l] = v4[(i0 * 5 + i1) * L + l] * v15[i0 * L + l];
-      }
-    }
-  }
-  // %754 = contract f64[32] -> v13
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 20 + i1) * L + l], v16[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 5) * L + l], v16[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 10) * L + l], v16[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 15) * L + l], v16[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1252 = sub f64[32,5] -> v17
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 5 + i1) * L + l] =
-            v3[(i0 * 5 + i1) * L + l] -
-            ((v14[(i0 * 5 + i1) * L + l] * (v13[i0 * L + l] * (T(h) * 0.5f))) +
-             v2[(i0 * 5 + i1) * L + l]);
-      }
-    }
-  }
-  // %509 = layernorm f64[35] -> v2
+  // %509 = layernorm f64[35] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -7140,8 +6066,8 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e430 = u_stages[(i0 + 210) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e430 * e430);
+        const T e75 = u_stages[(i0 + 210) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e75 * e75);
       }
     }
   }
@@ -7153,17 +6079,85 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (u_stages[(i0 + 210) * L + l] - mean_v[l]) * rstd_v[l];
+      v4[i0 * L + l] = (u_stages[(i0 + 210) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %511 = add f64[35] -> v18
+  // %511 = add f64[35] -> v5
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = (ln_gain[i0] * v2[i0 * L + l]) + ln_bias[i0];
+      v5[i0 * L + l] = (ln_gain[i0] * v4[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %513 = contract f64[32,5] -> v19
+  // %472 = contract f64[32] -> v6
+  // %495 = contract f64[32] -> v7
+  // %520 = contract f64[32] -> v8
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 140 + i1], v1[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 140 + i1], v5[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v3[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v1[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v5[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v3[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v1[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v5[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v3[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v1[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v5[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc4_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v8[(i0 * 4) * L + l] = acc8_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %473 = sigmoid f64[32] -> v9
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = sigmoid(v6[i0 * L + l]);
+    }
+  }
+  // %496 = sigmoid f64[32] -> v6
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = sigmoid(v7[i0 * L + l]);
+    }
+  }
+  // %488 = contract f64[32,5] -> v10
+  // %465 = contract f64[32,5] -> v11
+  // %513 = contract f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7171,43 +6165,89 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 175 + i1], v18[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v18[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v18[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v18[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 175 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 175 + i1], v3[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wv[i0 * 175 + i1], v5[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v3[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v5[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v3[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v5[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v3[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v5[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 5) * L + l] = acc0_v[l];
-      v19[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 5) * L + l] = acc0_v[l];
+      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 5) * L + l] = acc4_v[l];
+      v11[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v11[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v11[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v12[(i0 * 5) * L + l] = acc8_v[l];
+      v12[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v12[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v12[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v18[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v5[i1 * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v11[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v12[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %514 = tanh f64[32,5] -> v20
+  // %489 = tanh f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = vm::tanh(v19[i0 * L + l]);
+      v13[i0 * L + l] = vm::tanh(v10[i0 * L + l]);
     }
   }
-  // %516 = contract f64[32,5] -> v19
+  // %466 = tanh f64[32,5] -> v10
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = vm::tanh(v11[i0 * L + l]);
+    }
+  }
+  // %514 = tanh f64[32,5] -> v11
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
+    }
+  }
+  // %491 = contract f64[32,5] -> v12
+  // %468 = contract f64[32,5] -> v14
+  // %516 = contract f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7215,36 +6255,66 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1], u_stages[(i1 + 245) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], u_stages[(i1 + 245) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], u_stages[(i1 + 245) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], u_stages[(i1 + 245) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 175 + i1], u_stages[(i1 + 105) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 175 + i1], u_stages[(i1 + 35) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wk[i0 * 175 + i1], u_stages[(i1 + 245) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], u_stages[(i1 + 105) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], u_stages[(i1 + 35) * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], u_stages[(i1 + 245) * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], u_stages[(i1 + 105) * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], u_stages[(i1 + 35) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], u_stages[(i1 + 245) * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], u_stages[(i1 + 105) * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], u_stages[(i1 + 35) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], u_stages[(i1 + 245) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 5) * L + l] = acc0_v[l];
-      v19[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 5) * L + l] = acc0_v[l];
+      v12[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 5) * L + l] = acc4_v[l];
+      v14[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v14[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v14[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v15[(i0 * 5) * L + l] = acc8_v[l];
+      v15[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v15[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v15[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], u_stages[(i1 + 245) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], u_stages[(i1 + 105) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], u_stages[(i1 + 35) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], u_stages[(i1 + 245) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v12[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v14[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v15[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %517 = softmax f64[32,5] -> v21
+  // %492 = softmax f64[32,5] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7254,7 +6324,7 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v19[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v19[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+            (v12[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 5 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -7265,47 +6335,102 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[i1 * L + l] = vm::exp(v19[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v19[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v7[i1 * L + l] = vm::exp(v12[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 5 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
+        v16[(i0 * 5 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %763 = contract f64[32] -> v19
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  // %469 = softmax f64[32,5] -> v12
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      rowmax_v[l] = T(-INFINITY);
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 20 + i1) * L + l], v16[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 5) * L + l], v16[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 10) * L + l], v16[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 15) * L + l], v16[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+        rowmax_v[l] =
+            (v14[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v14[(i0 * 5 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[i1 * L + l] = vm::exp(v14[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v14[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 5 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+      }
     }
   }
-  // %766 = contract f64[32,5] -> v22
+  // %474 = contract f64[32,5] -> v14
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 5 + i1) * L + l] = v12[(i0 * 5 + i1) * L + l] * v9[i0 * L + l];
+      }
+    }
+  }
+  // %497 = contract f64[32,5] -> v17
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v17[(i0 * 5 + i1) * L + l] = v16[(i0 * 5 + i1) * L + l] * v6[i0 * L + l];
+      }
+    }
+  }
+  // %517 = softmax f64[32,5] -> v18
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v15[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v15[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[i1 * L + l] = vm::exp(v15[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v15[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v18[(i0 * 5 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %745 = contract f64[32,5] -> v15
+  // %470 = contract f64[32,5] -> v19
+  // %766 = contract f64[32,5] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7313,51 +6438,85 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v21[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v12[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v18[(i0 * 5 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v21[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v16[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v12[(i0 * 5 + i1) * L + l], acc5_v[l]);
+        acc9_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v18[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v21[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v16[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v12[(i0 * 5 + i1) * L + l], acc6_v[l]);
+        acc10_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v18[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v21[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v16[(i0 * 5 + i1) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v12[(i0 * 5 + i1) * L + l], acc7_v[l]);
+        acc11_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v18[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 5) * L + l] = acc0_v[l];
-      v22[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 5) * L + l] = acc0_v[l];
+      v15[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 5) * L + l] = acc4_v[l];
+      v19[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v19[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v19[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v20[(i0 * 5) * L + l] = acc8_v[l];
+      v20[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v20[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v20[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v21[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v12[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v18[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v15[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v19[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v20[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %1267 = sub f64[32,5] -> v23
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 5 + i1) * L + l] =
-            v20[(i0 * 5 + i1) * L + l] -
-            ((v17[(i0 * 5 + i1) * L + l] * (v19[i0 * L + l] * T(h))) + v22[(i0 * 5 + i1) * L + l]);
-      }
+  // %471 = sub f64[32,5] -> v21
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = v10[i0 * L + l] - v19[i0 * L + l];
     }
   }
-  // %520 = contract f64[32] -> v19
+  // %763 = contract f64[32] -> v7
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7366,36 +6525,135 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v18[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v18[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v18[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v18[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v18[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v18[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v18[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %521 = sigmoid f64[32] -> v22
+  // %521 = sigmoid f64[32] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = sigmoid(v19[i0 * L + l]);
+      v19[i0 * L + l] = sigmoid(v8[i0 * L + l]);
     }
   }
-  // %522 = contract f64[32,5] -> v19
+  // %522 = contract f64[32,5] -> v22
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 5 + i1) * L + l] = v21[(i0 * 5 + i1) * L + l] * v22[i0 * L + l];
+        v22[(i0 * 5 + i1) * L + l] = v18[(i0 * 5 + i1) * L + l] * v19[i0 * L + l];
+      }
+    }
+  }
+  // %1031 = contract f64[32] -> v8
+  // %754 = contract f64[32] -> v23
+  // %1930 = contract f64[32] -> v24
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v22[(i0 * 20 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+        acc9_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v22[(i0 * 20 + i1 + 5) * L + l], acc9_v[l]);
+        acc2_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v22[(i0 * 20 + i1 + 10) * L + l],
+                              acc10_v[l]);
+        acc3_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v22[(i0 * 20 + i1 + 15) * L + l],
+                              acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 4) * L + l] = acc4_v[l];
+      v23[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v23[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v23[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v24[(i0 * 4) * L + l] = acc8_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %1245 = sub f64[32,5] -> v25
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v25[(i0 * 5 + i1) * L + l] =
+            v13[(i0 * 5 + i1) * L + l] -
+            (v15[(i0 * 5 + i1) * L + l] +
+             (v21[(i0 * 5 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f))));
+      }
+    }
+  }
+  // %1252 = sub f64[32,5] -> v26
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v26[(i0 * 5 + i1) * L + l] =
+            v13[(i0 * 5 + i1) * L + l] -
+            ((v25[(i0 * 5 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f))) +
+             v15[(i0 * 5 + i1) * L + l]);
+      }
+    }
+  }
+  // %1267 = sub f64[32,5] -> v15
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 5 + i1) * L + l] =
+            v11[(i0 * 5 + i1) * L + l] -
+            ((v26[(i0 * 5 + i1) * L + l] * (v7[i0 * L + l] * T(h))) + v20[(i0 * 5 + i1) * L + l]);
       }
     }
   }
@@ -7407,17 +6665,19 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
               z0_W[(i0 * 25 + i1 * 5 + i2) * L + l] +
-              ((((v14[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f)) * v16[(i0 * 5 + i2) * L + l]) +
-                (((v17[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f)) *
-                  v16[(i0 * 5 + i2) * L + l]) +
-                 ((v23[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f)) *
-                  v19[(i0 * 5 + i2) * L + l]))) +
-               (v11[(i0 * 5 + i1) * L + l] * (v8[(i0 * 5 + i2) * L + l] * (T(h) * 0.16666667f))));
+              ((((v25[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f)) * v17[(i0 * 5 + i2) * L + l]) +
+                (((v26[(i0 * 5 + i1) * L + l] * (T(h) * 0.33333334f)) *
+                  v17[(i0 * 5 + i2) * L + l]) +
+                 ((v15[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f)) *
+                  v22[(i0 * 5 + i2) * L + l]))) +
+               (v21[(i0 * 5 + i1) * L + l] * (v14[(i0 * 5 + i2) * L + l] * (T(h) * 0.16666667f))));
         }
       }
     }
   }
-  // %1906 = contract f64[32,5] -> v24
+  // %1906 = contract f64[32,5] -> v20
+  // %1477 = contract f64[32,5] -> v27
+  // %1933 = contract f64[32,5] -> v28
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7425,237 +6685,91 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v16[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v17[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v14[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v22[(i0 * 5 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v17[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v14[(i0 * 5 + i1) * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v22[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v16[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v17[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v14[(i0 * 5 + i1) * L + l], acc6_v[l]);
+        acc10_v[l] =
+            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v22[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v16[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v17[(i0 * 5 + i1) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v14[(i0 * 5 + i1) * L + l], acc7_v[l]);
+        acc11_v[l] =
+            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v22[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 5) * L + l] = acc0_v[l];
-      v24[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 5) * L + l] = acc0_v[l];
+      v20[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 5) * L + l] = acc4_v[l];
+      v27[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v27[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v27[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v28[(i0 * 5) * L + l] = acc8_v[l];
+      v28[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v28[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v28[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1477 = contract f64[32,5] -> v25
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v8[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v8[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v8[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 5) * L + l] = acc0_v[l];
-      v25[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1903 = contract f64[32] -> v26
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 20 + i1) * L + l], v16[(i0 * 20 + i1) * L + l], acc0_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v17[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 5) * L + l], v16[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v14[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 10) * L + l], v16[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 15) * L + l], v16[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v22[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v27[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v28[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %1907 = add f64[32,5] -> v27
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 5 + i1) * L + l] =
-            (v25[(i0 * 5 + i1) * L + l] * (v26[i0 * L + l] * (T(h) * 0.5f))) +
-            v24[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %1987 = add f64[32,5] -> v28
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 5 + i1) * L + l] =
-            v24[(i0 * 5 + i1) * L + l] +
-            (v27[(i0 * 5 + i1) * L + l] * (v13[i0 * L + l] * (T(h) * 0.5f)));
-      }
-    }
-  }
-  // %1909 = mul f64[32,5] -> v24
+  // %1909 = mul f64[32,5] -> v22
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v4[i0 * L + l] * 0.33333334f;
+      v22[i0 * L + l] = v16[i0 * L + l] * 0.33333334f;
     }
   }
-  // %1930 = contract f64[32] -> v13
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 20 + i1) * L + l], v19[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 5) * L + l], v19[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 10) * L + l], v19[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 15) * L + l], v19[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1933 = contract f64[32,5] -> v29
+  // %578 = mul f64[32] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v19[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v19[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v19[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[(i0 * 5) * L + l] = acc0_v[l];
-      v29[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v29[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v29[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1999 = add f64[32,5] -> v19
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 5 + i1) * L + l] =
-            (v28[(i0 * 5 + i1) * L + l] * (v13[i0 * L + l] * T(h))) + v29[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %2213 = add f64[32,5,5] -> a.W
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          a1[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              a0[(i0 * 25 + i1 * 5 + i2) * L + l] +
-              (((v28[(i0 * 5 + i1) * L + l] * (v24[(i0 * 5 + i2) * L + l] * T(h))) +
-                ((v27[(i0 * 5 + i1) * L + l] * (v24[(i0 * 5 + i2) * L + l] * T(h))) +
-                 (v10[(i0 * 5 + i2) * L + l] *
-                  (v25[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f))))) +
-               (v19[(i0 * 5 + i1) * L + l] * (v21[(i0 * 5 + i2) * L + l] * (T(h) * 0.16666667f))));
-        }
-      }
-    }
-  }
-  // %578 = mul f64[32] -> v13
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v15[i0 * L + l] * (1.0f - v15[i0 * L + l]);
+      v7[i0 * L + l] = v6[i0 * L + l] * (1.0f - v6[i0 * L + l]);
     }
   }
   // %2216 = contract f64[32,5] -> v29
+  // %1481 = contract f64[32,5] -> v30
+  // %2233 = contract f64[32,5] -> v31
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7663,17 +6777,39 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v14[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v25[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v21[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v26[(i0 * 5 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v14[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v25[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v21[(i0 * 5 + i1) * L + l], acc5_v[l]);
+        acc9_v[l] =
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v26[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v14[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v25[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v21[(i0 * 5 + i1) * L + l], acc6_v[l]);
+        acc10_v[l] =
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v26[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v14[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v25[(i0 * 5 + i1) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v21[(i0 * 5 + i1) * L + l], acc7_v[l]);
+        acc11_v[l] =
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v26[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7682,21 +6818,37 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
       v29[(i0 * 5 + 1) * L + l] = acc1_v[l];
       v29[(i0 * 5 + 2) * L + l] = acc2_v[l];
       v29[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 5) * L + l] = acc4_v[l];
+      v30[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v30[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v30[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v31[(i0 * 5) * L + l] = acc8_v[l];
+      v31[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v31[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v31[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v14[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v25[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v21[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v26[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v29[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v30[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v31[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %2217 = contract f64[32] -> v26
+  // %2217 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7708,35 +6860,35 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v25[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v27[(i0 * 20 + i1) * L + l], v25[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v27[(i0 * 20 + i1 + 5) * L + l], v25[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v27[(i0 * 20 + i1 + 10) * L + l], v25[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v27[(i0 * 20 + i1 + 15) * L + l], v25[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2220 = add f64[32,5] -> v30
+  // %2220 = add f64[32,5] -> v32
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 5 + i1) * L + l] =
+        v32[(i0 * 5 + i1) * L + l] =
             v29[(i0 * 5 + i1) * L + l] +
-            (v10[(i0 * 5 + i1) * L + l] * (v26[i0 * L + l] * (T(h) * 0.5f)));
+            (v12[(i0 * 5 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %2221 = contract f64[32] -> v26
+  // %2221 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7748,144 +6900,45 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v30[(i0 * 20 + i1) * L + l], v4[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v32[(i0 * 20 + i1) * L + l], v16[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v30[(i0 * 20 + i1 + 5) * L + l], v4[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v32[(i0 * 20 + i1 + 5) * L + l], v16[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v30[(i0 * 20 + i1 + 10) * L + l], v4[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v32[(i0 * 20 + i1 + 10) * L + l], v16[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v30[(i0 * 20 + i1 + 15) * L + l], v4[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v32[(i0 * 20 + i1 + 15) * L + l], v16[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %2222 = mul f64[32] -> v29
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = v13[i0 * L + l] * v26[i0 * L + l];
+      v29[i0 * L + l] = v7[i0 * L + l] * v8[i0 * L + l];
     }
   }
-  // %2223 = contract f64[35] -> v31
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v29[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v29[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v29[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v29[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v31[(i0 * 4) * L + l] = acc0_v[l];
-      v31[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v31[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v31[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 32; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v29[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %657 = sub f64[32,5] -> v32
+  // %657 = sub f64[32,5] -> v33
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] = 1.0f - square(v3[i0 * L + l]);
+      v33[i0 * L + l] = 1.0f - square(v13[i0 * L + l]);
     }
   }
-  // %2214 = mul f64[32,5] -> v3
+  // %1485 = mul f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v32[i0 * L + l] * v27[i0 * L + l];
+      v13[i0 * L + l] = v27[i0 * L + l] * (1.0f - square(v10[i0 * L + l]));
     }
   }
-  // %2215 = contract f64[35] -> v33
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v3[(i1 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v3[(i1 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v3[(i1 * 5 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v3[(i1 * 5 + i2) * L + l], acc3_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v33[(i0 * 4) * L + l] = acc0_v[l];
-      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 32; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v3[(i1 * 5 + i2) * L + l], acc0_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %2224 = add f64[35] -> v34
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v34[i0 * L + l] = v31[i0 * L + l] + v33[i0 * L + l];
-    }
-  }
-  // %1481 = contract f64[32,5] -> v35
+  // %2245 = contract f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7897,759 +6950,36 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v15[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v11[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v15[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v11[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v15[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v11[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v15[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 5) * L + l] = acc0_v[l];
-      v35[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v35[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v35[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 5) * L + l] = acc0_v[l];
+      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v15[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %1482 = contract f64[32] -> v26
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 20 + i1) * L + l], v35[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 5) * L + l], v35[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 10) * L + l], v35[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 15) * L + l], v35[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1483 = mul f64[32] -> v31
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = v26[i0 * L + l] * (v12[i0 * L + l] * (1.0f - v12[i0 * L + l]));
-    }
-  }
-  // %1484 = contract f64[35] -> v33
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v31[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v31[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v31[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v31[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v33[(i0 * 4) * L + l] = acc0_v[l];
-      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 32; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v31[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %1485 = mul f64[32,5] -> v36
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v36[i0 * L + l] = v25[i0 * L + l] * (1.0f - square(v9[i0 * L + l]));
-    }
-  }
-  // %1970 = contract f64[35] -> v9
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v36[(i1 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v36[(i1 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v36[(i1 * 5 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v36[(i1 * 5 + i2) * L + l], acc3_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 32; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v36[(i1 * 5 + i2) * L + l], acc0_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %2228 = mul f64[35] -> v37
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v37[i0 * L + l] = (v33[i0 * L + l] + v9[i0 * L + l]) * 0.16666667f;
-    }
-  }
-  // %2231 = mul f64[32,5] -> v9
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v28[i0 * L + l] * v32[i0 * L + l];
-    }
-  }
-  // %2232 = contract f64[35] -> v33
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v9[(i1 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v9[(i1 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v9[(i1 * 5 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v9[(i1 * 5 + i2) * L + l], acc3_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v33[(i0 * 4) * L + l] = acc0_v[l];
-      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 32; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v9[(i1 * 5 + i2) * L + l], acc0_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %2233 = contract f64[32,5] -> v32
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v17[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v17[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v17[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v17[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 * 5) * L + l] = acc0_v[l];
-      v32[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v32[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v32[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v17[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %2234 = contract f64[32] -> v26
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v27[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v27[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v27[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v27[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2237 = add f64[32,5] -> v38
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v38[(i0 * 5 + i1) * L + l] =
-            v32[(i0 * 5 + i1) * L + l] +
-            (v4[(i0 * 5 + i1) * L + l] * (v26[i0 * L + l] * (T(h) * 0.5f)));
-      }
-    }
-  }
-  // %2238 = contract f64[32] -> v26
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 20 + i1) * L + l], v38[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 5) * L + l], v38[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 10) * L + l], v38[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 15) * L + l], v38[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2239 = mul f64[32] -> v32
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] = v13[i0 * L + l] * v26[i0 * L + l];
-    }
-  }
-  // %2240 = contract f64[35] -> v39
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v32[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v32[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v32[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v32[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v39[(i0 * 4) * L + l] = acc0_v[l];
-      v39[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v39[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v39[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 32; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v32[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v39[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %2241 = add f64[35] -> v40
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v40[i0 * L + l] = v33[i0 * L + l] + v39[i0 * L + l];
-    }
-  }
-  // %2245 = contract f64[32,5] -> v41
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v23[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v23[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v23[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v23[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v41[(i0 * 5) * L + l] = acc0_v[l];
-      v41[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v41[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v41[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v23[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v41[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %2246 = contract f64[32] -> v13
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v28[(i0 * 20 + i1) * L + l], v23[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v28[(i0 * 20 + i1 + 5) * L + l], v23[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v28[(i0 * 20 + i1 + 10) * L + l], v23[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v28[(i0 * 20 + i1 + 15) * L + l], v23[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2249 = add f64[32,5] -> v23
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 5 + i1) * L + l] =
-            v41[(i0 * 5 + i1) * L + l] + (v4[(i0 * 5 + i1) * L + l] * (v13[i0 * L + l] * T(h)));
-      }
-    }
-  }
-  // %2250 = contract f64[32] -> v13
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v23[(i0 * 20 + i1) * L + l], v21[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v23[(i0 * 20 + i1 + 5) * L + l], v21[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v23[(i0 * 20 + i1 + 10) * L + l], v21[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v23[(i0 * 20 + i1 + 15) * L + l], v21[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2251 = mul f64[32] -> v26
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = v13[i0 * L + l] * (v22[i0 * L + l] * (1.0f - v22[i0 * L + l]));
-    }
-  }
-  // %2252 = contract f64[35] -> v33
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v26[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v26[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v26[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v26[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v33[(i0 * 4) * L + l] = acc0_v[l];
-      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 32; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v26[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %2253 = mul f64[32,5] -> v41
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v41[i0 * L + l] = v19[i0 * L + l] * (1.0f - square(v20[i0 * L + l]));
-    }
-  }
-  // %2254 = contract f64[35] -> v39
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v41[(i1 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v41[(i1 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v41[(i1 * 5 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v41[(i1 * 5 + i2) * L + l], acc3_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v39[(i0 * 4) * L + l] = acc0_v[l];
-      v39[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v39[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v39[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 32; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v41[(i1 * 5 + i2) * L + l], acc0_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v39[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %2265 = mul f64[35] -> v20
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = (v33[i0 * L + l] + v39[i0 * L + l]) * 0.16666667f;
-    }
-  }
-  // %2368 = mul f64[35] -> adj.ln.gain
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-((v0[i0 * L + l] * v34[i0 * L + l]) * 0.33333334f)) -
-                    (v6[i0 * L + l] * v37[i0 * L + l])) -
-                   ((v0[i0 * L + l] * v40[i0 * L + l]) * 0.33333334f)) -
-                  (v2[i0 * L + l] * v20[i0 * L + l])) *
-                 T(h);
-      }
-      dtheta_ln_gain[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %2267 = mul f64[35] -> adj.ln.bias
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-v37[i0 * L + l]) - (v34[i0 * L + l] * 0.33333334f)) -
-                   (v40[i0 * L + l] * 0.33333334f)) -
-                  v20[i0 * L + l]) *
-                 T(h);
-      }
-      dtheta_ln_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %2277 = sub f64[32,35] -> adj.Wb
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      {
-        T sum[L];
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v1[i1 * L + l] * (v29[i0 * L + l] * (T(h) * 0.33333334f)))) -
-                     ((v31[i0 * L + l] * (T(h) * 0.16666667f)) * v7[i1 * L + l])) -
-                    ((v32[i0 * L + l] * (T(h) * 0.33333334f)) * v1[i1 * L + l])) -
-                   ((v26[i0 * L + l] * (T(h) * 0.16666667f)) * v18[i1 * L + l]);
-        }
-        dtheta_Wb[i0 * 35 + i1] += lane_sum<L>(sum);
-      }
-    }
-  }
-  // %1809 = contract f64[32,5] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v25[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v25[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v25[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v25[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5) * L + l] = acc0_v[l];
-      v2[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v25[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1811 = sub f64[32,5] -> v20
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 5 + i1) * L + l] =
-            (v35[(i0 * 5 + i1) * L + l] * v12[i0 * L + l]) - v2[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %2046 = contract f64[32] -> v12
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 20 + i1) * L + l], v20[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 5) * L + l], v20[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 10) * L + l], v20[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 15) * L + l], v20[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2279 = contract f64[32,5] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 5 + i1) * L + l] =
-            v10[(i0 * 5 + i1) * L + l] * (v20[(i0 * 5 + i1) * L + l] - v12[i0 * L + l]);
-      }
-    }
-  }
-  // %2068 = contract f64[32,5] -> v10
+  // %1809 = contract f64[32,5] -> v34
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8673,10 +7003,10 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5) * L + l] = acc0_v[l];
-      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 5) * L + l] = acc0_v[l];
+      v34[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v34[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v34[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -8688,10 +7018,241 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v34[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %2065 = contract f64[32] -> v12
+  // %1811 = sub f64[32,5] -> v35
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v35[(i0 * 5 + i1) * L + l] =
+            (v30[(i0 * 5 + i1) * L + l] * v9[i0 * L + l]) - v34[(i0 * 5 + i1) * L + l];
+      }
+    }
+  }
+  // %1903 = contract f64[32] -> v8
+  // %1482 = contract f64[32] -> v34
+  // %2046 = contract f64[32] -> v36
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v30[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v35[(i0 * 20 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] =
+            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v30[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+        acc9_v[l] =
+            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v35[(i0 * 20 + i1 + 5) * L + l], acc9_v[l]);
+        acc2_v[l] =
+            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v30[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v35[(i0 * 20 + i1 + 10) * L + l],
+                              acc10_v[l]);
+        acc3_v[l] =
+            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v30[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v35[(i0 * 20 + i1 + 15) * L + l],
+                              acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 4) * L + l] = acc4_v[l];
+      v34[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v34[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v34[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v36[(i0 * 4) * L + l] = acc8_v[l];
+      v36[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v36[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v36[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %1907 = add f64[32,5] -> v30
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v30[(i0 * 5 + i1) * L + l] =
+            (v27[(i0 * 5 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f))) +
+            v20[(i0 * 5 + i1) * L + l];
+      }
+    }
+  }
+  // %1987 = add f64[32,5] -> v37
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v37[(i0 * 5 + i1) * L + l] =
+            v20[(i0 * 5 + i1) * L + l] +
+            (v30[(i0 * 5 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f)));
+      }
+    }
+  }
+  // %1999 = add f64[32,5] -> v20
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 5 + i1) * L + l] =
+            (v37[(i0 * 5 + i1) * L + l] * (v24[i0 * L + l] * T(h))) + v28[(i0 * 5 + i1) * L + l];
+      }
+    }
+  }
+  // %2213 = add f64[32,5,5] -> a.W
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          a1[(i0 * 25 + i1 * 5 + i2) * L + l] =
+              a0[(i0 * 25 + i1 * 5 + i2) * L + l] +
+              (((v37[(i0 * 5 + i1) * L + l] * (v22[(i0 * 5 + i2) * L + l] * T(h))) +
+                ((v30[(i0 * 5 + i1) * L + l] * (v22[(i0 * 5 + i2) * L + l] * T(h))) +
+                 (v12[(i0 * 5 + i2) * L + l] *
+                  (v27[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f))))) +
+               (v20[(i0 * 5 + i1) * L + l] * (v18[(i0 * 5 + i2) * L + l] * (T(h) * 0.16666667f))));
+        }
+      }
+    }
+  }
+  // %2214 = mul f64[32,5] -> v27
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v27[i0 * L + l] = v33[i0 * L + l] * v30[i0 * L + l];
+    }
+  }
+  // %1483 = mul f64[32] -> v8
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = v34[i0 * L + l] * (v9[i0 * L + l] * (1.0f - v9[i0 * L + l]));
+    }
+  }
+  // %2231 = mul f64[32,5] -> v28
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[i0 * L + l] = v37[i0 * L + l] * v33[i0 * L + l];
+    }
+  }
+  // %2215 = contract f64[35] -> v33
+  // %1970 = contract f64[35] -> v34
+  // %2232 = contract f64[35] -> v38
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v27[(i1 * 5 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v13[(i1 * 5 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v28[(i1 * 5 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v27[(i1 * 5 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v13[(i1 * 5 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v28[(i1 * 5 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v27[(i1 * 5 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v13[(i1 * 5 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v28[(i1 * 5 + i2) * L + l], acc10_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v27[(i1 * 5 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v13[(i1 * 5 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v28[(i1 * 5 + i2) * L + l], acc11_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v33[(i0 * 4) * L + l] = acc0_v[l];
+      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v34[(i0 * 4) * L + l] = acc4_v[l];
+      v34[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v34[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v34[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v38[(i0 * 4) * L + l] = acc8_v[l];
+      v38[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v38[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v38[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  for (int64_t i0 = 32; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v27[(i1 * 5 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v13[(i1 * 5 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v28[(i1 * 5 + i2) * L + l], acc2_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v33[i0 * L + l] = acc0_v[l];
+      v34[i0 * L + l] = acc1_v[l];
+      v38[i0 * L + l] = acc2_v[l];
+    }
+  }
+  // %2234 = contract f64[32] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8703,36 +7264,90 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 20 + i1) * L + l], v27[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v30[(i0 * 20 + i1) * L + l], v26[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 5) * L + l], v27[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v30[(i0 * 20 + i1 + 5) * L + l], v26[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 10) * L + l], v27[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v30[(i0 * 20 + i1 + 10) * L + l], v26[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 15) * L + l], v27[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v30[(i0 * 20 + i1 + 15) * L + l], v26[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2283 = sub f64[32,5] -> v11
+  // %2237 = add f64[32,5] -> v39
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 5 + i1) * L + l] =
-            (v30[(i0 * 5 + i1) * L + l] * v15[i0 * L + l]) -
-            (v10[(i0 * 5 + i1) * L + l] +
-             (v8[(i0 * 5 + i1) * L + l] * (v12[i0 * L + l] * (T(h) * 0.5f))));
+        v39[(i0 * 5 + i1) * L + l] =
+            v31[(i0 * 5 + i1) * L + l] +
+            (v16[(i0 * 5 + i1) * L + l] * (v9[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %2284 = contract f64[32] -> v12
+  // %2246 = contract f64[32] -> v9
+  // %2291 = contract f64[32] -> v23
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v37[(i0 * 20 + i1) * L + l], v15[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v37[(i0 * 20 + i1) * L + l], v25[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc1_v[l] =
+            std::fma(v37[(i0 * 20 + i1 + 5) * L + l], v15[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v37[(i0 * 20 + i1 + 5) * L + l], v25[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+        acc2_v[l] =
+            std::fma(v37[(i0 * 20 + i1 + 10) * L + l], v15[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v37[(i0 * 20 + i1 + 10) * L + l], v25[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+        acc3_v[l] =
+            std::fma(v37[(i0 * 20 + i1 + 15) * L + l], v15[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v37[(i0 * 20 + i1 + 15) * L + l], v25[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 4) * L + l] = acc4_v[l];
+      v23[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v23[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v23[(i0 * 4 + 3) * L + l] = acc7_v[l];
+    }
+  }
+  // %2249 = add f64[32,5] -> v15
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 5 + i1) * L + l] =
+            v10[(i0 * 5 + i1) * L + l] + (v16[(i0 * 5 + i1) * L + l] * (v9[i0 * L + l] * T(h)));
+      }
+    }
+  }
+  // %2250 = contract f64[32] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8744,76 +7359,31 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 20 + i1) * L + l], v4[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v15[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 5) * L + l], v4[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v15[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 10) * L + l], v4[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v15[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 15) * L + l], v4[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v15[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2287 = contract f64[32,5] -> v8
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 5 + i1) * L + l] =
-            (v11[(i0 * 5 + i1) * L + l] - v12[i0 * L + l]) * v24[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %2094 = contract f64[32,5] -> v10
+  // %2251 = mul f64[32] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v28[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v28[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v28[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v28[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5) * L + l] = acc0_v[l];
-      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v28[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v24[i0 * L + l] = v9[i0 * L + l] * (v19[i0 * L + l] * (1.0f - v19[i0 * L + l]));
     }
   }
-  // %2291 = contract f64[32] -> v12
+  // %2252 = contract f64[35] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8822,39 +7392,47 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v28[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v28[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v28[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v28[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v24[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v24[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v24[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v24[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2295 = sub f64[32,5] -> v11
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+  for (int64_t i0 = 32; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 5 + i1) * L + l] =
-            (v38[(i0 * 5 + i1) * L + l] * v15[i0 * L + l]) -
-            (v10[(i0 * 5 + i1) * L + l] +
-             (v16[(i0 * 5 + i1) * L + l] * (v12[i0 * L + l] * (T(h) * 0.5f))));
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v24[i1 * L + l], acc0_v[l]);
       }
     }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = acc0_v[l];
+    }
   }
-  // %2296 = contract f64[32] -> v12
+  // %2253 = mul f64[32,5] -> v25
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[i0 * L + l] = v20[i0 * L + l] * (1.0f - square(v11[i0 * L + l]));
+    }
+  }
+  // %2254 = contract f64[35] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8863,154 +7441,560 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 20 + i1) * L + l], v11[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 5) * L + l], v11[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 10) * L + l], v11[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 15) * L + l], v11[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35], v25[(i1 * 5 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 1], v25[(i1 * 5 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 2], v25[(i1 * 5 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 175 + i2 * 35 + 3], v25[(i1 * 5 + i2) * L + l], acc3_v[l]);
+        }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2299 = contract f64[32,5] -> v4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 5 + i1) * L + l] =
-            (v11[(i0 * 5 + i1) * L + l] - v12[i0 * L + l]) * v24[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %2303 = contract f64[32] -> v12
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  for (int64_t i0 = 32; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v19[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v19[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v19[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 + i1 * 175 + i2 * 35], v25[(i1 * 5 + i2) * L + l], acc0_v[l]);
+        }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[i0 * L + l] = acc0_v[l];
     }
   }
-  // %2119 = contract f64[32,5] -> v10
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  // %2265 = mul f64[35] -> v31
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v19[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v19[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v19[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5) * L + l] = acc0_v[l];
-      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v31[i0 * L + l] = (v10[i0 * L + l] + v11[i0 * L + l]) * 0.16666667f;
     }
   }
-  // %2307 = sub f64[32,5] -> v11
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 5 + i1) * L + l] =
-            (v23[(i0 * 5 + i1) * L + l] * v22[i0 * L + l]) -
-            ((v16[(i0 * 5 + i1) * L + l] * (v12[i0 * L + l] * T(h))) + v10[(i0 * 5 + i1) * L + l]);
-      }
-    }
-  }
-  // %2308 = contract f64[32] -> v12
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 20 + i1) * L + l], v21[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 5) * L + l], v21[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 10) * L + l], v21[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 15) * L + l], v21[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2311 = contract f64[32,5] -> v10
+  // %2279 = contract f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v10[(i0 * 5 + i1) * L + l] =
-            v21[(i0 * 5 + i1) * L + l] * (v11[(i0 * 5 + i1) * L + l] - v12[i0 * L + l]);
+            v12[(i0 * 5 + i1) * L + l] * (v35[(i0 * 5 + i1) * L + l] - v36[i0 * L + l]);
+      }
+    }
+  }
+  // %2068 = contract f64[32,5] -> v11
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v30[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v30[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v30[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v30[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 5) * L + l] = acc0_v[l];
+      v11[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v30[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %2065 = contract f64[32] -> v9
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v21[(i0 * 20 + i1) * L + l], v30[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v21[(i0 * 20 + i1 + 5) * L + l], v30[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v21[(i0 * 20 + i1 + 10) * L + l], v30[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v21[(i0 * 20 + i1 + 15) * L + l], v30[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2283 = sub f64[32,5] -> v12
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 5 + i1) * L + l] =
+            (v32[(i0 * 5 + i1) * L + l] * v6[i0 * L + l]) -
+            (v11[(i0 * 5 + i1) * L + l] +
+             (v14[(i0 * 5 + i1) * L + l] * (v9[i0 * L + l] * (T(h) * 0.5f))));
+      }
+    }
+  }
+  // %2284 = contract f64[32] -> v9
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v16[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v16[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v16[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v16[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2287 = contract f64[32,5] -> v11
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 5 + i1) * L + l] =
+            (v12[(i0 * 5 + i1) * L + l] - v9[i0 * L + l]) * v22[(i0 * 5 + i1) * L + l];
+      }
+    }
+  }
+  // %2094 = contract f64[32,5] -> v12
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v37[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v37[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v37[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v37[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 5) * L + l] = acc0_v[l];
+      v12[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v37[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %2295 = sub f64[32,5] -> v14
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 5 + i1) * L + l] =
+            (v39[(i0 * 5 + i1) * L + l] * v6[i0 * L + l]) -
+            (v12[(i0 * 5 + i1) * L + l] +
+             (v17[(i0 * 5 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f))));
+      }
+    }
+  }
+  // %2238 = contract f64[32] -> v6
+  // %2296 = contract f64[32] -> v9
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v39[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc1_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v39[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+        acc2_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v39[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+        acc3_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v39[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc4_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc7_v[l];
+    }
+  }
+  // %2239 = mul f64[32] -> v23
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[i0 * L + l] = v7[i0 * L + l] * v6[i0 * L + l];
+    }
+  }
+  // %2223 = contract f64[35] -> v12
+  // %1484 = contract f64[35] -> v16
+  // %2240 = contract f64[35] -> v21
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v29[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v8[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v23[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v29[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v8[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v23[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v29[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v8[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v23[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v29[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v8[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v23[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 4) * L + l] = acc4_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v21[(i0 * 4) * L + l] = acc8_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  for (int64_t i0 = 32; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v29[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 + i1 * 35], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 + i1 * 35], v23[i1 * L + l], acc2_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = acc0_v[l];
+      v16[i0 * L + l] = acc1_v[l];
+      v21[i0 * L + l] = acc2_v[l];
+    }
+  }
+  // %2224 = add f64[35] -> v30
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[i0 * L + l] = v12[i0 * L + l] + v33[i0 * L + l];
+    }
+  }
+  // %2228 = mul f64[35] -> v12
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = (v16[i0 * L + l] + v34[i0 * L + l]) * 0.16666667f;
+    }
+  }
+  // %2241 = add f64[35] -> v16
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[i0 * L + l] = v38[i0 * L + l] + v21[i0 * L + l];
+    }
+  }
+  // %2368 = mul f64[35] -> adj.ln.gain
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = ((((-((v0[i0 * L + l] * v30[i0 * L + l]) * 0.33333334f)) -
+                    (v2[i0 * L + l] * v12[i0 * L + l])) -
+                   ((v0[i0 * L + l] * v16[i0 * L + l]) * 0.33333334f)) -
+                  (v4[i0 * L + l] * v31[i0 * L + l])) *
+                 T(h);
+      }
+      dtheta_ln_gain[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %2267 = mul f64[35] -> adj.ln.bias
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = ((((-v12[i0 * L + l]) - (v30[i0 * L + l] * 0.33333334f)) -
+                   (v16[i0 * L + l] * 0.33333334f)) -
+                  v31[i0 * L + l]) *
+                 T(h);
+      }
+      dtheta_ln_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %2277 = sub f64[32,35] -> adj.Wb
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = (((-(v1[i1 * L + l] * (v29[i0 * L + l] * (T(h) * 0.33333334f)))) -
+                     ((v8[i0 * L + l] * (T(h) * 0.16666667f)) * v3[i1 * L + l])) -
+                    ((v23[i0 * L + l] * (T(h) * 0.33333334f)) * v1[i1 * L + l])) -
+                   ((v24[i0 * L + l] * (T(h) * 0.16666667f)) * v5[i1 * L + l]);
+        }
+        dtheta_Wb[i0 * 35 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %2299 = contract f64[32,5] -> v12
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 5 + i1) * L + l] =
+            (v14[(i0 * 5 + i1) * L + l] - v9[i0 * L + l]) * v22[(i0 * 5 + i1) * L + l];
+      }
+    }
+  }
+  // %2303 = contract f64[32] -> v6
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v20[(i0 * 20 + i1) * L + l], v26[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v20[(i0 * 20 + i1 + 5) * L + l], v26[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v20[(i0 * 20 + i1 + 10) * L + l], v26[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v20[(i0 * 20 + i1 + 15) * L + l], v26[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2119 = contract f64[32,5] -> v14
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v20[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v20[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v20[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v20[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 5) * L + l] = acc0_v[l];
+      v14[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v20[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %2307 = sub f64[32,5] -> v16
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 5 + i1) * L + l] =
+            (v15[(i0 * 5 + i1) * L + l] * v19[i0 * L + l]) -
+            ((v17[(i0 * 5 + i1) * L + l] * (v6[i0 * L + l] * T(h))) + v14[(i0 * 5 + i1) * L + l]);
+      }
+    }
+  }
+  // %2308 = contract f64[32] -> v6
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2311 = contract f64[32,5] -> v14
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 5 + i1) * L + l] =
+            v18[(i0 * 5 + i1) * L + l] * (v16[(i0 * 5 + i1) * L + l] - v6[i0 * L + l]);
       }
     }
   }
@@ -9022,11 +8006,11 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v2[(i0 * 5 + i1) * L + l] *
+            sum[l] = (((-(v10[(i0 * 5 + i1) * L + l] *
                           (u_stages[(i2 + 35) * L + l] * (T(h) * 0.16666667f)))) -
-                       (v8[(i0 * 5 + i1) * L + l] * (u_stages[(i2 + 105) * L + l] * T(h)))) -
-                      (v4[(i0 * 5 + i1) * L + l] * (u_stages[(i2 + 105) * L + l] * T(h)))) -
-                     (v10[(i0 * 5 + i1) * L + l] *
+                       (v11[(i0 * 5 + i1) * L + l] * (u_stages[(i2 + 105) * L + l] * T(h)))) -
+                      (v12[(i0 * 5 + i1) * L + l] * (u_stages[(i2 + 105) * L + l] * T(h)))) -
+                     (v14[(i0 * 5 + i1) * L + l] *
                       (u_stages[(i2 + 245) * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 175 + i1 * 35 + i2] += lane_sum<L>(sum);
@@ -9042,10 +8026,10 @@ extern "C" void fwp_delta_cde_predelta_adjoint_step(const void* /*ctx*/, double 
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v36[(i0 * 5 + i1) * L + l] * (v7[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                       (v3[(i0 * 5 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                      (v9[(i0 * 5 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                     (v41[(i0 * 5 + i1) * L + l] * (v18[i2 * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = (((-(v13[(i0 * 5 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                       (v27[(i0 * 5 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                      (v28[(i0 * 5 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                     (v25[(i0 * 5 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 175 + i1 * 35 + i2] += lane_sum<L>(sum);
         }
@@ -10330,9 +9314,9 @@ const plastic_model kModel = {
             .field = 22784,
             .field_vjp = 41536,
             .adjoint_field = 70656,
-            .step = 49536,
-            .step_vjp = 131904,
-            .adjoint_step = 150080,
+            .step = 64000,
+            .step_vjp = 126912,
+            .adjoint_step = 148352,
             .output = 15552,
             .output_vjp = 47360,
             .loss = 0,

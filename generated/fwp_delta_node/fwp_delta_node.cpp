@@ -1588,19 +1588,19 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
   T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22720);
   T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27840);
   T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32960);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38080);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48832);
-  T* __restrict v0_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59584);
-  T* __restrict v1_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 60288);
-  T* __restrict v2_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 60992);
-  T* __restrict v3_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 66112);
-  T* __restrict v4_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 71232);
-  T* __restrict v5_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 71552);
-  T* __restrict v6_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72064);
-  T* __restrict v7_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77184);
-  T* __restrict v8_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 82304);
-  T* __restrict v9_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 93056);
-  T* __restrict v10_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 98176);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33472);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44224);
+  T* __restrict v0_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 54976);
+  T* __restrict v1_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 55680);
+  T* __restrict v2_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56384);
+  T* __restrict v3_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61504);
+  T* __restrict v4_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 66624);
+  T* __restrict v5_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 66944);
+  T* __restrict v6_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67456);
+  T* __restrict v7_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72576);
+  T* __restrict v8_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77696);
+  T* __restrict v9_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 88448);
+  T* __restrict v10_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 93568);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -1610,6 +1610,10 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
   T acc3_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T acc_v[L] = {};
   T mean_v_2[L] = {};
   T var_v_2[L] = {};
@@ -2088,6 +2092,7 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %319 = contract f64[16] -> v8
+  // %266 = contract f64[16] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2095,17 +2100,28 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v9[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v2[(i0 * 40 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
             std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v9[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v2[(i0 * 40 + i1 + 10) * L + l], acc5_v[l]);
         acc2_v[l] =
             std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v9[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v2[(i0 * 40 + i1 + 20) * L + l], acc6_v[l]);
         acc3_v[l] =
             std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v9[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v2[(i0 * 40 + i1 + 30) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -2114,14 +2130,18 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
       v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc4_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %336 = mul f64[16,10] -> v10
+  // %336 = mul f64[16,10] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1) * L + l] =
+        v2[(i0 * 10 + i1) * L + l] =
             (v9[(i0 * 10 + i1) * L + l] - v8[i0 * L + l]) * v3[(i0 * 10 + i1) * L + l];
       }
     }
@@ -2140,13 +2160,13 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v2[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1], v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1], v2[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2], v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2], v2[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3], v10[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3], v2[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -2164,7 +2184,7 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 20], v10[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 20], v2[(i0 * 10 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -2172,12 +2192,12 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
       v11[(i0 * 21 + 20) * L + l] = acc0_v[l];
     }
   }
-  // %262 = mul f64[16,10] -> v8
+  // %262 = mul f64[16,10] -> v3
   // fwp_delta_node.ode:40: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v6[i0 * L + l] * (1.0f - square(v7[i0 * L + l]));
+      v3[i0 * L + l] = v6[i0 * L + l] * (1.0f - square(v7[i0 * L + l]));
     }
   }
   // %264 = contract f64[16,21] -> v12
@@ -2195,13 +2215,13 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21], v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21], v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 1], v8[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 1], v3[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 2], v8[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 2], v3[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 3], v8[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 3], v3[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -2219,7 +2239,7 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 20], v8[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 20], v3[(i0 * 10 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -2244,44 +2264,15 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
       v6[i0 * L + l] = acc_v[l];
     }
   }
-  // %266 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v2[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v2[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v2[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v2[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %268 = mul f64[16] -> v2
+  // %268 = mul f64[16] -> v7
   // fwp_delta_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = ((1.0f - v5[i0 * L + l]) * v5[i0 * L + l]) * v7[i0 * L + l];
+      v7[i0 * L + l] = ((1.0f - v5[i0 * L + l]) * v5[i0 * L + l]) * v10[i0 * L + l];
     }
   }
-  // %270 = contract f64[21] -> v3
+  // %270 = contract f64[21] -> v8
   // fwp_delta_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
@@ -2294,18 +2285,18 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v7[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -2315,18 +2306,18 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v2[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v7[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v3[20 * L + l] = acc0_v[l];
+    v8[20 * L + l] = acc0_v[l];
   }
-  // %340 = add f64[21] -> v7
+  // %340 = add f64[21] -> v9
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v6[i0 * L + l] + v3[i0 * L + l];
+      v9[i0 * L + l] = v6[i0 * L + l] + v8[i0 * L + l];
     }
   }
   // %342 = neg f64[21] -> adj.ln.gain
@@ -2335,7 +2326,7 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -(v0[i0 * L + l] * v7[i0 * L + l]);
+        sum[l] = -(v0[i0 * L + l] * v9[i0 * L + l]);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
@@ -2346,7 +2337,7 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -v7[i0 * L + l];
+        sum[l] = -v9[i0 * L + l];
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
@@ -2358,7 +2349,7 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v1[i1 * L + l] * v2[i0 * L + l]);
+          sum[l] = -(v1[i1 * L + l] * v7[i0 * L + l]);
         }
         dtheta_Wb[i0 * 21 + i1] += lane_sum<L>(sum);
       }
@@ -2372,7 +2363,7 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = -(v1[i2 * L + l] * v10[(i0 * 10 + i1) * L + l]);
+            sum[l] = -(v1[i2 * L + l] * v2[(i0 * 10 + i1) * L + l]);
           }
           dtheta_Wk[i0 * 210 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
@@ -2387,7 +2378,7 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = -(v1[i2 * L + l] * v8[(i0 * 10 + i1) * L + l]);
+            sum[l] = -(v1[i2 * L + l] * v3[(i0 * 10 + i1) * L + l]);
           }
           dtheta_Wv[i0 * 210 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
@@ -3178,16 +3169,21 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 704);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1408);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6528);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11648);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16768);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21888);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27008);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32128);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37248);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42368);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 47488);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52608);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2112);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2816);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3328);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3840);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4352);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9472);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14592);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19712);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24832);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29952);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35072);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40192);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45312);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 50432);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 55552);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3195,6 +3191,14 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
+  T acc8_v[L] = {};
+  T acc9_v[L] = {};
+  T acc10_v[L] = {};
+  T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_delta_node.field.step.rk4: 80 nodes
@@ -3241,57 +3245,6 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
       v1[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
     }
   }
-  // %602 = contract f64[16,10] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %603 = tanh f64[16,10] -> v3
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = vm::tanh(v2[i0 * L + l]);
-    }
-  }
   // %571 = layernorm f64[21] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -3312,8 +3265,8 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e75 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e75 * e75);
+        const T e43 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e43 * e43);
       }
     }
   }
@@ -3333,429 +3286,6 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = (v0[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
-    }
-  }
-  // %580 = contract f64[16,10] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2], v2[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 21], v2[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 42], v2[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 63], v2[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v4[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v4[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v4[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v2[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %575 = contract f64[16,10] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2], v2[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 21], v2[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 42], v2[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 63], v2[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2], v2[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %576 = softmax f64[16,10] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v5[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v5[(i0 * 10 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v5[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v5[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %582 = contract f64[16,10] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v6[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v6[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v6[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v6[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v6[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %583 = sub f64[16,10] -> v7
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = vm::tanh(v4[i0 * L + l]) - v5[i0 * L + l];
-    }
-  }
-  // %597 = contract f64[16,10] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v4[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v4[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v4[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %598 = softmax f64[16,10] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v4[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v4[(i0 * 10 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v4[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v4[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %853 = contract f64[16] -> v0
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 40 + i1) * L + l], v5[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v6[(i0 * 40 + i1 + 10) * L + l], v5[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v6[(i0 * 40 + i1 + 20) * L + l], v5[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v6[(i0 * 40 + i1 + 30) * L + l], v5[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %577 = contract f64[16] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v2[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %578 = sigmoid f64[16] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = sigmoid(v4[i0 * L + l]);
-    }
-  }
-  // %854 = contract f64[16] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = v0[i0 * L + l] * (v2[i0 * L + l] * (T(h) * 0.5f));
-    }
-  }
-  // %856 = contract f64[16,10] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v5[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v5[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v5[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v5[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v5[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %858 = sub f64[16,10] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1) * L + l] =
-            v3[(i0 * 10 + i1) * L + l] -
-            ((v7[(i0 * 10 + i1) * L + l] * v4[i0 * L + l]) + v8[(i0 * 10 + i1) * L + l]);
-      }
-    }
-  }
-  // %599 = contract f64[16] -> v0
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %600 = sigmoid f64[16] -> v1
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = sigmoid(v0[i0 * L + l]);
-    }
-  }
-  // %601 = contract f64[16,10] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 10 + i1) * L + l] = v5[(i0 * 10 + i1) * L + l] * v1[i0 * L + l];
-      }
     }
   }
   // %618 = layernorm f64[21] -> v0
@@ -3778,8 +3308,8 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e394 = u_stages[(i0 + 63) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e394 * e394);
+        const T e74 = u_stages[(i0 + 63) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e74 * e74);
       }
     }
   }
@@ -3794,14 +3324,82 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
       v0[i0 * L + l] = (u_stages[(i0 + 63) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %620 = add f64[21] -> v1
+  // %620 = add f64[21] -> v3
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
+      v3[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %622 = contract f64[16,10] -> v10
+  // %577 = contract f64[16] -> v0
+  // %599 = contract f64[16] -> v4
+  // %624 = contract f64[16] -> v5
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 21; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 84 + i1], v1[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 84 + i1], v3[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v2[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v1[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v3[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v2[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v1[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v3[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v2[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v1[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v3[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc4_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v5[(i0 * 4) * L + l] = acc8_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %578 = sigmoid f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = sigmoid(v0[i0 * L + l]);
+    }
+  }
+  // %600 = sigmoid f64[16] -> v0
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = sigmoid(v4[i0 * L + l]);
+    }
+  }
+  // %602 = contract f64[16,10] -> v7
+  // %580 = contract f64[16,10] -> v8
+  // %627 = contract f64[16,10] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3810,42 +3408,155 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2], v2[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2], v3[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 21], v2[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 21], v3[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 42], v2[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 42], v3[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 63], v2[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 63], v3[i2 * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v10[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v10[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v10[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v7[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v7[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v7[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v7[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v8[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
+        v8[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v8[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v8[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v9[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
+        v9[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v9[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v2[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v3[i2 * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v7[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v8[(i0 * 10 + i1) * L + l] = acc1_v[l];
+        v9[(i0 * 10 + i1) * L + l] = acc2_v[l];
       }
     }
   }
-  // %623 = softmax f64[16,10] -> v11
+  // %603 = tanh f64[16,10] -> v10
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = vm::tanh(v7[i0 * L + l]);
+    }
+  }
+  // %575 = contract f64[16,10] -> v7
+  // %597 = contract f64[16,10] -> v11
+  // %622 = contract f64[16,10] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 21; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2], v2[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2], v1[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2], v3[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 21], v2[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 21], v3[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 42], v2[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 42], v3[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 63], v2[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 63], v3[i2 * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v7[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v7[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v7[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
+        v11[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v11[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v11[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v12[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
+        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 21; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2], v2[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2], v1[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2], v3[i2 * L + l], acc2_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v11[(i0 * 10 + i1) * L + l] = acc1_v[l];
+        v12[(i0 * 10 + i1) * L + l] = acc2_v[l];
+      }
+    }
+  }
+  // %576 = softmax f64[16,10] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3855,7 +3566,7 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v10[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v10[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+            (v7[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v7[(i0 * 10 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3866,18 +3577,129 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v10[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v10[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v7[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v7[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+        v13[(i0 * 10 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %627 = contract f64[16,10] -> v10
+  // %598 = softmax f64[16,10] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v11[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[i1 * L + l] = vm::exp(v11[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 10 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %853 = contract f64[16] -> v4
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v7[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v7[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v7[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v7[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %854 = contract f64[16] -> v1
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = v4[i0 * L + l] * (v6[i0 * L + l] * (T(h) * 0.5f));
+    }
+  }
+  // %601 = contract f64[16,10] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 10 + i1) * L + l] = v7[(i0 * 10 + i1) * L + l] * v0[i0 * L + l];
+      }
+    }
+  }
+  // %623 = softmax f64[16,10] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v12[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[i1 * L + l] = vm::exp(v12[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 10 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %582 = contract f64[16,10] -> v12
+  // %856 = contract f64[16,10] -> v15
+  // %878 = contract f64[16,10] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3886,62 +3708,42 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v10[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v10[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v10[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %878 = contract f64[16,10] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v11[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v13[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
+          acc4_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v7[(i0 * 10 + i2) * L + l],
+                               acc4_v[l]);
+          acc8_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v14[(i0 * 10 + i2) * L + l],
+                               acc8_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v7[(i0 * 10 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v14[(i0 * 10 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v7[(i0 * 10 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                                v14[(i0 * 10 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v13[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v7[(i0 * 10 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                                v14[(i0 * 10 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -3950,67 +3752,61 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
         v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
         v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
         v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v15[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
+        v15[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v15[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v15[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v16[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
+        v16[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v16[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v16[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v11[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v13[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v7[(i0 * 10 + i2) * L + l],
+                               acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v14[(i0 * 10 + i2) * L + l],
+                               acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v15[(i0 * 10 + i1) * L + l] = acc1_v[l];
+        v16[(i0 * 10 + i1) * L + l] = acc2_v[l];
       }
     }
   }
-  // %865 = contract f64[16] -> v0
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  // %583 = sub f64[16,10] -> v17
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 40 + i1) * L + l], v5[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v4[(i0 * 40 + i1 + 10) * L + l], v5[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v4[(i0 * 40 + i1 + 20) * L + l], v5[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v4[(i0 * 40 + i1 + 30) * L + l], v5[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[i0 * L + l] = vm::tanh(v8[i0 * L + l]) - v12[i0 * L + l];
     }
   }
-  // %919 = sub f64[16,10] -> v5
+  // %858 = sub f64[16,10] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 10 + i1) * L + l] =
-            v3[(i0 * 10 + i1) * L + l] -
-            ((v9[(i0 * 10 + i1) * L + l] * (v0[i0 * L + l] * (T(h) * 0.5f))) +
-             v8[(i0 * 10 + i1) * L + l]);
+        v8[(i0 * 10 + i1) * L + l] =
+            v10[(i0 * 10 + i1) * L + l] -
+            ((v17[(i0 * 10 + i1) * L + l] * v1[i0 * L + l]) + v15[(i0 * 10 + i1) * L + l]);
       }
     }
   }
+  // %865 = contract f64[16] -> v4
   // %875 = contract f64[16] -> v0
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
@@ -4019,79 +3815,80 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 40 + i1) * L + l], v11[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v11[(i0 * 40 + i1) * L + l], v7[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v11[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v4[(i0 * 40 + i1 + 10) * L + l], v11[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v11[(i0 * 40 + i1 + 10) * L + l], v7[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v11[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v4[(i0 * 40 + i1 + 20) * L + l], v11[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v11[(i0 * 40 + i1 + 20) * L + l], v7[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v11[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v4[(i0 * 40 + i1 + 30) * L + l], v11[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v11[(i0 * 40 + i1 + 30) * L + l], v7[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v11[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 4) * L + l] = acc4_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %624 = contract f64[16] -> v3
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %900 = contract f64[16] -> v1
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = sigmoid(v3[i0 * L + l]) * (T(h) * 0.16666667f);
-    }
-  }
-  // %923 = contract f64[16,10] -> v3
+  // %919 = sub f64[16,10] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] = (vm::tanh(v10[(i0 * 10 + i1) * L + l]) -
-                                      (v12[(i0 * 10 + i1) * L + l] +
-                                       (v5[(i0 * 10 + i1) * L + l] * (v0[i0 * L + l] * T(h))))) *
-                                     v1[i0 * L + l];
+        v7[(i0 * 10 + i1) * L + l] =
+            v10[(i0 * 10 + i1) * L + l] -
+            ((v8[(i0 * 10 + i1) * L + l] * (v4[i0 * L + l] * (T(h) * 0.5f))) +
+             v15[(i0 * 10 + i1) * L + l]);
       }
     }
   }
-  // %904 = contract f64[16,10] -> v8
+  // %900 = contract f64[16] -> v4
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = sigmoid(v5[i0 * L + l]) * (T(h) * 0.16666667f);
+    }
+  }
+  // %923 = contract f64[16,10] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1) * L + l] =
-            v6[(i0 * 10 + i1) * L + l] * (v2[i0 * L + l] * (T(h) * 0.16666667f));
+        v10[(i0 * 10 + i1) * L + l] = (vm::tanh(v9[(i0 * 10 + i1) * L + l]) -
+                                       (v16[(i0 * 10 + i1) * L + l] +
+                                        (v7[(i0 * 10 + i1) * L + l] * (v0[i0 * L + l] * T(h))))) *
+                                      v4[i0 * L + l];
+      }
+    }
+  }
+  // %904 = contract f64[16,10] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 10 + i1) * L + l] =
+            v13[(i0 * 10 + i1) * L + l] * (v6[i0 * L + l] * (T(h) * 0.16666667f));
       }
     }
   }
@@ -4103,10 +3900,11 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 100 + i1 * 10 + i2) * L + l] =
               z0_W[(i0 * 100 + i1 * 10 + i2) * L + l] +
-              (((v9[(i0 * 10 + i1) * L + l] * (v4[(i0 * 10 + i2) * L + l] * (T(h) * 0.33333334f))) +
-                ((v11[(i0 * 10 + i2) * L + l] * v3[(i0 * 10 + i1) * L + l]) +
-                 (v8[(i0 * 10 + i2) * L + l] * v7[(i0 * 10 + i1) * L + l]))) +
-               ((v4[(i0 * 10 + i2) * L + l] * (T(h) * 0.33333334f)) * v5[(i0 * 10 + i1) * L + l]));
+              (((v8[(i0 * 10 + i1) * L + l] *
+                 (v11[(i0 * 10 + i2) * L + l] * (T(h) * 0.33333334f))) +
+                ((v14[(i0 * 10 + i2) * L + l] * v10[(i0 * 10 + i1) * L + l]) +
+                 (v9[(i0 * 10 + i2) * L + l] * v17[(i0 * 10 + i1) * L + l]))) +
+               ((v11[(i0 * 10 + i2) * L + l] * (T(h) * 0.33333334f)) * v7[(i0 * 10 + i1) * L + l]));
         }
       }
     }
@@ -4142,36 +3940,43 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 704);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1408);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6528);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11648);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11968);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12480);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17600);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18304);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23424);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28544);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29056);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34176);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34688);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39808);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40320);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45440);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46144);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51264);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56384);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56896);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62016);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62528);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67648);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72768);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77888);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 83008);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 88128);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 93248);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 98368);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 103488);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 114240);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 119360);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2112);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2816);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3520);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4224);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4736);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5248);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5760);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6272);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11392);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16512);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21632);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26752);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 31872);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32384);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37504);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37824);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42944);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48064);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53184);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58304);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 63424);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68544);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73664);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78784);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 83904);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89024);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94144);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 99264);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 104384);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 109504);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 114624);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 119744);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 130496);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 141248);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 152000);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 162752);
+  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 173504);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -4179,6 +3984,14 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
+  T acc8_v[L] = {};
+  T acc9_v[L] = {};
+  T acc10_v[L] = {};
+  T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
@@ -4226,173 +4039,6 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %622 = contract f64[16,10] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %623 = softmax f64[16,10] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v2[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 10 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v2[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %624 = contract f64[16] -> v2
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %625 = sigmoid f64[16] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = sigmoid(v2[i0 * L + l]);
-    }
-  }
-  // %626 = contract f64[16,10] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = v3[(i0 * 10 + i1) * L + l] * v5[i0 * L + l];
-      }
-    }
-  }
-  // %1342 = contract f64[16,10] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 40 + i2) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-        v6[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-        v6[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-        v6[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-      }
-    }
-  }
   // %593 = layernorm f64[21] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -4413,8 +4059,8 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e168 = u_stages[(i0 + 21) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e168 * e168);
+        const T e43 = u_stages[(i0 + 21) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e43 * e43);
       }
     }
   }
@@ -4429,260 +4075,14 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       v2[i0 * L + l] = (u_stages[(i0 + 21) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %595 = add f64[21] -> v7
+  // %595 = add f64[21] -> v3
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v2[i0 * L + l]);
+      v3[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v2[i0 * L + l]);
     }
   }
-  // %597 = contract f64[16,10] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2], v7[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 21], v7[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 42], v7[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 63], v7[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2], v7[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %598 = softmax f64[16,10] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v8[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v8[(i0 * 10 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v8[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v8[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %599 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v7[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %600 = sigmoid f64[16] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = sigmoid(v8[i0 * L + l]);
-    }
-  }
-  // %601 = contract f64[16,10] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1) * L + l] = v9[(i0 * 10 + i1) * L + l] * v10[i0 * L + l];
-      }
-    }
-  }
-  // %1108 = contract f64[16,10] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 40 + i2) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-        v11[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-        v11[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
-        v11[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-      }
-    }
-  }
-  // %875 = contract f64[16] -> v12
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 40 + i1) * L + l], v3[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v8[(i0 * 40 + i1 + 10) * L + l], v3[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v8[(i0 * 40 + i1 + 20) * L + l], v3[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v8[(i0 * 40 + i1 + 30) * L + l], v3[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1346 = sub f64[16,10] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1) * L + l] =
-            v11[(i0 * 10 + i1) * L + l] - (v6[(i0 * 10 + i1) * L + l] * (v12[i0 * L + l] * T(h)));
-      }
-    }
-  }
-  // %865 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 40 + i1) * L + l], v9[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v8[(i0 * 40 + i1 + 10) * L + l], v9[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v8[(i0 * 40 + i1 + 20) * L + l], v9[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v8[(i0 * 40 + i1 + 30) * L + l], v9[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1350 = sub f64[16,10] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1) * L + l] =
-            v11[(i0 * 10 + i1) * L + l] -
-            (v13[(i0 * 10 + i1) * L + l] * (v14[i0 * L + l] * (T(h) * 0.5f)));
-      }
-    }
-  }
-  // %571 = layernorm f64[21] -> v11
+  // %571 = layernorm f64[21] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4702,8 +4102,8 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e386 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e386 * e386);
+        const T e74 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e74 * e74);
       }
     }
   }
@@ -4715,17 +4115,85 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v4[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %573 = add f64[21] -> v16
+  // %573 = add f64[21] -> v5
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = (v11[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
+      v5[i0 * L + l] = (v4[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
     }
   }
-  // %575 = contract f64[16,10] -> v17
+  // %624 = contract f64[16] -> v6
+  // %599 = contract f64[16] -> v7
+  // %577 = contract f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 21; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 84 + i1], v3[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 84 + i1], v5[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v3[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v5[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v3[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v5[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v3[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v5[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc4_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v8[(i0 * 4) * L + l] = acc8_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %625 = sigmoid f64[16] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = sigmoid(v6[i0 * L + l]);
+    }
+  }
+  // %600 = sigmoid f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = sigmoid(v7[i0 * L + l]);
+    }
+  }
+  // %622 = contract f64[16,10] -> v10
+  // %597 = contract f64[16,10] -> v11
+  // %575 = contract f64[16,10] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4734,42 +4202,72 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2], v16[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 21], v16[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 42], v16[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 63], v16[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2], v3[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2], v5[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 21], v3[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 21], v5[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 42], v3[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 42], v5[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 63], v3[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 63], v5[i2 * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v17[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v17[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v17[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v10[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v10[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v10[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v10[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
+        v11[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v11[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v11[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v12[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
+        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2], v16[i2 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2], v3[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2], v5[i2 * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v10[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v11[(i0 * 10 + i1) * L + l] = acc1_v[l];
+        v12[(i0 * 10 + i1) * L + l] = acc2_v[l];
       }
     }
   }
-  // %576 = softmax f64[16,10] -> v18
+  // %623 = softmax f64[16,10] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4779,7 +4277,7 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v17[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v17[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+            (v10[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v10[(i0 * 10 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -4790,18 +4288,69 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v17[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v17[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        v7[i1 * L + l] = vm::exp(v10[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v10[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 10 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v13[(i0 * 10 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %577 = contract f64[16] -> v17
+  // %626 = contract f64[16,10] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 10 + i1) * L + l] = v13[(i0 * 10 + i1) * L + l] * v9[i0 * L + l];
+      }
+    }
+  }
+  // %598 = softmax f64[16,10] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v11[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[i1 * L + l] = vm::exp(v11[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 10 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %601 = contract f64[16,10] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 10 + i1) * L + l] = v14[(i0 * 10 + i1) * L + l] * v6[i0 * L + l];
+      }
+    }
+  }
+  // %875 = contract f64[16] -> v7
+  // %865 = contract f64[16] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4809,41 +4358,93 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v16[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v16[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v16[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v16[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(v11[(i0 * 40 + i1) * L + l], v13[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v11[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc4_v[l]);
+        acc1_v[l] =
+            std::fma(v11[(i0 * 40 + i1 + 10) * L + l], v13[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v11[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc5_v[l]);
+        acc2_v[l] =
+            std::fma(v11[(i0 * 40 + i1 + 20) * L + l], v13[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v11[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc6_v[l]);
+        acc3_v[l] =
+            std::fma(v11[(i0 * 40 + i1 + 30) * L + l], v13[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v11[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc4_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %578 = sigmoid f64[16] -> v19
+  // %576 = softmax f64[16,10] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = sigmoid(v17[i0 * L + l]);
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v12[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v17[i1 * L + l] = vm::exp(v12[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 10 + i1) * L + l] = v17[i1 * L + l] / rowsum_v[l];
+      }
     }
   }
-  // %579 = contract f64[16,10] -> v17
+  // %578 = sigmoid f64[16] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = sigmoid(v8[i0 * L + l]);
+    }
+  }
+  // %579 = contract f64[16,10] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 10 + i1) * L + l] = v18[(i0 * 10 + i1) * L + l] * v19[i0 * L + l];
+        v18[(i0 * 10 + i1) * L + l] = v16[(i0 * 10 + i1) * L + l] * v12[i0 * L + l];
       }
     }
   }
-  // %1129 = contract f64[16,10] -> v20
+  // %1342 = contract f64[16,10] -> v19
+  // %1108 = contract f64[16,10] -> v20
+  // %1129 = contract f64[16,10] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4852,47 +4453,108 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 40 + i2) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
+                               v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 40 + i2) * L + l],
+                               v11[(i0 * 10 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 40 + i2) * L + l],
+                               v18[(i0 * 10 + i2) * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v11[(i0 * 10 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v18[(i0 * 10 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v11[(i0 * 10 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                                v18[(i0 * 10 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v10[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v11[(i0 * 10 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                                v18[(i0 * 10 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-        v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-        v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-        v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+        v19[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v19[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+        v19[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v19[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+        v20[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l] * (T(h) * 0.33333334f);
+        v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.33333334f);
+        v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.33333334f);
+        v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.33333334f);
+        v21[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
+        v21[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
+        v21[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
+        v21[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
+                               v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l],
+                               v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l],
+                               v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v19[(i0 * 10 + i1) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v20[(i0 * 10 + i1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
+        v21[(i0 * 10 + i1) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
       }
     }
   }
-  // %1125 = contract f64[16] -> v21
+  // %1346 = sub f64[16,10] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 10 + i1) * L + l] =
+            v20[(i0 * 10 + i1) * L + l] - (v19[(i0 * 10 + i1) * L + l] * (v7[i0 * L + l] * T(h)));
+      }
+    }
+  }
+  // %1350 = sub f64[16,10] -> v22
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v22[(i0 * 10 + i1) * L + l] =
+            v20[(i0 * 10 + i1) * L + l] -
+            (v10[(i0 * 10 + i1) * L + l] * (v15[i0 * L + l] * (T(h) * 0.5f)));
+      }
+    }
+  }
+  // %1125 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4904,31 +4566,31 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 40 + i1) * L + l], v9[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v18[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v17[(i0 * 40 + i1 + 10) * L + l], v9[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v18[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v17[(i0 * 40 + i1 + 20) * L + l], v9[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v18[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v17[(i0 * 40 + i1 + 30) * L + l], v9[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v18[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1354 = sub f64[16,10] -> v22
+  // %1354 = sub f64[16,10] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1) * L + l] =
-            v20[(i0 * 10 + i1) * L + l] -
-            (v15[(i0 * 10 + i1) * L + l] * (v21[i0 * L + l] * (T(h) * 0.5f)));
+        v20[(i0 * 10 + i1) * L + l] =
+            v21[(i0 * 10 + i1) * L + l] -
+            (v22[(i0 * 10 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
@@ -4940,15 +4602,17 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
         for (int64_t l = 0; l < L; ++l) {
           z0_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] +=
               (((z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] -
-                 (v3[(i0 * 10 + i2) * L + l] * v6[(i0 * 10 + i1) * L + l])) -
-                (v13[(i0 * 10 + i1) * L + l] * v9[(i0 * 10 + i2) * L + l])) -
-               (v15[(i0 * 10 + i1) * L + l] * v9[(i0 * 10 + i2) * L + l])) -
-              (v18[(i0 * 10 + i2) * L + l] * v22[(i0 * 10 + i1) * L + l]);
+                 (v13[(i0 * 10 + i2) * L + l] * v19[(i0 * 10 + i1) * L + l])) -
+                (v10[(i0 * 10 + i1) * L + l] * v14[(i0 * 10 + i2) * L + l])) -
+               (v22[(i0 * 10 + i1) * L + l] * v14[(i0 * 10 + i2) * L + l])) -
+              (v16[(i0 * 10 + i2) * L + l] * v20[(i0 * 10 + i1) * L + l]);
         }
       }
     }
   }
-  // %602 = contract f64[16,10] -> v20
+  // %602 = contract f64[16,10] -> v21
+  // %580 = contract f64[16,10] -> v23
+  // %627 = contract f64[16,10] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4957,49 +4621,88 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2], v7[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 21], v7[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 42], v7[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 63], v7[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2], v3[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2], v5[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2], v1[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 21], v3[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 21], v5[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 42], v3[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 42], v5[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 63], v3[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 63], v5[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v21[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v21[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v21[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v21[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v23[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
+        v23[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v23[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v23[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v24[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
+        v24[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v24[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v24[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v7[i2 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v3[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v5[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v1[i2 * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v21[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v23[(i0 * 10 + i1) * L + l] = acc1_v[l];
+        v24[(i0 * 10 + i1) * L + l] = acc2_v[l];
       }
     }
   }
-  // %603 = tanh f64[16,10] -> v23
+  // %603 = tanh f64[16,10] -> v25
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = vm::tanh(v20[i0 * L + l]);
+      v25[i0 * L + l] = vm::tanh(v21[i0 * L + l]);
     }
   }
-  // %580 = contract f64[16,10] -> v20
+  // %581 = tanh f64[16,10] -> v21
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = vm::tanh(v23[i0 * L + l]);
+    }
+  }
+  // %582 = contract f64[16,10] -> v23
+  // %856 = contract f64[16,10] -> v26
+  // %878 = contract f64[16,10] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5008,178 +4711,710 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2], v16[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 21], v16[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 42], v16[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 63], v16[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v16[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %581 = tanh f64[16,10] -> v24
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = vm::tanh(v20[i0 * L + l]);
-    }
-  }
-  // %582 = contract f64[16,10] -> v20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v18[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v16[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
+          acc4_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v14[(i0 * 10 + i2) * L + l],
+                               acc4_v[l]);
+          acc8_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v13[(i0 * 10 + i2) * L + l],
+                               acc8_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v16[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v14[(i0 * 10 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v16[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v14[(i0 * 10 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                                v13[(i0 * 10 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v16[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v14[(i0 * 10 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                                v13[(i0 * 10 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v23[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v23[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v23[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v23[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v26[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
+        v26[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v26[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v26[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v27[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
+        v27[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v27[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v27[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v18[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %583 = sub f64[16,10] -> v25
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v24[i0 * L + l] - v20[i0 * L + l];
-    }
-  }
-  // %856 = contract f64[16,10] -> v20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v9[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v16[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v9[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v9[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v9[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v14[(i0 * 10 + i2) * L + l],
+                               acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v13[(i0 * 10 + i2) * L + l],
+                               acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v9[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v23[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v26[(i0 * 10 + i1) * L + l] = acc1_v[l];
+        v27[(i0 * 10 + i1) * L + l] = acc2_v[l];
       }
     }
   }
-  // %1359 = sub f64[16,10] -> v26
+  // %583 = sub f64[16,10] -> v28
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[i0 * L + l] = v21[i0 * L + l] - v23[i0 * L + l];
+    }
+  }
+  // %1359 = sub f64[16,10] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 10 + i1) * L + l] =
-            v23[(i0 * 10 + i1) * L + l] -
-            ((v25[(i0 * 10 + i1) * L + l] * (v21[i0 * L + l] * (T(h) * 0.5f))) +
-             v20[(i0 * 10 + i1) * L + l]);
+        v23[(i0 * 10 + i1) * L + l] =
+            v25[(i0 * 10 + i1) * L + l] -
+            ((v28[(i0 * 10 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f))) +
+             v26[(i0 * 10 + i1) * L + l]);
       }
     }
   }
-  // %1362 = sub f64[16,10] -> v27
+  // %1362 = sub f64[16,10] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 10 + i1) * L + l] =
-            v23[(i0 * 10 + i1) * L + l] -
-            ((v26[(i0 * 10 + i1) * L + l] * (v14[i0 * L + l] * (T(h) * 0.5f))) +
-             v20[(i0 * 10 + i1) * L + l]);
+        v29[(i0 * 10 + i1) * L + l] =
+            v25[(i0 * 10 + i1) * L + l] -
+            ((v23[(i0 * 10 + i1) * L + l] * (v15[i0 * L + l] * (T(h) * 0.5f))) +
+             v26[(i0 * 10 + i1) * L + l]);
       }
     }
   }
-  // %1391 = contract f64[16,10] -> v20
+  // %1391 = contract f64[16,10] -> v26
+  // %1386 = contract f64[16,10] -> v30
+  // %1224 = contract f64[16,10] -> v31
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v29[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v23[(i0 * 10 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v28[(i0 * 10 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v29[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v23[(i0 * 10 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v28[(i0 * 10 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v29[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v23[(i0 * 10 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                                v28[(i0 * 10 + i2) * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v29[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v23[(i0 * 10 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                                v28[(i0 * 10 + i2) * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v26[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
+        v26[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
+        v26[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
+        v26[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
+        v30[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l] * (T(h) * 0.33333334f);
+        v30[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.33333334f);
+        v30[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.33333334f);
+        v30[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.33333334f);
+        v31[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
+        v31[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
+        v31[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
+        v31[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 + i2 * 10) * L + l],
+                               v29[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 + i2 * 10) * L + l],
+                               v23[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 + i2 * 10) * L + l],
+                               v28[(i0 * 10 + i2) * L + l], acc2_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v26[(i0 * 10 + i1) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
+        v30[(i0 * 10 + i1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
+        v31[(i0 * 10 + i1) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+      }
+    }
+  }
+  // %1368 = contract f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v19[(i0 * 40 + i1) * L + l], v29[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v19[(i0 * 40 + i1 + 10) * L + l], v29[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v19[(i0 * 40 + i1 + 20) * L + l], v29[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v19[(i0 * 40 + i1 + 30) * L + l], v29[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1387 = contract f64[16] -> v15
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v23[(i0 * 40 + i1) * L + l], v10[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v23[(i0 * 40 + i1 + 10) * L + l], v10[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v23[(i0 * 40 + i1 + 20) * L + l], v10[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v23[(i0 * 40 + i1 + 30) * L + l], v10[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1394 = add f64[16,10] -> v23
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v23[(i0 * 10 + i1) * L + l] =
+            (v26[(i0 * 10 + i1) * L + l] -
+             (v13[(i0 * 10 + i1) * L + l] * (v8[i0 * L + l] * T(h)))) +
+            (v30[(i0 * 10 + i1) * L + l] -
+             (v14[(i0 * 10 + i1) * L + l] * (v15[i0 * L + l] * (T(h) * 0.5f))));
+      }
+    }
+  }
+  // %1395 = contract f64[16] -> v26
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v23[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v23[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v23[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v23[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v26[(i0 * 4) * L + l] = acc0_v[l];
+      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1396 = mul f64[16] -> v30
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[i0 * L + l] = ((1.0f - v6[i0 * L + l]) * v6[i0 * L + l]) * v26[i0 * L + l];
+    }
+  }
+  // %1416 = mul f64[16,10] -> v26
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v26[i0 * L + l] = (1.0f - square(v25[i0 * L + l])) * (v22[i0 * L + l] + v10[i0 * L + l]);
+    }
+  }
+  // %1399 = contract f64[16] -> v25
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v22[(i0 * 40 + i1) * L + l], v28[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v22[(i0 * 40 + i1 + 10) * L + l], v28[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v22[(i0 * 40 + i1 + 20) * L + l], v28[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v22[(i0 * 40 + i1 + 30) * L + l], v28[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[(i0 * 4) * L + l] = acc0_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1402 = contract f64[16,10] -> v28
+  // %1405 = contract f64[16,10] -> v32
+  // %1428 = contract f64[16,10] -> v33
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v22[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v20[(i0 * 10 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v22[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v20[(i0 * 10 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v22[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                                v20[(i0 * 10 + i2) * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v22[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                                v20[(i0 * 10 + i2) * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v28[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v28[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v28[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v28[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v32[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
+        v32[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v32[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v32[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v33[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
+        v33[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v33[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v33[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v22[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v10[(i0 * 10 + i2) * L + l],
+                               acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v20[(i0 * 10 + i2) * L + l],
+                               acc2_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v28[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v32[(i0 * 10 + i1) * L + l] = acc1_v[l];
+        v33[(i0 * 10 + i1) * L + l] = acc2_v[l];
+      }
+    }
+  }
+  // %1409 = add f64[16,10] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 10 + i1) * L + l] =
+            ((-((v18[(i0 * 10 + i1) * L + l] * (v25[i0 * L + l] * (T(h) * 0.5f))) +
+                v28[(i0 * 10 + i1) * L + l])) -
+             ((v11[(i0 * 10 + i1) * L + l] * (v15[i0 * L + l] * (T(h) * 0.5f))) +
+              v32[(i0 * 10 + i1) * L + l])) +
+            (v23[(i0 * 10 + i1) * L + l] * v6[i0 * L + l]);
+      }
+    }
+  }
+  // %1410 = contract f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v10[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v10[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v10[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v10[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1413 = mul f64[16,10] -> v18
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v18[(i0 * 10 + i1) * L + l] =
+            (v10[(i0 * 10 + i1) * L + l] - v6[i0 * L + l]) * v14[(i0 * 10 + i1) * L + l];
+      }
+    }
+  }
+  // %1423 = sub f64[16,10] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 10 + i1) * L + l] =
+            v31[(i0 * 10 + i1) * L + l] -
+            (v14[(i0 * 10 + i1) * L + l] * (v25[i0 * L + l] * (T(h) * 0.5f)));
+      }
+    }
+  }
+  // %1424 = contract f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v10[(i0 * 40 + i1) * L + l], v16[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v10[(i0 * 40 + i1 + 10) * L + l], v16[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v10[(i0 * 40 + i1 + 20) * L + l], v16[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v10[(i0 * 40 + i1 + 30) * L + l], v16[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1425 = mul f64[16] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = v6[i0 * L + l] * (v12[i0 * L + l] * (1.0f - v12[i0 * L + l]));
+    }
+  }
+  // %1435 = mul f64[16,10] -> v14
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = v20[i0 * L + l] * (1.0f - square(v21[i0 * L + l]));
+    }
+  }
+  // %1429 = sub f64[16,10] -> v20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 10 + i1) * L + l] =
+            (v10[(i0 * 10 + i1) * L + l] * v12[i0 * L + l]) - v33[(i0 * 10 + i1) * L + l];
+      }
+    }
+  }
+  // %1430 = contract f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v16[(i0 * 40 + i1) * L + l], v20[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v16[(i0 * 40 + i1 + 10) * L + l], v20[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v16[(i0 * 40 + i1 + 20) * L + l], v20[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v16[(i0 * 40 + i1 + 30) * L + l], v20[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1433 = mul f64[16,10] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 10 + i1) * L + l] =
+            v16[(i0 * 10 + i1) * L + l] * (v20[(i0 * 10 + i1) * L + l] - v6[i0 * L + l]);
+      }
+    }
+  }
+  // %628 = tanh f64[16,10] -> v12
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = vm::tanh(v24[i0 * L + l]);
+    }
+  }
+  // %1357 = mul f64[16,10] -> v16
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[i0 * L + l] = (1.0f - square(v12[i0 * L + l])) * v19[i0 * L + l];
+    }
+  }
+  // %1417 = contract f64[16,21] -> v34
+  // %1436 = contract f64[16,21] -> v35
+  // %1358 = contract f64[16,21] -> v36
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21], v26[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21], v14[(i0 * 10 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21], v16[(i0 * 10 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 1], v26[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 1], v14[(i0 * 10 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 1], v16[(i0 * 10 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 2], v26[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 2], v14[(i0 * 10 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 2], v16[(i0 * 10 + i2) * L + l],
+                                acc10_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 3], v26[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 3], v14[(i0 * 10 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 3], v16[(i0 * 10 + i2) * L + l],
+                                acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v34[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v34[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v34[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v34[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v35[(i0 * 21 + i1 * 4) * L + l] = acc4_v[l];
+        v35[(i0 * 21 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v35[(i0 * 21 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v35[(i0 * 21 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v36[(i0 * 21 + i1 * 4) * L + l] = acc8_v[l];
+        v36[(i0 * 21 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v36[(i0 * 21 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v36[(i0 * 21 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 20], v26[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 20], v14[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 20], v16[(i0 * 10 + i1) * L + l], acc2_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v34[(i0 * 21 + 20) * L + l] = acc0_v[l];
+      v35[(i0 * 21 + 20) * L + l] = acc1_v[l];
+      v36[(i0 * 21 + 20) * L + l] = acc2_v[l];
+    }
+  }
+  // %1365 = sub f64[16,10] -> v20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 10 + i1) * L + l] =
+            v12[(i0 * 10 + i1) * L + l] -
+            ((v29[(i0 * 10 + i1) * L + l] * (v7[i0 * L + l] * T(h))) + v27[(i0 * 10 + i1) * L + l]);
+      }
+    }
+  }
+  // %1366 = contract f64[16,10] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5193,21 +5428,21 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v27[(i0 * 10 + i2) * L + l], acc0_v[l]);
+                               v20[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v27[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v20[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v27[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v20[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v27[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v20[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-        v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-        v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
-        v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
+        v12[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -5219,294 +5454,16 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 + i2 * 10) * L + l],
-                               v27[(i0 * 10 + i2) * L + l], acc0_v[l]);
+                               v20[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
+        v12[(i0 * 10 + i1) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
       }
     }
   }
-  // %1368 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 40 + i1) * L + l], v27[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v6[(i0 * 40 + i1 + 10) * L + l], v27[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v6[(i0 * 40 + i1 + 20) * L + l], v27[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v6[(i0 * 40 + i1 + 30) * L + l], v27[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1386 = contract f64[16,10] -> v28
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v26[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v26[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v26[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v26[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-        v28[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-        v28[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
-        v28[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 + i2 * 10) * L + l],
-                               v26[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 10 + i1) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-      }
-    }
-  }
-  // %1387 = contract f64[16] -> v21
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v26[(i0 * 40 + i1) * L + l], v13[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v26[(i0 * 40 + i1 + 10) * L + l], v13[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v26[(i0 * 40 + i1 + 20) * L + l], v13[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v26[(i0 * 40 + i1 + 30) * L + l], v13[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1394 = add f64[16,10] -> v26
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 10 + i1) * L + l] =
-            (v20[(i0 * 10 + i1) * L + l] -
-             (v3[(i0 * 10 + i1) * L + l] * (v14[i0 * L + l] * T(h)))) +
-            (v28[(i0 * 10 + i1) * L + l] -
-             (v9[(i0 * 10 + i1) * L + l] * (v21[i0 * L + l] * (T(h) * 0.5f))));
-      }
-    }
-  }
-  // %1395 = contract f64[16] -> v20
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v26[(i0 * 40 + i1) * L + l], v9[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v26[(i0 * 40 + i1 + 10) * L + l], v9[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v26[(i0 * 40 + i1 + 20) * L + l], v9[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v26[(i0 * 40 + i1 + 30) * L + l], v9[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1396 = mul f64[16] -> v28
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = ((1.0f - v10[i0 * L + l]) * v10[i0 * L + l]) * v20[i0 * L + l];
-    }
-  }
-  // %1397 = contract f64[21] -> v20
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v28[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v28[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v28[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v28[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v28[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v20[20 * L + l] = acc0_v[l];
-  }
-  // %1416 = mul f64[16,10] -> v29
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = (1.0f - square(v23[i0 * L + l])) * (v15[i0 * L + l] + v13[i0 * L + l]);
-    }
-  }
-  // %1417 = contract f64[16,21] -> v30
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21], v29[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 1], v29[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 2], v29[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 3], v29[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v30[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v30[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v30[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 20], v29[(i0 * 10 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 21 + 20) * L + l] = acc0_v[l];
-    }
-  }
-  // %1399 = contract f64[16] -> v23
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 40 + i1) * L + l], v25[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v15[(i0 * 40 + i1 + 10) * L + l], v25[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v15[(i0 * 40 + i1 + 20) * L + l], v25[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v15[(i0 * 40 + i1 + 30) * L + l], v25[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1402 = contract f64[16,10] -> v31
+  // %1371 = contract f64[16,10] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5520,21 +5477,21 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc0_v[l]);
+                               v19[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v19[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v19[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v19[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v31[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v31[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v31[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v20[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -5545,80 +5502,29 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v15[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v19[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v20[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1405 = contract f64[16,10] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v13[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1409 = add f64[16,10] -> v13
+  // %1373 = sub f64[16,10] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1) * L + l] =
-            ((-((v17[(i0 * 10 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f))) +
-                v31[(i0 * 10 + i1) * L + l])) -
-             ((v8[(i0 * 10 + i1) * L + l] * (v21[i0 * L + l] * (T(h) * 0.5f))) +
-              v15[(i0 * 10 + i1) * L + l])) +
-            (v26[(i0 * 10 + i1) * L + l] * v10[i0 * L + l]);
+        v19[(i0 * 10 + i1) * L + l] =
+            (v12[(i0 * 10 + i1) * L + l] * v9[i0 * L + l]) -
+            (v20[(i0 * 10 + i1) * L + l] + (v11[(i0 * 10 + i1) * L + l] * (v8[i0 * L + l] * T(h))));
       }
     }
   }
-  // %1410 = contract f64[16] -> v10
+  // %1374 = contract f64[16] -> v6
+  // %1381 = contract f64[16] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5626,38 +5532,55 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v9[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v19[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v12[(i0 * 40 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v9[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v19[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v12[(i0 * 40 + i1 + 10) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v9[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v19[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v12[(i0 * 40 + i1 + 20) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v9[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v19[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v12[(i0 * 40 + i1 + 30) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc4_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1413 = mul f64[16,10] -> v15
+  // %1377 = mul f64[16,10] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1) * L + l] =
-            (v13[(i0 * 10 + i1) * L + l] - v10[i0 * L + l]) * v9[(i0 * 10 + i1) * L + l];
+        v11[(i0 * 10 + i1) * L + l] =
+            v13[(i0 * 10 + i1) * L + l] * (v19[(i0 * 10 + i1) * L + l] - v6[i0 * L + l]);
       }
     }
   }
-  // %1414 = contract f64[16,21] -> v32
+  // %1414 = contract f64[16,21] -> v37
+  // %1434 = contract f64[16,21] -> v38
+  // %1378 = contract f64[16,21] -> v39
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5666,44 +5589,82 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v15[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v18[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v10[(i0 * 10 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v11[(i0 * 10 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1], v15[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1], v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1], v10[(i0 * 10 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1], v11[(i0 * 10 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2], v15[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2], v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2], v10[(i0 * 10 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2], v11[(i0 * 10 + i2) * L + l],
+                                acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3], v15[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3], v18[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3], v10[(i0 * 10 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3], v11[(i0 * 10 + i2) * L + l],
+                                acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v32[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v32[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v32[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v37[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v37[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v37[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v37[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v38[(i0 * 21 + i1 * 4) * L + l] = acc4_v[l];
+        v38[(i0 * 21 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v38[(i0 * 21 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v38[(i0 * 21 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v39[(i0 * 21 + i1 * 4) * L + l] = acc8_v[l];
+        v39[(i0 * 21 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v39[(i0 * 21 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v39[(i0 * 21 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 20], v15[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 20], v18[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 20], v10[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 20], v11[(i0 * 10 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 * 21 + 20) * L + l] = acc0_v[l];
+      v37[(i0 * 21 + 20) * L + l] = acc0_v[l];
+      v38[(i0 * 21 + 20) * L + l] = acc1_v[l];
+      v39[(i0 * 21 + 20) * L + l] = acc2_v[l];
     }
   }
-  // %1419 = reduce_sum f64[21] -> v13
+  // %1419 = reduce_sum f64[21] -> v12
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5712,7 +5673,24 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v30[(i0 + i1 * 21) * L + l] + v32[(i0 + i1 * 21) * L + l]);
+        acc_v[l] = acc_v[l] + (v34[(i0 + i1 * 21) * L + l] + v37[(i0 + i1 * 21) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1438 = reduce_sum f64[21] -> v13
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v35[(i0 + i1 * 21) * L + l] + v38[(i0 + i1 * 21) * L + l]);
       }
     }
     PLASTIC_SIMD
@@ -5720,347 +5698,7 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       v13[i0 * L + l] = acc_v[l];
     }
   }
-  // %1420 = add f64[21] -> v17
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = v20[i0 * L + l] + v13[i0 * L + l];
-    }
-  }
-  // %1224 = contract f64[16,10] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v25[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v25[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v25[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v25[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 + i2 * 10) * L + l],
-                               v25[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-      }
-    }
-  }
-  // %1423 = sub f64[16,10] -> v20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1) * L + l] =
-            v13[(i0 * 10 + i1) * L + l] -
-            (v9[(i0 * 10 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f)));
-      }
-    }
-  }
-  // %1424 = contract f64[16] -> v10
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v20[(i0 * 40 + i1) * L + l], v18[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v20[(i0 * 40 + i1 + 10) * L + l], v18[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v20[(i0 * 40 + i1 + 20) * L + l], v18[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v20[(i0 * 40 + i1 + 30) * L + l], v18[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1425 = mul f64[16] -> v21
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = v10[i0 * L + l] * (v19[i0 * L + l] * (1.0f - v19[i0 * L + l]));
-    }
-  }
-  // %1426 = contract f64[21] -> v9
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v21[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v21[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v21[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v21[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v21[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v9[20 * L + l] = acc0_v[l];
-  }
-  // %1435 = mul f64[16,10] -> v13
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v22[i0 * L + l] * (1.0f - square(v24[i0 * L + l]));
-    }
-  }
-  // %1436 = contract f64[16,21] -> v30
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21], v13[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 1], v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 2], v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 3], v13[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v30[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v30[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v30[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 20], v13[(i0 * 10 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 21 + 20) * L + l] = acc0_v[l];
-    }
-  }
-  // %1428 = contract f64[16,10] -> v23
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v22[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v22[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v22[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v22[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v23[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v23[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v23[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v22[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1429 = sub f64[16,10] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1) * L + l] =
-            (v20[(i0 * 10 + i1) * L + l] * v19[i0 * L + l]) - v23[(i0 * 10 + i1) * L + l];
-      }
-    }
-  }
-  // %1430 = contract f64[16] -> v10
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 40 + i1) * L + l], v22[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v18[(i0 * 40 + i1 + 10) * L + l], v22[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v18[(i0 * 40 + i1 + 20) * L + l], v22[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v18[(i0 * 40 + i1 + 30) * L + l], v22[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1433 = mul f64[16,10] -> v20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1) * L + l] =
-            v18[(i0 * 10 + i1) * L + l] * (v22[(i0 * 10 + i1) * L + l] - v10[i0 * L + l]);
-      }
-    }
-  }
-  // %1434 = contract f64[16,21] -> v32
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v20[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1], v20[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2], v20[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3], v20[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v32[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v32[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v32[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 20], v20[(i0 * 10 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 * 21 + 20) * L + l] = acc0_v[l];
-    }
-  }
-  // %1438 = reduce_sum f64[21] -> v18
+  // %1380 = reduce_sum f64[21] -> v19
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6069,433 +5707,24 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v30[(i0 + i1 * 21) * L + l] + v32[(i0 + i1 * 21) * L + l]);
+        acc_v[l] = acc_v[l] + (v36[(i0 + i1 * 21) * L + l] + v39[(i0 + i1 * 21) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = acc_v[l];
+      v19[i0 * L + l] = acc_v[l];
     }
   }
-  // %1439 = add f64[21] -> v22
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v9[i0 * L + l] + v18[i0 * L + l];
-    }
-  }
-  // %627 = contract f64[16,10] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %628 = tanh f64[16,10] -> v18
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = vm::tanh(v9[i0 * L + l]);
-    }
-  }
-  // %1357 = mul f64[16,10] -> v9
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = (1.0f - square(v18[i0 * L + l])) * v6[i0 * L + l];
-    }
-  }
-  // %1358 = contract f64[16,21] -> v30
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21], v9[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 1], v9[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 2], v9[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 3], v9[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v30[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v30[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v30[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 20], v9[(i0 * 10 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 21 + 20) * L + l] = acc0_v[l];
-    }
-  }
-  // %878 = contract f64[16,10] -> v23
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v3[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v23[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v23[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v23[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v3[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1365 = sub f64[16,10] -> v24
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1) * L + l] = v18[(i0 * 10 + i1) * L + l] -
-                                      ((v27[(i0 * 10 + i1) * L + l] * (v12[i0 * L + l] * T(h))) +
-                                       v23[(i0 * 10 + i1) * L + l]);
-      }
-    }
-  }
-  // %1366 = contract f64[16,10] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v24[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v24[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v24[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v24[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-        v18[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-        v18[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-        v18[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 + i2 * 10) * L + l],
-                               v24[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 10 + i1) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-      }
-    }
-  }
-  // %1371 = contract f64[16,10] -> v23
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v6[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v6[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v6[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v6[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v23[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v23[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v23[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v6[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1373 = sub f64[16,10] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1) * L + l] =
-            (v18[(i0 * 10 + i1) * L + l] * v5[i0 * L + l]) -
-            (v23[(i0 * 10 + i1) * L + l] + (v8[(i0 * 10 + i1) * L + l] * (v14[i0 * L + l] * T(h))));
-      }
-    }
-  }
-  // %1374 = contract f64[16] -> v10
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v6[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v6[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v6[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v6[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1377 = mul f64[16,10] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1) * L + l] =
-            v3[(i0 * 10 + i1) * L + l] * (v6[(i0 * 10 + i1) * L + l] - v10[i0 * L + l]);
-      }
-    }
-  }
-  // %1378 = contract f64[16,21] -> v32
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1], v8[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2], v8[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3], v8[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v32[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v32[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v32[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 20], v8[(i0 * 10 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 * 21 + 20) * L + l] = acc0_v[l];
-    }
-  }
-  // %1380 = reduce_sum f64[21] -> v6
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v30[(i0 + i1 * 21) * L + l] + v32[(i0 + i1 * 21) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1381 = contract f64[16] -> v10
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v18[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v18[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v18[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v18[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1382 = mul f64[16] -> v12
+  // %1382 = mul f64[16] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v10[i0 * L + l] * (v5[i0 * L + l] * (1.0f - v5[i0 * L + l]));
+      v6[i0 * L + l] = v7[i0 * L + l] * (v9[i0 * L + l] * (1.0f - v9[i0 * L + l]));
     }
   }
-  // %1383 = contract f64[21] -> v3
+  // %1397 = contract f64[21] -> v20
+  // %1426 = contract f64[21] -> v21
+  // %1383 = contract f64[21] -> v22
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6503,43 +5732,87 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v12[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v30[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v15[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v6[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v30[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v15[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v6[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v30[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v15[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v6[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v30[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v15[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v6[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 4) * L + l] = acc4_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v22[(i0 * 4) * L + l] = acc8_v[l];
+      v22[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v22[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v22[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v12[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v30[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 21 + 20], v15[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 21 + 20], v6[i0 * L + l], acc2_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v3[20 * L + l] = acc0_v[l];
+    v20[20 * L + l] = acc0_v[l];
+    v21[20 * L + l] = acc1_v[l];
+    v22[20 * L + l] = acc2_v[l];
   }
-  // %1384 = add f64[21] -> v18
+  // %1420 = add f64[21] -> v23
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = v6[i0 * L + l] + v3[i0 * L + l];
+      v23[i0 * L + l] = v20[i0 * L + l] + v12[i0 * L + l];
+    }
+  }
+  // %1439 = add f64[21] -> v12
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = v21[i0 * L + l] + v13[i0 * L + l];
+    }
+  }
+  // %1384 = add f64[21] -> v13
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = v19[i0 * L + l] + v22[i0 * L + l];
     }
   }
   // %1442 = add f64[21] -> d.ln.gain
@@ -6548,8 +5821,8 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((v17[i0 * L + l] * v2[i0 * L + l]) + (v11[i0 * L + l] * v22[i0 * L + l])) +
-                 (v0[i0 * L + l] * v18[i0 * L + l]);
+        sum[l] = ((v23[i0 * L + l] * v2[i0 * L + l]) + (v4[i0 * L + l] * v12[i0 * L + l])) +
+                 (v0[i0 * L + l] * v13[i0 * L + l]);
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
@@ -6560,7 +5833,7 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v17[i0 * L + l] + v22[i0 * L + l]) + v18[i0 * L + l];
+        sum[l] = (v23[i0 * L + l] + v12[i0 * L + l]) + v13[i0 * L + l];
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
@@ -6572,8 +5845,8 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v7[i1 * L + l] * v28[i0 * L + l]) + (v21[i0 * L + l] * v16[i1 * L + l])) +
-                   (v1[i1 * L + l] * v12[i0 * L + l]);
+          sum[l] = ((v3[i1 * L + l] * v30[i0 * L + l]) + (v15[i0 * L + l] * v5[i1 * L + l])) +
+                   (v1[i1 * L + l] * v6[i0 * L + l]);
         }
         theta_bar_Wb[i0 * 21 + i1] += lane_sum<L>(sum);
       }
@@ -6587,9 +5860,9 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v8[(i0 * 10 + i1) * L + l] * v1[i2 * L + l]) +
-                     ((v15[(i0 * 10 + i1) * L + l] * v7[i2 * L + l]) +
-                      (v20[(i0 * 10 + i1) * L + l] * v16[i2 * L + l]));
+            sum[l] = (v11[(i0 * 10 + i1) * L + l] * v1[i2 * L + l]) +
+                     ((v18[(i0 * 10 + i1) * L + l] * v3[i2 * L + l]) +
+                      (v10[(i0 * 10 + i1) * L + l] * v5[i2 * L + l]));
           }
           theta_bar_Wk[i0 * 210 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
@@ -6604,9 +5877,9 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v9[(i0 * 10 + i1) * L + l] * v1[i2 * L + l]) +
-                     ((v7[i2 * L + l] * v29[(i0 * 10 + i1) * L + l]) +
-                      (v13[(i0 * 10 + i1) * L + l] * v16[i2 * L + l]));
+            sum[l] = (v16[(i0 * 10 + i1) * L + l] * v1[i2 * L + l]) +
+                     ((v3[i2 * L + l] * v26[(i0 * 10 + i1) * L + l]) +
+                      (v14[(i0 * 10 + i1) * L + l] * v5[i2 * L + l]));
           }
           theta_bar_Wv[i0 * 210 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
@@ -6614,7 +5887,7 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   if (u_stages_bar) {
-    // %706 = reduce_sum f64[] -> v4
+    // %706 = reduce_sum f64[] -> v17
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6627,9 +5900,9 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v17[l] = acc_v[l];
     }
-    // %711 = reduce_sum f64[] -> v5
+    // %711 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6637,26 +5910,26 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - (v4[l] * 0.04761905f));
+        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - (v17[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[l] = acc_v[l];
+      v6[l] = acc_v[l];
     }
-    // %715 = reciprocal f64[] -> v4
+    // %715 = reciprocal f64[] -> v17
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = T(1) / std::sqrt((v5[l] * 0.04761905f) + 1e-05f);
+      v17[l] = T(1) / std::sqrt((v6[l] * 0.04761905f) + 1e-05f);
     }
     // %1460 = mul f64[21] -> v1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v22[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v12[i0 * L + l];
       }
     }
-    // %1461 = reduce_sum f64[] -> v5
+    // %1461 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6669,9 +5942,9 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[l] = acc_v[l];
+      v6[l] = acc_v[l];
     }
-    // %1465 = contract f64[] -> v10
+    // %1465 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6679,29 +5952,29 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v4[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[l] = acc0_v[l];
+      v7[l] = acc0_v[l];
     }
     // %1470 = mul f64[21] -> d.x@0
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[i0 * L + l] += v4[l] * ((v1[i0 * L + l] - (v5[l] * 0.04761905f)) -
-                                             (v11[i0 * L + l] * (v10[l] * 0.04761905f)));
+        u_stages_bar[i0 * L + l] += v17[l] * ((v1[i0 * L + l] - (v6[l] * 0.04761905f)) -
+                                              (v4[i0 * L + l] * (v7[l] * 0.04761905f)));
       }
     }
     // %1471 = mul f64[21] -> v1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = v17[i0 * L + l] * ln_gain[i0];
+        v1[i0 * L + l] = v23[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1472 = reduce_sum f64[] -> v4
+    // %1472 = reduce_sum f64[] -> v17
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6714,9 +5987,9 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v17[l] = acc_v[l];
     }
-    // %1476 = contract f64[] -> v5
+    // %1476 = contract f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6729,9 +6002,9 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[l] = acc0_v[l];
+      v6[l] = acc0_v[l];
     }
-    // %758 = reduce_sum f64[] -> v10
+    // %758 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6744,9 +6017,9 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[l] = acc_v[l];
+      v7[l] = acc_v[l];
     }
-    // %763 = reduce_sum f64[] -> v12
+    // %763 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6754,35 +6027,35 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 21) * L + l] - (v10[l] * 0.04761905f));
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 21) * L + l] - (v7[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[l] = acc_v[l];
+      v8[l] = acc_v[l];
     }
-    // %767 = reciprocal f64[] -> v10
+    // %767 = reciprocal f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[l] = T(1) / std::sqrt((v12[l] * 0.04761905f) + 1e-05f);
+      v7[l] = T(1) / std::sqrt((v8[l] * 0.04761905f) + 1e-05f);
     }
     // %1481 = mul f64[21] -> d.x@1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 + 21) * L + l] +=
-            ((v1[i0 * L + l] - (v4[l] * 0.04761905f)) - (v2[i0 * L + l] * (v5[l] * 0.04761905f))) *
-            v10[l];
+            ((v1[i0 * L + l] - (v17[l] * 0.04761905f)) - (v2[i0 * L + l] * (v6[l] * 0.04761905f))) *
+            v7[l];
       }
     }
     // %1482 = mul f64[21] -> v1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v18[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v13[i0 * L + l];
       }
     }
-    // %1483 = reduce_sum f64[] -> v4
+    // %1483 = reduce_sum f64[] -> v17
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6795,9 +6068,9 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v17[l] = acc_v[l];
     }
-    // %1487 = contract f64[] -> v5
+    // %1487 = contract f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6810,9 +6083,9 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[l] = acc0_v[l];
+      v6[l] = acc0_v[l];
     }
-    // %810 = reduce_sum f64[] -> v10
+    // %810 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6825,9 +6098,9 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[l] = acc_v[l];
+      v7[l] = acc_v[l];
     }
-    // %815 = reduce_sum f64[] -> v12
+    // %815 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6835,25 +6108,25 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 63) * L + l] - (v10[l] * 0.04761905f));
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 63) * L + l] - (v7[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[l] = acc_v[l];
+      v8[l] = acc_v[l];
     }
-    // %819 = reciprocal f64[] -> v10
+    // %819 = reciprocal f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[l] = T(1) / std::sqrt((v12[l] * 0.04761905f) + 1e-05f);
+      v7[l] = T(1) / std::sqrt((v8[l] * 0.04761905f) + 1e-05f);
     }
     // %1492 = mul f64[21] -> d.x@2
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 + 63) * L + l] +=
-            ((v1[i0 * L + l] - (v4[l] * 0.04761905f)) - ((v5[l] * 0.04761905f) * v0[i0 * L + l])) *
-            v10[l];
+            ((v1[i0 * L + l] - (v17[l] * 0.04761905f)) - ((v6[l] * 0.04761905f) * v0[i0 * L + l])) *
+            v7[l];
       }
     }
   }
@@ -6896,39 +6169,44 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 704);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1408);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6528);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11648);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11968);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12480);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17600);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22720);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23424);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28544);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33664);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34368);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39488);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44608);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49728);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 54848);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 55360);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 60480);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65600);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70720);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 75840);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76352);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76864);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 81984);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 87104);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 92224);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 97344);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102464);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102976);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 108096);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 108800);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 113920);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 124672);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 129792);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 134912);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2112);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2816);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3520);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4224);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4736);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5248);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5760);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6272);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11392);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16512);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21632);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26752);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 31872);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36992);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42112);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 47232);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52352);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57472);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62592);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67712);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72832);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73344);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73856);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78976);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84096);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89216);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94336);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 99456);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 104576);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 109696);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 114816);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 119936);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 125056);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 135808);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 146560);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 157312);
+  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 168064);
+  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 178816);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -6936,6 +6214,14 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
+  T acc8_v[L] = {};
+  T acc9_v[L] = {};
+  T acc10_v[L] = {};
+  T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
@@ -6987,176 +6273,7 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %622 = contract f64[16,10] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %623 = softmax f64[16,10] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v2[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 10 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v2[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %624 = contract f64[16] -> v2
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %625 = sigmoid f64[16] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = sigmoid(v2[i0 * L + l]);
-    }
-  }
-  // %626 = contract f64[16,10] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = v3[(i0 * 10 + i1) * L + l] * v5[i0 * L + l];
-      }
-    }
-  }
-  // %627 = contract f64[16,10] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %628 = tanh f64[16,10] -> v7
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = vm::tanh(v6[i0 * L + l]);
-    }
-  }
-  // %593 = layernorm f64[21] -> v6
+  // %593 = layernorm f64[21] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -7176,8 +6293,8 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e156 = u_stages[(i0 + 21) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e156 * e156);
+        const T e44 = u_stages[(i0 + 21) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e44 * e44);
       }
     }
   }
@@ -7189,68 +6306,17 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = (u_stages[(i0 + 21) * L + l] - mean_v[l]) * rstd_v[l];
+      v2[i0 * L + l] = (u_stages[(i0 + 21) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %595 = add f64[21] -> v8
+  // %595 = add f64[21] -> v3
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v6[i0 * L + l]);
+      v3[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v2[i0 * L + l]);
     }
   }
-  // %602 = contract f64[16,10] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2], v8[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 21], v8[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 42], v8[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 63], v8[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v8[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %603 = tanh f64[16,10] -> v10
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = vm::tanh(v9[i0 * L + l]);
-    }
-  }
-  // %571 = layernorm f64[21] -> v9
+  // %571 = layernorm f64[21] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -7270,8 +6336,8 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e219 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e219 * e219);
+        const T e75 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e75 * e75);
       }
     }
   }
@@ -7283,17 +6349,78 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v4[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %573 = add f64[21] -> v11
+  // %573 = add f64[21] -> v5
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = (v9[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
+      v5[i0 * L + l] = (v4[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
     }
   }
-  // %580 = contract f64[16,10] -> v12
+  // %624 = contract f64[16] -> v6
+  // %577 = contract f64[16] -> v7
+  // %599 = contract f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 21; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 84 + i1], v5[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 84 + i1], v3[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v5[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v3[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v5[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v3[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v5[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v3[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc4_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v8[(i0 * 4) * L + l] = acc8_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %625 = sigmoid f64[16] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = sigmoid(v6[i0 * L + l]);
+    }
+  }
+  // %622 = contract f64[16,10] -> v10
+  // %575 = contract f64[16,10] -> v11
+  // %597 = contract f64[16,10] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7302,93 +6429,258 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2], v11[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 21], v11[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 42], v11[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 63], v11[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2], v5[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2], v3[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 21], v5[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 21], v3[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 42], v5[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 42], v3[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 63], v5[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 63], v3[i2 * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v10[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v10[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v10[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v10[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
+        v11[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v11[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v11[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v12[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
+        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v11[i2 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2], v5[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2], v3[i2 * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v10[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v11[(i0 * 10 + i1) * L + l] = acc1_v[l];
+        v12[(i0 * 10 + i1) * L + l] = acc2_v[l];
       }
     }
   }
-  // %581 = tanh f64[16,10] -> v13
+  // %623 = softmax f64[16,10] -> v13
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v10[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v10[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[i1 * L + l] = vm::exp(v10[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v10[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 10 + i1) * L + l] = v6[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %626 = contract f64[16,10] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 10 + i1) * L + l] = v13[(i0 * 10 + i1) * L + l] * v9[i0 * L + l];
+      }
+    }
+  }
+  // %627 = contract f64[16,10] -> v14
+  // %602 = contract f64[16,10] -> v15
+  // %580 = contract f64[16,10] -> v16
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 21; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2], v3[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2], v5[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 21], v3[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 21], v5[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 42], v3[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 42], v5[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 63], v3[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 210 + i1 * 84 + i2 + 63], v5[i2 * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v14[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v14[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v14[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v15[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
+        v15[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v15[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v15[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v16[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
+        v16[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v16[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v16[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 21; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v3[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + i2], v5[i2 * L + l], acc2_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v15[(i0 * 10 + i1) * L + l] = acc1_v[l];
+        v16[(i0 * 10 + i1) * L + l] = acc2_v[l];
+      }
+    }
+  }
+  // %628 = tanh f64[16,10] -> v17
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
+      v17[i0 * L + l] = vm::tanh(v14[i0 * L + l]);
     }
   }
-  // %575 = contract f64[16,10] -> v12
+  // %603 = tanh f64[16,10] -> v14
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = vm::tanh(v15[i0 * L + l]);
+    }
+  }
+  // %581 = tanh f64[16,10] -> v15
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = vm::tanh(v16[i0 * L + l]);
+    }
+  }
+  // %576 = softmax f64[16,10] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2], v11[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 21], v11[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 42], v11[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 63], v11[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        rowmax_v[l] =
+            (v11[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 10 + i1) * L + l] : rowmax_v[l];
       }
     }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
+        v6[i1 * L + l] = vm::exp(v11[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2], v11[i2 * L + l], acc0_v[l]);
-        }
-      }
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v16[(i0 * 10 + i1) * L + l] = v6[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %576 = softmax f64[16,10] -> v14
+  // %578 = sigmoid f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = sigmoid(v7[i0 * L + l]);
+    }
+  }
+  // %579 = contract f64[16,10] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 10 + i1) * L + l] = v16[(i0 * 10 + i1) * L + l] * v6[i0 * L + l];
+      }
+    }
+  }
+  // %598 = softmax f64[16,10] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7409,18 +6701,20 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v12[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        v7[i1 * L + l] = vm::exp(v12[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
         rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v18[(i0 * 10 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
       }
     }
   }
   // %582 = contract f64[16,10] -> v12
+  // %856 = contract f64[16,10] -> v19
+  // %878 = contract f64[16,10] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7429,18 +6723,42 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v14[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v16[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
+          acc4_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v18[(i0 * 10 + i2) * L + l],
+                               acc4_v[l]);
+          acc8_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v13[(i0 * 10 + i2) * L + l],
+                               acc8_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v16[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v18[(i0 * 10 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v16[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v18[(i0 * 10 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                                v13[(i0 * 10 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v16[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v18[(i0 * 10 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                                v13[(i0 * 10 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -7449,152 +6767,50 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
         v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
         v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
         v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v19[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
+        v19[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v19[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v19[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v20[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
+        v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v14[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v16[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v18[(i0 * 10 + i2) * L + l],
+                               acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v13[(i0 * 10 + i2) * L + l],
+                               acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v19[(i0 * 10 + i1) * L + l] = acc1_v[l];
+        v20[(i0 * 10 + i1) * L + l] = acc2_v[l];
       }
     }
   }
-  // %583 = sub f64[16,10] -> v15
+  // %583 = sub f64[16,10] -> v21
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v13[i0 * L + l] - v12[i0 * L + l];
+      v21[i0 * L + l] = v15[i0 * L + l] - v12[i0 * L + l];
     }
   }
-  // %577 = contract f64[16] -> v12
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v11[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %578 = sigmoid f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = sigmoid(v12[i0 * L + l]);
-    }
-  }
-  // %579 = contract f64[16,10] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = v14[(i0 * 10 + i1) * L + l] * v16[i0 * L + l];
-      }
-    }
-  }
-  // %597 = contract f64[16,10] -> v17
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2], v8[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 21], v8[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 42], v8[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 210 + i1 * 84 + i2 + 63], v8[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v17[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v17[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v17[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + i2], v8[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %598 = softmax f64[16,10] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v17[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v17[(i0 * 10 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v17[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v17[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 10 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %1125 = contract f64[16] -> v17
+  // %1125 = contract f64[16] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7606,85 +6822,54 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 40 + i1) * L + l], v18[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v11[(i0 * 40 + i1) * L + l], v18[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v12[(i0 * 40 + i1 + 10) * L + l], v18[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v11[(i0 * 40 + i1 + 10) * L + l], v18[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v12[(i0 * 40 + i1 + 20) * L + l], v18[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v11[(i0 * 40 + i1 + 20) * L + l], v18[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v12[(i0 * 40 + i1 + 30) * L + l], v18[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v11[(i0 * 40 + i1 + 30) * L + l], v18[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %856 = contract f64[16,10] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v18[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v19[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v19[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v19[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v18[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1359 = sub f64[16,10] -> v20
+  // %1359 = sub f64[16,10] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1) * L + l] =
-            v10[(i0 * 10 + i1) * L + l] -
-            ((v15[(i0 * 10 + i1) * L + l] * (v17[i0 * L + l] * (T(h) * 0.5f))) +
+        v12[(i0 * 10 + i1) * L + l] =
+            v14[(i0 * 10 + i1) * L + l] -
+            ((v21[(i0 * 10 + i1) * L + l] * (v7[i0 * L + l] * (T(h) * 0.5f))) +
              v19[(i0 * 10 + i1) * L + l]);
       }
     }
   }
-  // %599 = contract f64[16] -> v17
+  // %600 = sigmoid f64[16] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = sigmoid(v8[i0 * L + l]);
+    }
+  }
+  // %601 = contract f64[16,10] -> v22
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v22[(i0 * 10 + i1) * L + l] = v18[(i0 * 10 + i1) * L + l] * v7[i0 * L + l];
+      }
+    }
+  }
+  // %865 = contract f64[16] -> v8
+  // %875 = contract f64[16] -> v23
+  // %2059 = contract f64[16] -> v24
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7692,167 +6877,77 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v8[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %600 = sigmoid f64[16] -> v21
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = sigmoid(v17[i0 * L + l]);
-    }
-  }
-  // %601 = contract f64[16,10] -> v17
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 10 + i1) * L + l] = v18[(i0 * 10 + i1) * L + l] * v21[i0 * L + l];
-      }
-    }
-  }
-  // %865 = contract f64[16] -> v22
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 40 + i1) * L + l], v18[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v22[(i0 * 40 + i1) * L + l], v18[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v22[(i0 * 40 + i1) * L + l], v13[(i0 * 40 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(v22[(i0 * 40 + i1) * L + l], v16[(i0 * 40 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
-            std::fma(v17[(i0 * 40 + i1 + 10) * L + l], v18[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v22[(i0 * 40 + i1 + 10) * L + l], v18[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v22[(i0 * 40 + i1 + 10) * L + l], v13[(i0 * 40 + i1 + 10) * L + l], acc5_v[l]);
+        acc9_v[l] =
+            std::fma(v22[(i0 * 40 + i1 + 10) * L + l], v16[(i0 * 40 + i1 + 10) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(v17[(i0 * 40 + i1 + 20) * L + l], v18[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v22[(i0 * 40 + i1 + 20) * L + l], v18[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v22[(i0 * 40 + i1 + 20) * L + l], v13[(i0 * 40 + i1 + 20) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(v22[(i0 * 40 + i1 + 20) * L + l], v16[(i0 * 40 + i1 + 20) * L + l],
+                              acc10_v[l]);
         acc3_v[l] =
-            std::fma(v17[(i0 * 40 + i1 + 30) * L + l], v18[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v22[(i0 * 40 + i1 + 30) * L + l], v18[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v22[(i0 * 40 + i1 + 30) * L + l], v13[(i0 * 40 + i1 + 30) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(v22[(i0 * 40 + i1 + 30) * L + l], v16[(i0 * 40 + i1 + 30) * L + l],
+                              acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 4) * L + l] = acc4_v[l];
+      v23[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v23[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v23[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v24[(i0 * 4) * L + l] = acc8_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %1362 = sub f64[16,10] -> v23
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 10 + i1) * L + l] =
-            v10[(i0 * 10 + i1) * L + l] -
-            ((v20[(i0 * 10 + i1) * L + l] * (v22[i0 * L + l] * (T(h) * 0.5f))) +
-             v19[(i0 * 10 + i1) * L + l]);
-      }
-    }
-  }
-  // %875 = contract f64[16] -> v19
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 40 + i1) * L + l], v3[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v17[(i0 * 40 + i1 + 10) * L + l], v3[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v17[(i0 * 40 + i1 + 20) * L + l], v3[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v17[(i0 * 40 + i1 + 30) * L + l], v3[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %878 = contract f64[16,10] -> v24
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v3[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v24[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v24[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v24[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v3[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1365 = sub f64[16,10] -> v25
+  // %1362 = sub f64[16,10] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v25[(i0 * 10 + i1) * L + l] =
-            v7[(i0 * 10 + i1) * L + l] - ((v23[(i0 * 10 + i1) * L + l] * (v19[i0 * L + l] * T(h))) +
-                                          v24[(i0 * 10 + i1) * L + l]);
+            v14[(i0 * 10 + i1) * L + l] -
+            ((v12[(i0 * 10 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f))) +
+             v19[(i0 * 10 + i1) * L + l]);
+      }
+    }
+  }
+  // %1365 = sub f64[16,10] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 10 + i1) * L + l] = v17[(i0 * 10 + i1) * L + l] -
+                                      ((v25[(i0 * 10 + i1) * L + l] * (v23[i0 * L + l] * T(h))) +
+                                       v20[(i0 * 10 + i1) * L + l]);
       }
     }
   }
@@ -7863,98 +6958,22 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (((((v2[(i0 * 10 + i2) * L + l] * (T(h) * 0.16666667f)) *
-                  v25[(i0 * 10 + i1) * L + l]) +
-                 (v12[(i0 * 10 + i2) * L + l] *
-                  (v15[(i0 * 10 + i1) * L + l] * (T(h) * 0.16666667f)))) +
-                ((v17[(i0 * 10 + i2) * L + l] * (T(h) * 0.33333334f)) *
-                 v20[(i0 * 10 + i1) * L + l])) +
-               ((v17[(i0 * 10 + i2) * L + l] * (T(h) * 0.33333334f)) *
-                v23[(i0 * 10 + i1) * L + l])) +
+              (((((v10[(i0 * 10 + i2) * L + l] * (T(h) * 0.16666667f)) *
+                  v19[(i0 * 10 + i1) * L + l]) +
+                 (v11[(i0 * 10 + i2) * L + l] *
+                  (v21[(i0 * 10 + i1) * L + l] * (T(h) * 0.16666667f)))) +
+                ((v22[(i0 * 10 + i2) * L + l] * (T(h) * 0.33333334f)) *
+                 v12[(i0 * 10 + i1) * L + l])) +
+               ((v22[(i0 * 10 + i2) * L + l] * (T(h) * 0.33333334f)) *
+                v25[(i0 * 10 + i1) * L + l])) +
               z0_W[(i0 * 100 + i1 * 10 + i2) * L + l];
         }
       }
     }
   }
-  // %1607 = contract f64[16,10] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 100 + i1 * 40 + i2) * L + l], v12[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v19[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v19[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v19[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 100 + i1 * 10 + i2) * L + l], v12[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %2059 = contract f64[16] -> v24
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v17[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v17[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v17[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
+  // %1607 = contract f64[16,10] -> v20
   // %2062 = contract f64[16,10] -> v26
+  // %2079 = contract f64[16,10] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7963,118 +6982,109 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 100 + i1 * 40 + i2) * L + l], v17[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(a0[(i0 * 100 + i1 * 40 + i2) * L + l], v11[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
+          acc4_v[l] = std::fma(a0[(i0 * 100 + i1 * 40 + i2) * L + l], v22[(i0 * 10 + i2) * L + l],
+                               acc4_v[l]);
+          acc8_v[l] = std::fma(a0[(i0 * 100 + i1 * 40 + i2) * L + l], v10[(i0 * 10 + i2) * L + l],
+                               acc8_v[l]);
           acc1_v[l] = std::fma(a0[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(a0[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v22[(i0 * 10 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(a0[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v11[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(a0[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v22[(i0 * 10 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(a0[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                                v10[(i0 * 10 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v11[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(a0[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v22[(i0 * 10 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(a0[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                                v10[(i0 * 10 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v26[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v26[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v26[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v20[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v26[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
+        v26[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v26[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v26[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v27[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
+        v27[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v27[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v27[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 100 + i1 * 10 + i2) * L + l], v17[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %2063 = add f64[16,10] -> v27
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 10 + i1) * L + l] =
-            (v19[(i0 * 10 + i1) * L + l] * (v24[i0 * L + l] * (T(h) * 0.5f))) +
-            v26[(i0 * 10 + i1) * L + l];
-      }
-    }
-  }
-  // %2157 = add f64[16,10] -> v24
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1) * L + l] =
-            (v27[(i0 * 10 + i1) * L + l] * (v22[i0 * L + l] * (T(h) * 0.5f))) +
-            v26[(i0 * 10 + i1) * L + l];
-      }
-    }
-  }
-  // %2079 = contract f64[16,10] -> v26
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 100 + i1 * 40 + i2) * L + l], v2[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(a0[(i0 * 100 + i1 * 10 + i2) * L + l], v11[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 100 + i1 * 10 + i2) * L + l], v22[(i0 * 10 + i2) * L + l],
+                               acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 100 + i1 * 10 + i2) * L + l], v10[(i0 * 10 + i2) * L + l],
+                               acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v26[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v26[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v26[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 100 + i1 * 10 + i2) * L + l], v2[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v20[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v26[(i0 * 10 + i1) * L + l] = acc1_v[l];
+        v27[(i0 * 10 + i1) * L + l] = acc2_v[l];
       }
     }
   }
-  // %2076 = contract f64[16] -> v22
+  // %2063 = add f64[16,10] -> v28
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v28[(i0 * 10 + i1) * L + l] =
+            (v20[(i0 * 10 + i1) * L + l] * (v24[i0 * L + l] * (T(h) * 0.5f))) +
+            v26[(i0 * 10 + i1) * L + l];
+      }
+    }
+  }
+  // %2157 = add f64[16,10] -> v29
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v29[(i0 * 10 + i1) * L + l] =
+            (v28[(i0 * 10 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f))) +
+            v26[(i0 * 10 + i1) * L + l];
+      }
+    }
+  }
+  // %2076 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8086,30 +7096,30 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v2[(i0 * 40 + i1) * L + l], v18[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v10[(i0 * 40 + i1) * L + l], v18[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v2[(i0 * 40 + i1 + 10) * L + l], v18[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v10[(i0 * 40 + i1 + 10) * L + l], v18[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v2[(i0 * 40 + i1 + 20) * L + l], v18[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v10[(i0 * 40 + i1 + 20) * L + l], v18[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v2[(i0 * 40 + i1 + 30) * L + l], v18[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v10[(i0 * 40 + i1 + 30) * L + l], v18[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2188 = add f64[16,10] -> v2
+  // %2188 = add f64[16,10] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] =
-            v26[(i0 * 10 + i1) * L + l] + (v24[(i0 * 10 + i1) * L + l] * (v22[i0 * L + l] * T(h)));
+        v10[(i0 * 10 + i1) * L + l] =
+            v27[(i0 * 10 + i1) * L + l] + (v29[(i0 * 10 + i1) * L + l] * (v8[i0 * L + l] * T(h)));
       }
     }
   }
@@ -8121,26 +7131,28 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
         for (int64_t l = 0; l < L; ++l) {
           a1[(i0 * 100 + i1 * 10 + i2) * L + l] =
               (((v18[(i0 * 10 + i2) * L + l] * (T(h) * 0.33333334f)) *
-                v24[(i0 * 10 + i1) * L + l]) +
-               (((v14[(i0 * 10 + i2) * L + l] *
-                  (v19[(i0 * 10 + i1) * L + l] * (T(h) * 0.16666667f))) +
-                 ((v3[(i0 * 10 + i2) * L + l] * (T(h) * 0.16666667f)) *
-                  v2[(i0 * 10 + i1) * L + l])) +
+                v29[(i0 * 10 + i1) * L + l]) +
+               (((v16[(i0 * 10 + i2) * L + l] *
+                  (v20[(i0 * 10 + i1) * L + l] * (T(h) * 0.16666667f))) +
+                 ((v13[(i0 * 10 + i2) * L + l] * (T(h) * 0.16666667f)) *
+                  v10[(i0 * 10 + i1) * L + l])) +
                 ((v18[(i0 * 10 + i2) * L + l] * (T(h) * 0.33333334f)) *
-                 v27[(i0 * 10 + i1) * L + l]))) +
+                 v28[(i0 * 10 + i1) * L + l]))) +
               a0[(i0 * 100 + i1 * 10 + i2) * L + l];
         }
       }
     }
   }
-  // %738 = mul f64[16] -> v22
+  // %738 = mul f64[16] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = (1.0f - v21[i0 * L + l]) * v21[i0 * L + l];
+      v8[i0 * L + l] = (1.0f - v7[i0 * L + l]) * v7[i0 * L + l];
     }
   }
   // %2343 = contract f64[16,10] -> v26
+  // %1611 = contract f64[16,10] -> v27
+  // %2372 = contract f64[16,10] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8149,18 +7161,42 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v20[(i0 * 10 + i2) * L + l], acc0_v[l]);
+                               v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v21[(i0 * 10 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v25[(i0 * 10 + i2) * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v20[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v21[(i0 * 10 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v25[(i0 * 10 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v20[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v21[(i0 * 10 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                                v25[(i0 * 10 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v20[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v21[(i0 * 10 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                                v25[(i0 * 10 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -8169,27 +7205,43 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
         v26[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
         v26[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
         v26[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v27[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
+        v27[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v27[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v27[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v30[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
+        v30[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v30[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v30[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 100 + i1 + i2 * 10) * L + l], v20[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(a0[(i0 * 100 + i1 + i2 * 10) * L + l], v12[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 100 + i1 + i2 * 10) * L + l], v21[(i0 * 10 + i2) * L + l],
+                               acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 100 + i1 + i2 * 10) * L + l], v25[(i0 * 10 + i2) * L + l],
+                               acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v26[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v27[(i0 * 10 + i1) * L + l] = acc1_v[l];
+        v30[(i0 * 10 + i1) * L + l] = acc2_v[l];
       }
     }
   }
-  // %2340 = contract f64[16] -> v28
+  // %2340 = contract f64[16] -> v23
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8201,35 +7253,35 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 40 + i1) * L + l], v20[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v20[(i0 * 40 + i1) * L + l], v12[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v19[(i0 * 40 + i1 + 10) * L + l], v20[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v20[(i0 * 40 + i1 + 10) * L + l], v12[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v19[(i0 * 40 + i1 + 20) * L + l], v20[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v20[(i0 * 40 + i1 + 20) * L + l], v12[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v19[(i0 * 40 + i1 + 30) * L + l], v20[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v20[(i0 * 40 + i1 + 30) * L + l], v12[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 4) * L + l] = acc0_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 4) * L + l] = acc0_v[l];
+      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2344 = add f64[16,10] -> v29
+  // %2344 = add f64[16,10] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 10 + i1) * L + l] =
+        v31[(i0 * 10 + i1) * L + l] =
             v26[(i0 * 10 + i1) * L + l] +
-            (v14[(i0 * 10 + i1) * L + l] * (v28[i0 * L + l] * (T(h) * 0.5f)));
+            (v16[(i0 * 10 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %2356 = contract f64[16] -> v28
+  // %2356 = contract f64[16] -> v23
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8241,131 +7293,45 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v29[(i0 * 40 + i1) * L + l], v18[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v31[(i0 * 40 + i1) * L + l], v18[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v29[(i0 * 40 + i1 + 10) * L + l], v18[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v31[(i0 * 40 + i1 + 10) * L + l], v18[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v29[(i0 * 40 + i1 + 20) * L + l], v18[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v31[(i0 * 40 + i1 + 20) * L + l], v18[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v29[(i0 * 40 + i1 + 30) * L + l], v18[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v31[(i0 * 40 + i1 + 30) * L + l], v18[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 4) * L + l] = acc0_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 4) * L + l] = acc0_v[l];
+      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2357 = mul f64[16] -> v26
+  // %2357 = mul f64[16] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = v22[i0 * L + l] * v28[i0 * L + l];
+      v24[i0 * L + l] = v8[i0 * L + l] * v23[i0 * L + l];
     }
   }
-  // %2358 = contract f64[21] -> v30
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v26[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v26[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v26[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v26[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 4) * L + l] = acc0_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v26[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v30[20 * L + l] = acc0_v[l];
-  }
-  // %729 = sub f64[16,10] -> v31
+  // %729 = sub f64[16,10] -> v26
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = 1.0f - square(v10[i0 * L + l]);
+      v26[i0 * L + l] = 1.0f - square(v14[i0 * L + l]);
     }
   }
-  // %2352 = mul f64[16,10] -> v10
+  // %2352 = mul f64[16,10] -> v14
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v31[i0 * L + l] * v27[i0 * L + l];
+      v14[i0 * L + l] = v26[i0 * L + l] * v28[i0 * L + l];
     }
   }
-  // %2353 = contract f64[16,21] -> v32
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21], v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 1], v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 2], v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 3], v10[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v32[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v32[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v32[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 20], v10[(i0 * 10 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 * 21 + 20) * L + l] = acc0_v[l];
-    }
-  }
-  // %2114 = contract f64[16] -> v28
+  // %2114 = contract f64[16] -> v23
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8377,24 +7343,26 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v27[(i0 * 40 + i1) * L + l], v15[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v28[(i0 * 40 + i1) * L + l], v21[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v27[(i0 * 40 + i1 + 10) * L + l], v15[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v28[(i0 * 40 + i1 + 10) * L + l], v21[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v27[(i0 * 40 + i1 + 20) * L + l], v15[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v28[(i0 * 40 + i1 + 20) * L + l], v21[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v27[(i0 * 40 + i1 + 30) * L + l], v15[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v28[(i0 * 40 + i1 + 30) * L + l], v21[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 4) * L + l] = acc0_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 4) * L + l] = acc0_v[l];
+      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2117 = contract f64[16,10] -> v33
+  // %2117 = contract f64[16,10] -> v21
+  // %1917 = contract f64[16,10] -> v32
+  // %2165 = contract f64[16,10] -> v33
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8403,43 +7371,83 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v27[(i0 * 10 + i2) * L + l], acc0_v[l]);
+                               v28[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v20[(i0 * 10 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v29[(i0 * 10 + i2) * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v27[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v28[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v20[(i0 * 10 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v29[(i0 * 10 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v27[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v28[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v20[(i0 * 10 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                                v29[(i0 * 10 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v27[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v28[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v20[(i0 * 10 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                                v29[(i0 * 10 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v33[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v33[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v33[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v21[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v21[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v21[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v21[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v32[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
+        v32[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v32[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v32[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v33[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
+        v33[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v33[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v33[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v27[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v28[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v20[(i0 * 10 + i2) * L + l],
+                               acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v29[(i0 * 10 + i2) * L + l],
+                               acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v21[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v32[(i0 * 10 + i1) * L + l] = acc1_v[l];
+        v33[(i0 * 10 + i1) * L + l] = acc2_v[l];
       }
     }
   }
@@ -8449,385 +7457,30 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v34[(i0 * 10 + i1) * L + l] =
-            (v29[(i0 * 10 + i1) * L + l] * v21[i0 * L + l]) -
-            ((v12[(i0 * 10 + i1) * L + l] * (v28[i0 * L + l] * (T(h) * 0.5f))) +
-             v33[(i0 * 10 + i1) * L + l]);
+            (v31[(i0 * 10 + i1) * L + l] * v7[i0 * L + l]) -
+            ((v11[(i0 * 10 + i1) * L + l] * (v23[i0 * L + l] * (T(h) * 0.5f))) +
+             v21[(i0 * 10 + i1) * L + l]);
       }
     }
   }
-  // %2347 = contract f64[16] -> v28
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 40 + i1) * L + l], v34[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v18[(i0 * 40 + i1 + 10) * L + l], v34[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v18[(i0 * 40 + i1 + 20) * L + l], v34[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v18[(i0 * 40 + i1 + 30) * L + l], v34[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 4) * L + l] = acc0_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2350 = mul f64[16,10] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] =
-            (v34[(i0 * 10 + i1) * L + l] - v28[i0 * L + l]) * v18[(i0 * 10 + i1) * L + l];
-      }
-    }
-  }
-  // %2351 = contract f64[16,21] -> v35
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1], v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2], v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3], v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v35[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v35[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v35[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 20], v12[(i0 * 10 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 21 + 20) * L + l] = acc0_v[l];
-    }
-  }
-  // %2355 = reduce_sum f64[21] -> v29
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v32[(i0 + i1 * 21) * L + l] + v35[(i0 + i1 * 21) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %2360 = mul f64[21] -> v33
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = (v30[i0 * L + l] + v29[i0 * L + l]) * 0.33333334f;
-    }
-  }
-  // %1624 = mul f64[16,10] -> v29
+  // %1624 = mul f64[16,10] -> v11
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = v19[i0 * L + l] * (1.0f - square(v13[i0 * L + l]));
+      v11[i0 * L + l] = v20[i0 * L + l] * (1.0f - square(v15[i0 * L + l]));
     }
   }
-  // %1625 = contract f64[16,21] -> v32
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21], v29[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 1], v29[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 2], v29[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 3], v29[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v32[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v32[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v32[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 20], v29[(i0 * 10 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 * 21 + 20) * L + l] = acc0_v[l];
-    }
-  }
-  // %1611 = contract f64[16,10] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 100 + i1 + i2 * 10) * L + l], v15[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1917 = contract f64[16,10] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v19[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v19[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v19[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v19[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v19[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1919 = sub f64[16,10] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 10 + i1) * L + l] =
-            (v13[(i0 * 10 + i1) * L + l] * v16[i0 * L + l]) - v15[(i0 * 10 + i1) * L + l];
-      }
-    }
-  }
-  // %2141 = contract f64[16] -> v28
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v19[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v19[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v19[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 4) * L + l] = acc0_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2364 = mul f64[16,10] -> v15
+  // %1919 = sub f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v15[(i0 * 10 + i1) * L + l] =
-            v14[(i0 * 10 + i1) * L + l] * (v19[(i0 * 10 + i1) * L + l] - v28[i0 * L + l]);
+            (v27[(i0 * 10 + i1) * L + l] * v6[i0 * L + l]) - v32[(i0 * 10 + i1) * L + l];
       }
     }
   }
-  // %2365 = contract f64[16,21] -> v35
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v15[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1], v15[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2], v15[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3], v15[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v35[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v35[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v35[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 20], v15[(i0 * 10 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 21 + 20) * L + l] = acc0_v[l];
-    }
-  }
-  // %2367 = reduce_sum f64[21] -> v30
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v32[(i0 + i1 * 21) * L + l] + v35[(i0 + i1 * 21) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1612 = contract f64[16] -> v28
+  // %2141 = contract f64[16] -> v23
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8839,333 +7492,34 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v15[(i0 * 40 + i1) * L + l], v16[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v15[(i0 * 40 + i1 + 10) * L + l], v16[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v15[(i0 * 40 + i1 + 20) * L + l], v16[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v15[(i0 * 40 + i1 + 30) * L + l], v16[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 4) * L + l] = acc0_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 4) * L + l] = acc0_v[l];
+      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1613 = mul f64[16] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v28[i0 * L + l] * (v16[i0 * L + l] * (1.0f - v16[i0 * L + l]));
-    }
-  }
-  // %1614 = contract f64[21] -> v14
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v13[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v13[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v14[20 * L + l] = acc0_v[l];
-  }
-  // %2369 = mul f64[21] -> v19
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = (v30[i0 * L + l] + v14[i0 * L + l]) * 0.16666667f;
-    }
-  }
-  // %2372 = contract f64[16,10] -> v14
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v23[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v23[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v23[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v23[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 100 + i1 + i2 * 10) * L + l], v23[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %2373 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v23[(i0 * 40 + i1) * L + l], v27[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v23[(i0 * 40 + i1 + 10) * L + l], v27[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v23[(i0 * 40 + i1 + 20) * L + l], v27[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v23[(i0 * 40 + i1 + 30) * L + l], v27[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2376 = add f64[16,10] -> v27
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 10 + i1) * L + l] =
-            v14[(i0 * 10 + i1) * L + l] +
-            (v18[(i0 * 10 + i1) * L + l] * (v16[i0 * L + l] * (T(h) * 0.5f)));
-      }
-    }
-  }
-  // %2377 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v27[(i0 * 40 + i1) * L + l], v18[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v27[(i0 * 40 + i1 + 10) * L + l], v18[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v27[(i0 * 40 + i1 + 20) * L + l], v18[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v27[(i0 * 40 + i1 + 30) * L + l], v18[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2378 = mul f64[16] -> v28
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = v22[i0 * L + l] * v16[i0 * L + l];
-    }
-  }
-  // %2379 = contract f64[21] -> v30
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v28[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v28[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v28[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v28[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 4) * L + l] = acc0_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v28[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v30[20 * L + l] = acc0_v[l];
-  }
-  // %2381 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v20[(i0 * 40 + i1) * L + l], v24[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v20[(i0 * 40 + i1 + 10) * L + l], v24[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v20[(i0 * 40 + i1 + 20) * L + l], v24[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v20[(i0 * 40 + i1 + 30) * L + l], v24[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2165 = contract f64[16,10] -> v14
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v24[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v24[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v24[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v24[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v24[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %2385 = sub f64[16,10] -> v20
+  // %2364 = mul f64[16,10] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v20[(i0 * 10 + i1) * L + l] =
-            (v27[(i0 * 10 + i1) * L + l] * v21[i0 * L + l]) -
-            ((v17[(i0 * 10 + i1) * L + l] * (v16[i0 * L + l] * (T(h) * 0.5f))) +
-             v14[(i0 * 10 + i1) * L + l]);
+            v16[(i0 * 10 + i1) * L + l] * (v15[(i0 * 10 + i1) * L + l] - v23[i0 * L + l]);
       }
     }
   }
-  // %2386 = contract f64[16] -> v16
+  // %1612 = contract f64[16] -> v23
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9177,87 +7531,287 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 40 + i1) * L + l], v20[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v27[(i0 * 40 + i1) * L + l], v16[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v18[(i0 * 40 + i1 + 10) * L + l], v20[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v27[(i0 * 40 + i1 + 10) * L + l], v16[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v18[(i0 * 40 + i1 + 20) * L + l], v20[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v27[(i0 * 40 + i1 + 20) * L + l], v16[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v18[(i0 * 40 + i1 + 30) * L + l], v20[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v27[(i0 * 40 + i1 + 30) * L + l], v16[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 4) * L + l] = acc0_v[l];
+      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2389 = mul f64[16,10] -> v14
+  // %1613 = mul f64[16] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1) * L + l] =
-            (v20[(i0 * 10 + i1) * L + l] - v16[i0 * L + l]) * v18[(i0 * 10 + i1) * L + l];
-      }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = v23[i0 * L + l] * (v6[i0 * L + l] * (1.0f - v6[i0 * L + l]));
     }
   }
-  // %2390 = contract f64[16,21] -> v32
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v14[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1], v14[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2], v14[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3], v14[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v32[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v32[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v32[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
+  // %2373 = contract f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 20], v14[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v25[(i0 * 40 + i1) * L + l], v28[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v25[(i0 * 40 + i1 + 10) * L + l], v28[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v25[(i0 * 40 + i1 + 20) * L + l], v28[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v25[(i0 * 40 + i1 + 30) * L + l], v28[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 * 21 + 20) * L + l] = acc0_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2391 = mul f64[16,10] -> v20
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
+  // %2376 = add f64[16,10] -> v16
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 10 + i1) * L + l] =
+            v30[(i0 * 10 + i1) * L + l] +
+            (v18[(i0 * 10 + i1) * L + l] * (v6[i0 * L + l] * (T(h) * 0.5f)));
+      }
+    }
+  }
+  // %2377 = contract f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = v31[i0 * L + l] * v24[i0 * L + l];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v16[(i0 * 40 + i1) * L + l], v18[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v16[(i0 * 40 + i1 + 10) * L + l], v18[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v16[(i0 * 40 + i1 + 20) * L + l], v18[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v16[(i0 * 40 + i1 + 30) * L + l], v18[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2392 = contract f64[16,21] -> v35
+  // %2378 = mul f64[16] -> v23
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[i0 * L + l] = v8[i0 * L + l] * v6[i0 * L + l];
+    }
+  }
+  // %2358 = contract f64[21] -> v21
+  // %1614 = contract f64[21] -> v27
+  // %2379 = contract f64[21] -> v28
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v24[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v15[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v23[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v24[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v15[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v23[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v24[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v15[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v23[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v24[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v15[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v23[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 4) * L + l] = acc4_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v28[(i0 * 4) * L + l] = acc8_v[l];
+      v28[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v28[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v28[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v24[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 21 + 20], v15[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 21 + 20], v23[i0 * L + l], acc2_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v21[20 * L + l] = acc0_v[l];
+    v27[20 * L + l] = acc1_v[l];
+    v28[20 * L + l] = acc2_v[l];
+  }
+  // %2381 = contract f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v12[(i0 * 40 + i1) * L + l], v29[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v12[(i0 * 40 + i1 + 10) * L + l], v29[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v12[(i0 * 40 + i1 + 20) * L + l], v29[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v12[(i0 * 40 + i1 + 30) * L + l], v29[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2385 = sub f64[16,10] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 10 + i1) * L + l] =
+            (v16[(i0 * 10 + i1) * L + l] * v7[i0 * L + l]) -
+            ((v22[(i0 * 10 + i1) * L + l] * (v6[i0 * L + l] * (T(h) * 0.5f))) +
+             v33[(i0 * 10 + i1) * L + l]);
+      }
+    }
+  }
+  // %2347 = contract f64[16] -> v6
+  // %2386 = contract f64[16] -> v7
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v18[(i0 * 40 + i1) * L + l], v34[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v18[(i0 * 40 + i1) * L + l], v12[(i0 * 40 + i1) * L + l], acc4_v[l]);
+        acc1_v[l] =
+            std::fma(v18[(i0 * 40 + i1 + 10) * L + l], v34[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v18[(i0 * 40 + i1 + 10) * L + l], v12[(i0 * 40 + i1 + 10) * L + l], acc5_v[l]);
+        acc2_v[l] =
+            std::fma(v18[(i0 * 40 + i1 + 20) * L + l], v34[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v18[(i0 * 40 + i1 + 20) * L + l], v12[(i0 * 40 + i1 + 20) * L + l], acc6_v[l]);
+        acc3_v[l] =
+            std::fma(v18[(i0 * 40 + i1 + 30) * L + l], v34[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v18[(i0 * 40 + i1 + 30) * L + l], v12[(i0 * 40 + i1 + 30) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc4_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc7_v[l];
+    }
+  }
+  // %2350 = mul f64[16,10] -> v16
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 10 + i1) * L + l] =
+            (v34[(i0 * 10 + i1) * L + l] - v6[i0 * L + l]) * v18[(i0 * 10 + i1) * L + l];
+      }
+    }
+  }
+  // %2389 = mul f64[16,10] -> v30
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v30[(i0 * 10 + i1) * L + l] =
+            (v12[(i0 * 10 + i1) * L + l] - v7[i0 * L + l]) * v18[(i0 * 10 + i1) * L + l];
+      }
+    }
+  }
+  // %2351 = contract f64[16,21] -> v35
+  // %2365 = contract f64[16,21] -> v36
+  // %2390 = contract f64[16,21] -> v37
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -9266,18 +7820,42 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21], v20[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v16[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v20[(i0 * 10 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v30[(i0 * 10 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 1], v20[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1], v16[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1], v20[(i0 * 10 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1], v30[(i0 * 10 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 2], v20[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2], v16[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2], v20[(i0 * 10 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2], v30[(i0 * 10 + i2) * L + l],
+                                acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 3], v20[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3], v16[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3], v20[(i0 * 10 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3], v30[(i0 * 10 + i2) * L + l],
+                                acc11_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -9286,24 +7864,131 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
         v35[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
         v35[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
         v35[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v36[(i0 * 21 + i1 * 4) * L + l] = acc4_v[l];
+        v36[(i0 * 21 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v36[(i0 * 21 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v36[(i0 * 21 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v37[(i0 * 21 + i1 * 4) * L + l] = acc8_v[l];
+        v37[(i0 * 21 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v37[(i0 * 21 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v37[(i0 * 21 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 20], v20[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 20], v16[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 20], v20[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 20], v30[(i0 * 10 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v35[(i0 * 21 + 20) * L + l] = acc0_v[l];
+      v36[(i0 * 21 + 20) * L + l] = acc1_v[l];
+      v37[(i0 * 21 + 20) * L + l] = acc2_v[l];
     }
   }
-  // %2394 = reduce_sum f64[21] -> v27
+  // %2391 = mul f64[16,10] -> v12
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = v26[i0 * L + l] * v29[i0 * L + l];
+    }
+  }
+  // %2353 = contract f64[16,21] -> v38
+  // %1625 = contract f64[16,21] -> v39
+  // %2392 = contract f64[16,21] -> v40
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21], v14[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21], v11[(i0 * 10 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21], v12[(i0 * 10 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 1], v14[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 1], v11[(i0 * 10 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 1], v12[(i0 * 10 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 2], v14[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 2], v11[(i0 * 10 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 2], v12[(i0 * 10 + i2) * L + l],
+                                acc10_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 3], v14[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 3], v11[(i0 * 10 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 3], v12[(i0 * 10 + i2) * L + l],
+                                acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v38[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v38[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v38[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v38[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v39[(i0 * 21 + i1 * 4) * L + l] = acc4_v[l];
+        v39[(i0 * 21 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v39[(i0 * 21 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v39[(i0 * 21 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v40[(i0 * 21 + i1 * 4) * L + l] = acc8_v[l];
+        v40[(i0 * 21 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v40[(i0 * 21 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v40[(i0 * 21 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 20], v14[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 20], v11[(i0 * 10 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 20], v12[(i0 * 10 + i1) * L + l], acc2_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v38[(i0 * 21 + 20) * L + l] = acc0_v[l];
+      v39[(i0 * 21 + 20) * L + l] = acc1_v[l];
+      v40[(i0 * 21 + 20) * L + l] = acc2_v[l];
+    }
+  }
+  // %2355 = reduce_sum f64[21] -> v26
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9312,22 +7997,70 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v32[(i0 + i1 * 21) * L + l] + v35[(i0 + i1 * 21) * L + l]);
+        acc_v[l] = acc_v[l] + (v38[(i0 + i1 * 21) * L + l] + v35[(i0 + i1 * 21) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = acc_v[l];
+      v26[i0 * L + l] = acc_v[l];
     }
   }
-  // %2396 = mul f64[21] -> v31
+  // %2360 = mul f64[21] -> v31
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = (v30[i0 * L + l] + v27[i0 * L + l]) * 0.33333334f;
+      v31[i0 * L + l] = (v21[i0 * L + l] + v26[i0 * L + l]) * 0.33333334f;
     }
   }
-  // %2400 = contract f64[16] -> v16
+  // %2367 = reduce_sum f64[21] -> v21
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v39[(i0 + i1 * 21) * L + l] + v36[(i0 + i1 * 21) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %2369 = mul f64[21] -> v26
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v26[i0 * L + l] = (v21[i0 * L + l] + v27[i0 * L + l]) * 0.16666667f;
+    }
+  }
+  // %2394 = reduce_sum f64[21] -> v21
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v37[(i0 + i1 * 21) * L + l] + v40[(i0 + i1 * 21) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %2396 = mul f64[21] -> v27
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v27[i0 * L + l] = (v28[i0 * L + l] + v21[i0 * L + l]) * 0.33333334f;
+    }
+  }
+  // %2400 = contract f64[16] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9339,24 +8072,24 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v24[(i0 * 40 + i1) * L + l], v25[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v29[(i0 * 40 + i1) * L + l], v19[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v24[(i0 * 40 + i1 + 10) * L + l], v25[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v29[(i0 * 40 + i1 + 10) * L + l], v19[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v24[(i0 * 40 + i1 + 20) * L + l], v25[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v29[(i0 * 40 + i1 + 20) * L + l], v19[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v24[(i0 * 40 + i1 + 30) * L + l], v25[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v29[(i0 * 40 + i1 + 30) * L + l], v19[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2399 = contract f64[16,10] -> v24
+  // %2399 = contract f64[16,10] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -9370,21 +8103,21 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v25[(i0 * 10 + i2) * L + l], acc0_v[l]);
+                               v19[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v25[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v19[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v25[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v19[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v25[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v19[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v24[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v24[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v24[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v21[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v21[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v21[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v21[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -9395,23 +8128,23 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 100 + i1 + i2 * 10) * L + l], v25[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(a0[(i0 * 100 + i1 + i2 * 10) * L + l], v19[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v21[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %2403 = add f64[16,10] -> v25
+  // %2403 = add f64[16,10] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 10 + i1) * L + l] =
-            (v18[(i0 * 10 + i1) * L + l] * (v16[i0 * L + l] * T(h))) + v24[(i0 * 10 + i1) * L + l];
+        v19[(i0 * 10 + i1) * L + l] =
+            (v18[(i0 * 10 + i1) * L + l] * (v6[i0 * L + l] * T(h))) + v21[(i0 * 10 + i1) * L + l];
       }
     }
   }
@@ -9429,13 +8162,13 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc0_v[l]);
+                               v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v10[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -9454,7 +8187,7 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v2[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v10[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
@@ -9464,7 +8197,7 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %2408 = contract f64[16] -> v16
+  // %2408 = contract f64[16] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9476,35 +8209,36 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v2[(i0 * 40 + i1) * L + l], v23[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v10[(i0 * 40 + i1) * L + l], v25[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v2[(i0 * 40 + i1 + 10) * L + l], v23[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v10[(i0 * 40 + i1 + 10) * L + l], v25[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v2[(i0 * 40 + i1 + 20) * L + l], v23[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v10[(i0 * 40 + i1 + 20) * L + l], v25[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v2[(i0 * 40 + i1 + 30) * L + l], v23[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v10[(i0 * 40 + i1 + 30) * L + l], v25[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2412 = sub f64[16,10] -> v23
+  // %2412 = sub f64[16,10] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 10 + i1) * L + l] = (v25[(i0 * 10 + i1) * L + l] * v5[i0 * L + l]) -
-                                      (v18[(i0 * 10 + i1) * L + l] +
-                                       (v17[(i0 * 10 + i1) * L + l] * (v16[i0 * L + l] * T(h))));
+        v21[(i0 * 10 + i1) * L + l] =
+            (v19[(i0 * 10 + i1) * L + l] * v9[i0 * L + l]) -
+            (v18[(i0 * 10 + i1) * L + l] + (v22[(i0 * 10 + i1) * L + l] * (v6[i0 * L + l] * T(h))));
       }
     }
   }
-  // %2413 = contract f64[16] -> v16
+  // %2413 = contract f64[16] -> v6
+  // %2404 = contract f64[16] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9512,38 +8246,53 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v23[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v21[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v19[(i0 * 40 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v23[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v21[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v19[(i0 * 40 + i1 + 10) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v23[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v21[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v19[(i0 * 40 + i1 + 20) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v23[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v21[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v19[(i0 * 40 + i1 + 30) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc4_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2416 = mul f64[16,10] -> v17
+  // %2416 = mul f64[16,10] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 10 + i1) * L + l] =
-            v3[(i0 * 10 + i1) * L + l] * (v23[(i0 * 10 + i1) * L + l] - v16[i0 * L + l]);
+        v18[(i0 * 10 + i1) * L + l] =
+            v13[(i0 * 10 + i1) * L + l] * (v21[(i0 * 10 + i1) * L + l] - v6[i0 * L + l]);
       }
     }
   }
-  // %2417 = contract f64[16,21] -> v32
+  // %2417 = contract f64[16,21] -> v35
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -9557,66 +8306,13 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21], v18[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1], v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 1], v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2], v17[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 2], v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3], v17[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v32[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v32[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v32[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 20], v17[(i0 * 10 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 * 21 + 20) * L + l] = acc0_v[l];
-    }
-  }
-  // %2418 = mul f64[16,10] -> v18
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = (1.0f - square(v7[i0 * L + l])) * v2[i0 * L + l];
-    }
-  }
-  // %2419 = contract f64[16,21] -> v35
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21], v18[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 1], v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 2], v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 3], v18[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 210 + i1 * 4 + i2 * 21 + 3], v18[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -9634,7 +8330,7 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 20], v18[(i0 * 10 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 210 + i1 * 21 + 20], v18[(i0 * 10 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -9642,7 +8338,60 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       v35[(i0 * 21 + 20) * L + l] = acc0_v[l];
     }
   }
-  // %2421 = reduce_sum f64[21] -> v30
+  // %2418 = mul f64[16,10] -> v13
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = (1.0f - square(v17[i0 * L + l])) * v10[i0 * L + l];
+    }
+  }
+  // %2419 = contract f64[16,21] -> v36
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21], v13[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 1], v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 2], v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 210 + i1 * 4 + i2 * 21 + 3], v13[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v36[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v36[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v36[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v36[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 210 + i1 * 21 + 20], v13[(i0 * 10 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v36[(i0 * 21 + 20) * L + l] = acc0_v[l];
+    }
+  }
+  // %2421 = reduce_sum f64[21] -> v10
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9651,51 +8400,22 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v32[(i0 + i1 * 21) * L + l] + v35[(i0 + i1 * 21) * L + l]);
+        acc_v[l] = acc_v[l] + (v35[(i0 + i1 * 21) * L + l] + v36[(i0 + i1 * 21) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = acc_v[l];
+      v10[i0 * L + l] = acc_v[l];
     }
   }
-  // %2404 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v25[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v25[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v25[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v25[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2405 = mul f64[16] -> v21
+  // %2405 = mul f64[16] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = v16[i0 * L + l] * (v5[i0 * L + l] * (1.0f - v5[i0 * L + l]));
+      v6[i0 * L + l] = v7[i0 * L + l] * (v9[i0 * L + l] * (1.0f - v9[i0 * L + l]));
     }
   }
-  // %2406 = contract f64[21] -> v2
+  // %2406 = contract f64[21] -> v17
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9707,18 +8427,18 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v21[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v21[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v21[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v21[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v6[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 4) * L + l] = acc0_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -9728,18 +8448,18 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v21[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v6[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v2[20 * L + l] = acc0_v[l];
+    v17[20 * L + l] = acc0_v[l];
   }
-  // %2422 = add f64[21] -> v3
+  // %2422 = add f64[21] -> v19
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v30[i0 * L + l] + v2[i0 * L + l];
+      v19[i0 * L + l] = v10[i0 * L + l] + v17[i0 * L + l];
     }
   }
   // %2426 = mul f64[21] -> adj.ln.gain
@@ -9748,9 +8468,9 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v6[i0 * L + l] * v33[i0 * L + l])) - (v9[i0 * L + l] * v19[i0 * L + l])) -
-                   (v6[i0 * L + l] * v31[i0 * L + l])) -
-                  ((v0[i0 * L + l] * v3[i0 * L + l]) * 0.16666667f)) *
+        sum[l] = ((((-(v2[i0 * L + l] * v31[i0 * L + l])) - (v4[i0 * L + l] * v26[i0 * L + l])) -
+                   (v2[i0 * L + l] * v27[i0 * L + l])) -
+                  ((v0[i0 * L + l] * v19[i0 * L + l]) * 0.16666667f)) *
                  T(h);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
@@ -9762,8 +8482,8 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-v33[i0 * L + l]) - v19[i0 * L + l]) - v31[i0 * L + l]) -
-                  (v3[i0 * L + l] * 0.16666667f)) *
+        sum[l] = ((((-v31[i0 * L + l]) - v26[i0 * L + l]) - v27[i0 * L + l]) -
+                  (v19[i0 * L + l] * 0.16666667f)) *
                  T(h);
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
@@ -9776,10 +8496,10 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v8[i1 * L + l] * (v26[i0 * L + l] * (T(h) * 0.33333334f)))) -
-                     ((v13[i0 * L + l] * (T(h) * 0.16666667f)) * v11[i1 * L + l])) -
-                    (v8[i1 * L + l] * (v28[i0 * L + l] * (T(h) * 0.33333334f)))) -
-                   ((v21[i0 * L + l] * (T(h) * 0.16666667f)) * v1[i1 * L + l]);
+          sum[l] = (((-(v3[i1 * L + l] * (v24[i0 * L + l] * (T(h) * 0.33333334f)))) -
+                     ((v15[i0 * L + l] * (T(h) * 0.16666667f)) * v5[i1 * L + l])) -
+                    (v3[i1 * L + l] * (v23[i0 * L + l] * (T(h) * 0.33333334f)))) -
+                   ((v6[i0 * L + l] * (T(h) * 0.16666667f)) * v1[i1 * L + l]);
         }
         dtheta_Wb[i0 * 21 + i1] += lane_sum<L>(sum);
       }
@@ -9793,10 +8513,10 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v12[(i0 * 10 + i1) * L + l] * (v8[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                       (v15[(i0 * 10 + i1) * L + l] * (v11[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                      (v14[(i0 * 10 + i1) * L + l] * (v8[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                     (v17[(i0 * 10 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = (((-(v16[(i0 * 10 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                       (v20[(i0 * 10 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                      (v30[(i0 * 10 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                     (v18[(i0 * 10 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 210 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
@@ -9811,10 +8531,10 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v10[(i0 * 10 + i1) * L + l] * (v8[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                       (v29[(i0 * 10 + i1) * L + l] * (v11[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                      (v20[(i0 * 10 + i1) * L + l] * (v8[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                     (v18[(i0 * 10 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = (((-(v14[(i0 * 10 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                       (v11[(i0 * 10 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                      (v12[(i0 * 10 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                     (v13[(i0 * 10 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 210 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
@@ -11478,10 +10198,10 @@ const plastic_model kModel = {
             .init_state_vjp = 0,
             .field = 21888,
             .field_vjp = 54464,
-            .adjoint_field = 108928,
-            .step = 57728,
-            .step_vjp = 130112,
-            .adjoint_step = 145664,
+            .adjoint_field = 104320,
+            .step = 60672,
+            .step_vjp = 184256,
+            .adjoint_step = 189568,
             .output = 16768,
             .output_vjp = 50496,
             .loss = 128,

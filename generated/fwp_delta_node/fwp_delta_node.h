@@ -80,14 +80,14 @@ enum { fwp_delta_node_field_vjp_lanes = 8, fwp_delta_node_field_vjp_scratch_byte
  *   da: varying[1600] = 12800 floats
  *   dtheta: uniform[38228] = 38228 floats
  *   u_bar: varying[21] = 168 floats, may be NULL
- *   scratch: scratch arena, 108928 bytes, 64-byte aligned
+ *   scratch: scratch arena, 104320 bytes, 64-byte aligned
  */
 void fwp_delta_node_adjoint_field(const void* ctx, double t, const void* z, const void* a,
                                   const void* theta, const void* u, void* dz, void* da,
                                   void* dtheta, void* u_bar, void* scratch);
 enum {
   fwp_delta_node_adjoint_field_lanes = 8,
-  fwp_delta_node_adjoint_field_scratch_bytes = 108928
+  fwp_delta_node_adjoint_field_scratch_bytes = 104320
 };
 
 /* fwp_delta_node_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
@@ -98,11 +98,11 @@ enum {
  *   theta: uniform[38228] = 38228 floats, read-only
  *   u_stages: varying[84] = 672 floats, read-only
  *   z1: varying[1600] = 12800 floats, may alias
- *   scratch: scratch arena, 57728 bytes, 64-byte aligned
+ *   scratch: scratch arena, 60672 bytes, 64-byte aligned
  */
 void fwp_delta_node_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                          const void* u_stages, void* z1, void* scratch);
-enum { fwp_delta_node_step_lanes = 8, fwp_delta_node_step_scratch_bytes = 57728 };
+enum { fwp_delta_node_step_lanes = 8, fwp_delta_node_step_scratch_bytes = 60672 };
 
 /* fwp_delta_node_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -115,12 +115,12 @@ enum { fwp_delta_node_step_lanes = 8, fwp_delta_node_step_scratch_bytes = 57728 
  *   z0_bar: varying[1600] = 12800 floats
  *   theta_bar: uniform[38228] = 38228 floats
  *   u_stages_bar: varying[84] = 672 floats, may be NULL
- *   scratch: scratch arena, 130112 bytes, 64-byte aligned
+ *   scratch: scratch arena, 184256 bytes, 64-byte aligned
  */
 void fwp_delta_node_step_vjp(const void* ctx, double t, double h, const void* z0, const void* theta,
                              const void* u_stages, const void* z1_bar, void* z0_bar,
                              void* theta_bar, void* u_stages_bar, void* scratch);
-enum { fwp_delta_node_step_vjp_lanes = 8, fwp_delta_node_step_vjp_scratch_bytes = 130112 };
+enum { fwp_delta_node_step_vjp_lanes = 8, fwp_delta_node_step_vjp_scratch_bytes = 184256 };
 
 /* fwp_delta_node_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -135,13 +135,13 @@ enum { fwp_delta_node_step_vjp_lanes = 8, fwp_delta_node_step_vjp_scratch_bytes 
  *   dtheta: uniform[38228] = 38228 floats
  *   err: varying[3200] = 25600 floats, may be NULL
  *   dtheta_err: uniform[38228] = 38228 floats, may be NULL
- *   scratch: scratch arena, 145664 bytes, 64-byte aligned
+ *   scratch: scratch arena, 189568 bytes, 64-byte aligned
  */
 void fwp_delta_node_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                  const void* a0, const void* theta, const void* u_stages, void* z1,
                                  void* a1, void* dtheta, void* err, void* dtheta_err,
                                  void* scratch);
-enum { fwp_delta_node_adjoint_step_lanes = 8, fwp_delta_node_adjoint_step_scratch_bytes = 145664 };
+enum { fwp_delta_node_adjoint_step_lanes = 8, fwp_delta_node_adjoint_step_scratch_bytes = 189568 };
 
 /* fwp_delta_node_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

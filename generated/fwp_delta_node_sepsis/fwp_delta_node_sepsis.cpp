@@ -2854,18 +2854,21 @@ extern "C" void fwp_delta_node_sepsis_step(const void* /*ctx*/, double /*t*/, do
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2240);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4480);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8576);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12672);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16768);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19008);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23104);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27200);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 31296);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35392);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39488);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43584);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 47680);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51776);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6720);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8960);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13056);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17152);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21248);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25344);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29440);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33536);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37632);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41728);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45824);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49920);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 50432);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 50944);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51456);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -2873,6 +2876,14 @@ extern "C" void fwp_delta_node_sepsis_step(const void* /*ctx*/, double /*t*/, do
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
+  T acc8_v[L] = {};
+  T acc9_v[L] = {};
+  T acc10_v[L] = {};
+  T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_delta_node_sepsis.field.step.rk4: 82 nodes
@@ -2919,126 +2930,6 @@ extern "C" void fwp_delta_node_sepsis_step(const void* /*ctx*/, double /*t*/, do
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %619 = contract f64[16,8] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 69; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %620 = softmax f64[16,8] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v2[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 8 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 8 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %617 = contract f64[16,8] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 69; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %889 = contract f64[16,8] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v3[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v3[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v3[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v4[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v4[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v4[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
   // %588 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -3059,8 +2950,8 @@ extern "C" void fwp_delta_node_sepsis_step(const void* /*ctx*/, double /*t*/, do
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e136 = u_stages[(i0 + 69) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e136 * e136);
+        const T e43 = u_stages[(i0 + 69) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e43 * e43);
       }
     }
   }
@@ -3075,46 +2966,11 @@ extern "C" void fwp_delta_node_sepsis_step(const void* /*ctx*/, double /*t*/, do
       v0[i0 * L + l] = (u_stages[(i0 + 69) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %590 = add f64[69] -> v5
+  // %590 = add f64[69] -> v2
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
-    }
-  }
-  // %592 = contract f64[16,8] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 69; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v5[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v5[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v5[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v5[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %593 = tanh f64[16,8] -> v7
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = vm::tanh(v6[i0 * L + l]);
+      v2[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
     }
   }
   // %566 = layernorm f64[69] -> v0
@@ -3137,8 +2993,8 @@ extern "C" void fwp_delta_node_sepsis_step(const void* /*ctx*/, double /*t*/, do
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e193 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e193 * e193);
+        const T e74 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e74 * e74);
       }
     }
   }
@@ -3153,14 +3009,16 @@ extern "C" void fwp_delta_node_sepsis_step(const void* /*ctx*/, double /*t*/, do
       v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %568 = add f64[69] -> v6
+  // %568 = add f64[69] -> v3
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
+      v3[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
     }
   }
-  // %570 = contract f64[16,8] -> v8
+  // %619 = contract f64[16,8] -> v4
+  // %572 = contract f64[16,8] -> v5
+  // %594 = contract f64[16,8] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3169,54 +3027,50 @@ extern "C" void fwp_delta_node_sepsis_step(const void* /*ctx*/, double /*t*/, do
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 69; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v6[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v6[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v6[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v6[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v3[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v2[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v1[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v3[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v2[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v1[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v3[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v2[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v1[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v3[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v2[i2 * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v4[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v4[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v4[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v4[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v5[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v5[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v5[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v5[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v6[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
+        v6[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v6[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v6[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %572 = contract f64[16,8] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 69; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v6[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v6[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v6[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v6[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %573 = softmax f64[16,8] -> v10
+  // %620 = softmax f64[16,8] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3226,7 +3080,7 @@ extern "C" void fwp_delta_node_sepsis_step(const void* /*ctx*/, double /*t*/, do
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v9[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v9[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+            (v4[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v4[(i0 * 8 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3237,18 +3091,20 @@ extern "C" void fwp_delta_node_sepsis_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v9[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v9[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v0[i1 * L + l] = vm::exp(v4[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v4[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 8 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+        v7[(i0 * 8 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %574 = contract f64[16,8] -> v9
+  // %617 = contract f64[16,8] -> v4
+  // %592 = contract f64[16,8] -> v8
+  // %570 = contract f64[16,8] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3257,65 +3113,57 @@ extern "C" void fwp_delta_node_sepsis_step(const void* /*ctx*/, double /*t*/, do
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
+      for (int64_t i2 = 0; i2 < 69; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v10[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v2[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v3[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v1[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v2[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v3[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v1[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v2[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v3[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v1[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v2[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v3[i2 * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v4[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v4[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v4[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v4[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v8[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v8[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v9[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
+        v9[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v9[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v9[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %575 = sub f64[16,8] -> v11
+  // %593 = tanh f64[16,8] -> v10
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = vm::tanh(v8[i0 * L + l]) - v9[i0 * L + l];
+      v10[i0 * L + l] = vm::tanh(v8[i0 * L + l]);
     }
   }
-  // %594 = contract f64[16,8] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 69; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v5[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v5[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v5[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v5[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %595 = softmax f64[16,8] -> v9
+  // %573 = softmax f64[16,8] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3325,7 +3173,7 @@ extern "C" void fwp_delta_node_sepsis_step(const void* /*ctx*/, double /*t*/, do
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v8[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v8[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+            (v5[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v5[(i0 * 8 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3336,86 +3184,51 @@ extern "C" void fwp_delta_node_sepsis_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v8[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v8[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v0[i1 * L + l] = vm::exp(v5[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v5[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 8 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+        v8[(i0 * 8 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %844 = contract f64[16] -> v0
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  // %595 = softmax f64[16,8] -> v5
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      rowmax_v[l] = T(-INFINITY);
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+        rowmax_v[l] =
+            (v6[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v6[(i0 * 8 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
     }
-  }
-  // %576 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v6[i1 * L + l], acc3_v[l]);
+        v0[i1 * L + l] = vm::exp(v6[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v6[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5[(i0 * 8 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+      }
     }
   }
-  // %577 = sigmoid f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = sigmoid(v8[i0 * L + l]);
-    }
-  }
-  // %845 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v0[i0 * L + l] * (v6[i0 * L + l] * (T(h) * 0.5f));
-    }
-  }
+  // %889 = contract f64[16,8] -> v6
+  // %574 = contract f64[16,8] -> v11
   // %847 = contract f64[16,8] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
@@ -3425,41 +3238,71 @@ extern "C" void fwp_delta_node_sepsis_step(const void* /*ctx*/, double /*t*/, do
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v9[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v7[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
+          acc4_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v8[(i0 * 8 + i2) * L + l],
+                               acc4_v[l]);
+          acc8_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v5[(i0 * 8 + i2) * L + l],
+                               acc8_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v7[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v8[(i0 * 8 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v5[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v7[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v8[(i0 * 8 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                                v5[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v7[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v8[(i0 * 8 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                                v5[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v12[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
+        v12[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v12[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v12[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %849 = sub f64[16,8] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 8 + i1) * L + l] =
-            v7[(i0 * 8 + i1) * L + l] -
-            ((v11[(i0 * 8 + i1) * L + l] * v8[i0 * L + l]) + v12[(i0 * 8 + i1) * L + l]);
-      }
+  // %575 = sub f64[16,8] -> v13
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = vm::tanh(v9[i0 * L + l]) - v11[i0 * L + l];
     }
   }
-  // %863 = contract f64[16] -> v0
+  // %844 = contract f64[16] -> v0
+  // %863 = contract f64[16] -> v9
+  // %886 = contract f64[16] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3467,17 +3310,39 @@ extern "C" void fwp_delta_node_sepsis_step(const void* /*ctx*/, double /*t*/, do
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[(i0 * 32 + i1) * L + l], v9[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v5[(i0 * 32 + i1) * L + l], v8[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v5[(i0 * 32 + i1) * L + l], v5[(i0 * 32 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(v5[(i0 * 32 + i1) * L + l], v7[(i0 * 32 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 8) * L + l], v9[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v5[(i0 * 32 + i1 + 8) * L + l], v8[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v5[(i0 * 32 + i1 + 8) * L + l], v5[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
+        acc9_v[l] =
+            std::fma(v5[(i0 * 32 + i1 + 8) * L + l], v7[(i0 * 32 + i1 + 8) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 16) * L + l], v9[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v5[(i0 * 32 + i1 + 16) * L + l], v8[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v5[(i0 * 32 + i1 + 16) * L + l], v5[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
+        acc10_v[l] =
+            std::fma(v5[(i0 * 32 + i1 + 16) * L + l], v7[(i0 * 32 + i1 + 16) * L + l], acc10_v[l]);
         acc3_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 24) * L + l], v9[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v5[(i0 * 32 + i1 + 24) * L + l], v8[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v5[(i0 * 32 + i1 + 24) * L + l], v5[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
+        acc11_v[l] =
+            std::fma(v5[(i0 * 32 + i1 + 24) * L + l], v7[(i0 * 32 + i1 + 24) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3486,9 +3351,19 @@ extern "C" void fwp_delta_node_sepsis_step(const void* /*ctx*/, double /*t*/, do
       v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc4_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v11[(i0 * 4) * L + l] = acc8_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %598 = contract f64[16] -> v8
+  // %576 = contract f64[16] -> v14
+  // %598 = contract f64[16] -> v15
+  // %623 = contract f64[16] -> v16
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3496,147 +3371,141 @@ extern "C" void fwp_delta_node_sepsis_step(const void* /*ctx*/, double /*t*/, do
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 276 + i1], v2[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v2[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v2[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v2[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc4_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v16[(i0 * 4) * L + l] = acc8_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %599 = sigmoid f64[16] -> v5
+  // %577 = sigmoid f64[16] -> v1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = sigmoid(v8[i0 * L + l]);
+      v1[i0 * L + l] = sigmoid(v14[i0 * L + l]);
     }
   }
-  // %864 = contract f64[16] -> v8
+  // %845 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v0[i0 * L + l] * (v5[i0 * L + l] * (T(h) * 0.5f));
+      v14[i0 * L + l] = v0[i0 * L + l] * (v1[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %915 = sub f64[16,8] -> v14
+  // %849 = sub f64[16,8] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 8 + i1) * L + l] =
-            v7[(i0 * 8 + i1) * L + l] -
-            ((v13[(i0 * 8 + i1) * L + l] * v8[i0 * L + l]) + v12[(i0 * 8 + i1) * L + l]);
+        v17[(i0 * 8 + i1) * L + l] =
+            v10[(i0 * 8 + i1) * L + l] -
+            ((v13[(i0 * 8 + i1) * L + l] * v14[i0 * L + l]) + v12[(i0 * 8 + i1) * L + l]);
       }
     }
   }
-  // %886 = contract f64[16] -> v0
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[(i0 * 32 + i1) * L + l], v3[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 8) * L + l], v3[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 16) * L + l], v3[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 24) * L + l], v3[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %887 = contract f64[16] -> v7
+  // %599 = sigmoid f64[16] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = (v5[i0 * L + l] * T(h)) * v0[i0 * L + l];
+      v14[i0 * L + l] = sigmoid(v15[i0 * L + l]);
     }
   }
-  // %623 = contract f64[16] -> v0
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %909 = contract f64[16] -> v1
+  // %864 = contract f64[16] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = sigmoid(v0[i0 * L + l]) * (T(h) * 0.16666667f);
+      v15[i0 * L + l] = v9[i0 * L + l] * (v14[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %919 = contract f64[16,8] -> v8
+  // %915 = sub f64[16,8] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 8 + i1) * L + l] =
-            (vm::tanh(v2[(i0 * 8 + i1) * L + l]) -
-             (v4[(i0 * 8 + i1) * L + l] + (v14[(i0 * 8 + i1) * L + l] * v7[i0 * L + l]))) *
-            v1[i0 * L + l];
+        v9[(i0 * 8 + i1) * L + l] =
+            v10[(i0 * 8 + i1) * L + l] -
+            ((v17[(i0 * 8 + i1) * L + l] * v15[i0 * L + l]) + v12[(i0 * 8 + i1) * L + l]);
       }
     }
   }
-  // %906 = contract f64[16,8] -> v2
+  // %887 = contract f64[16] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = (v14[i0 * L + l] * T(h)) * v11[i0 * L + l];
+    }
+  }
+  // %909 = contract f64[16] -> v0
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = sigmoid(v16[i0 * L + l]) * (T(h) * 0.16666667f);
+    }
+  }
+  // %919 = contract f64[16,8] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1) * L + l] =
-            v11[(i0 * 8 + i1) * L + l] * (v6[i0 * L + l] * (T(h) * 0.16666667f));
+        v10[(i0 * 8 + i1) * L + l] =
+            (vm::tanh(v4[(i0 * 8 + i1) * L + l]) -
+             (v6[(i0 * 8 + i1) * L + l] + (v9[(i0 * 8 + i1) * L + l] * v15[i0 * L + l]))) *
+            v0[i0 * L + l];
       }
     }
   }
-  // %939 = contract f64[16,8] -> v4
+  // %906 = contract f64[16,8] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v4[(i0 * 8 + i1) * L + l] =
-            v9[(i0 * 8 + i1) * L + l] * (v5[i0 * L + l] * (T(h) * 0.33333334f));
+            v13[(i0 * 8 + i1) * L + l] * (v1[i0 * L + l] * (T(h) * 0.16666667f));
+      }
+    }
+  }
+  // %939 = contract f64[16,8] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 8 + i1) * L + l] =
+            v5[(i0 * 8 + i1) * L + l] * (v14[i0 * L + l] * (T(h) * 0.33333334f));
       }
     }
   }
@@ -3647,10 +3516,10 @@ extern "C" void fwp_delta_node_sepsis_step(const void* /*ctx*/, double /*t*/, do
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              ((v3[(i0 * 8 + i2) * L + l] * v8[(i0 * 8 + i1) * L + l]) +
-               ((v2[(i0 * 8 + i1) * L + l] * v10[(i0 * 8 + i2) * L + l]) +
-                ((v4[(i0 * 8 + i2) * L + l] * v13[(i0 * 8 + i1) * L + l]) +
-                 (v4[(i0 * 8 + i2) * L + l] * v14[(i0 * 8 + i1) * L + l])))) +
+              ((v7[(i0 * 8 + i2) * L + l] * v10[(i0 * 8 + i1) * L + l]) +
+               ((v4[(i0 * 8 + i1) * L + l] * v8[(i0 * 8 + i2) * L + l]) +
+                ((v6[(i0 * 8 + i2) * L + l] * v17[(i0 * 8 + i1) * L + l]) +
+                 (v6[(i0 * 8 + i2) * L + l] * v9[(i0 * 8 + i1) * L + l])))) +
               z0_W[(i0 * 64 + i1 * 8 + i2) * L + l];
         }
       }
@@ -3687,42 +3556,49 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2240);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4480);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8576);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12672);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12928);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6720);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8960);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11200);
   T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13440);
   T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13952);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18048);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20288);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22528);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26624);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30720);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34816);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35328);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35840);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39936);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44032);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46272);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48512);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52608);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56704);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57216);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61312);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61824);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65920);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70016);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74112);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78208);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 82304);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86400);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 90496);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94592);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 98688);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102784);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 106880);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 110976);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 115072);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 150400);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14464);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14976);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15488);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19584);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23680);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27776);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 31872);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35968);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40064);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44160);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44672);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45184);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49280);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53376);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57472);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61568);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65664);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69760);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73856);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77952);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 82048);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86144);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 90240);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94336);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 98432);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102528);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 106624);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 110720);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 114816);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 118912);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 123008);
+  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 127104);
+  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 131200);
+  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 166528);
+  T* __restrict v42 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 201856);
+  T* __restrict v43 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 237184);
+  T* __restrict v44 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 272512);
+  T* __restrict v45 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 307840);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3730,6 +3606,14 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
+  T acc8_v[L] = {};
+  T acc9_v[L] = {};
+  T acc10_v[L] = {};
+  T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
@@ -3777,141 +3661,7 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %619 = contract f64[16,8] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 69; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %620 = softmax f64[16,8] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v2[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 8 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 8 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %1355 = contract f64[16,8] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 32 + i2) * L + l],
-                               v3[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v3[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v3[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v3[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-      }
-    }
-  }
-  // %623 = contract f64[16] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %624 = sigmoid f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = sigmoid(v5[i0 * L + l]);
-    }
-  }
-  // %1356 = contract f64[16,8] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 8 + i1) * L + l] = v2[(i0 * 8 + i1) * L + l] * v6[i0 * L + l];
-      }
-    }
-  }
-  // %588 = layernorm f64[69] -> v8
+  // %588 = layernorm f64[69] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3931,8 +3681,8 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e153 = u_stages[(i0 + 69) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e153 * e153);
+        const T e43 = u_stages[(i0 + 69) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e43 * e43);
       }
     }
   }
@@ -3944,17 +3694,128 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = (u_stages[(i0 + 69) * L + l] - mean_v[l]) * rstd_v[l];
+      v2[i0 * L + l] = (u_stages[(i0 + 69) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %590 = add f64[69] -> v9
+  // %590 = add f64[69] -> v3
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = (ln_gain[i0] * v8[i0 * L + l]) + ln_bias[i0];
+      v3[i0 * L + l] = (ln_gain[i0] * v2[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %594 = contract f64[16,8] -> v10
+  // %566 = layernorm f64[69] -> v4
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 69.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e74 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e74 * e74);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 69.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %568 = add f64[69] -> v5
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v4[i0 * L + l]);
+    }
+  }
+  // %623 = contract f64[16] -> v6
+  // %598 = contract f64[16] -> v7
+  // %576 = contract f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 276 + i1], v3[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 276 + i1], v5[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v5[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v5[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v5[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc4_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v8[(i0 * 4) * L + l] = acc8_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %624 = sigmoid f64[16] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = sigmoid(v6[i0 * L + l]);
+    }
+  }
+  // %599 = sigmoid f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = sigmoid(v7[i0 * L + l]);
+    }
+  }
+  // %619 = contract f64[16,8] -> v10
+  // %594 = contract f64[16,8] -> v11
+  // %572 = contract f64[16,8] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3963,14 +3824,30 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 69; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v9[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v9[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v9[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v9[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v3[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v5[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v1[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v3[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v5[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v1[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v3[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v5[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v1[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v3[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v5[i2 * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -3979,10 +3856,18 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
         v10[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
         v10[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
         v10[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v12[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
+        v12[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v12[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v12[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %595 = softmax f64[16,8] -> v11
+  // %620 = softmax f64[16,8] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4003,251 +3888,18 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v10[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v7[i1 * L + l] = vm::exp(v10[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
         rowsum_v[l] = rowsum_v[l] + vm::exp(v10[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 8 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v13[(i0 * 8 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %1112 = contract f64[16,8] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 32 + i2) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-        v10[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-        v10[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
-        v10[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
-      }
-    }
-  }
-  // %886 = contract f64[16] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 32 + i1) * L + l], v3[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v11[(i0 * 32 + i1 + 8) * L + l], v3[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v11[(i0 * 32 + i1 + 16) * L + l], v3[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v11[(i0 * 32 + i1 + 24) * L + l], v3[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1360 = sub f64[16,8] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 8 + i1) * L + l] =
-            v10[(i0 * 8 + i1) * L + l] - (v7[(i0 * 8 + i1) * L + l] * (v5[i0 * L + l] * T(h)));
-      }
-    }
-  }
-  // %598 = contract f64[16] -> v13
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v9[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %599 = sigmoid f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = sigmoid(v13[i0 * L + l]);
-    }
-  }
-  // %1361 = contract f64[16,8] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 8 + i1) * L + l] = v12[(i0 * 8 + i1) * L + l] * v14[i0 * L + l];
-      }
-    }
-  }
-  // %863 = contract f64[16] -> v13
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 32 + i1) * L + l], v11[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v11[(i0 * 32 + i1 + 8) * L + l], v11[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v11[(i0 * 32 + i1 + 16) * L + l], v11[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v11[(i0 * 32 + i1 + 24) * L + l], v11[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1365 = sub f64[16,8] -> v16
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 8 + i1) * L + l] =
-            v10[(i0 * 8 + i1) * L + l] -
-            (v15[(i0 * 8 + i1) * L + l] * (v13[i0 * L + l] * (T(h) * 0.5f)));
-      }
-    }
-  }
-  // %1366 = contract f64[16,8] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 8 + i1) * L + l] = v16[(i0 * 8 + i1) * L + l] * v14[i0 * L + l];
-      }
-    }
-  }
-  // %566 = layernorm f64[69] -> v17
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 69.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e359 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e359 * e359);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 69.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %568 = add f64[69] -> v18
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v17[i0 * L + l]);
-    }
-  }
-  // %572 = contract f64[16,8] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 69; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v18[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v18[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v18[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v18[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v19[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v19[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v19[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %573 = softmax f64[16,8] -> v20
+  // %595 = softmax f64[16,8] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4257,7 +3909,7 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v19[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v19[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+            (v11[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 8 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -4268,18 +3920,52 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v19[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v19[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v7[i1 * L + l] = vm::exp(v11[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 8 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v10[(i0 * 8 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %1136 = contract f64[16,8] -> v19
+  // %573 = softmax f64[16,8] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v12[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[i1 * L + l] = vm::exp(v12[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 8 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %1355 = contract f64[16,8] -> v12
+  // %1112 = contract f64[16,8] -> v14
+  // %1136 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4288,30 +3974,73 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 32 + i2) * L + l],
-                               v20[(i0 * 8 + i2) * L + l], acc0_v[l]);
+                               v13[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 32 + i2) * L + l],
+                               v10[(i0 * 8 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 32 + i2) * L + l],
+                               v11[(i0 * 8 + i2) * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v20[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v13[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v10[(i0 * 8 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v11[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v20[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v13[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v10[(i0 * 8 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                                v11[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v20[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v13[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v10[(i0 * 8 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                                v11[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-        v19[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-        v19[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-        v19[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+        v12[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v12[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+        v12[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v12[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+        v14[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l] * (T(h) * 0.33333334f);
+        v14[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.33333334f);
+        v14[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.33333334f);
+        v14[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.33333334f);
+        v15[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
+        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
+        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
+        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
       }
     }
   }
-  // %844 = contract f64[16] -> v21
+  // %1356 = contract f64[16,8] -> v16
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 8 + i1) * L + l] = v12[(i0 * 8 + i1) * L + l] * v9[i0 * L + l];
+      }
+    }
+  }
+  // %886 = contract f64[16] -> v7
+  // %863 = contract f64[16] -> v17
+  // %844 = contract f64[16] -> v18
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4319,25 +4048,94 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 32 + i1) * L + l], v20[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v10[(i0 * 32 + i1) * L + l], v13[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v10[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(v10[(i0 * 32 + i1) * L + l], v11[(i0 * 32 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
-            std::fma(v11[(i0 * 32 + i1 + 8) * L + l], v20[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v10[(i0 * 32 + i1 + 8) * L + l], v13[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v10[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
+        acc9_v[l] =
+            std::fma(v10[(i0 * 32 + i1 + 8) * L + l], v11[(i0 * 32 + i1 + 8) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(v11[(i0 * 32 + i1 + 16) * L + l], v20[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v10[(i0 * 32 + i1 + 16) * L + l], v13[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v10[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(v10[(i0 * 32 + i1 + 16) * L + l], v11[(i0 * 32 + i1 + 16) * L + l],
+                              acc10_v[l]);
         acc3_v[l] =
-            std::fma(v11[(i0 * 32 + i1 + 24) * L + l], v20[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v10[(i0 * 32 + i1 + 24) * L + l], v13[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v10[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(v10[(i0 * 32 + i1 + 24) * L + l], v11[(i0 * 32 + i1 + 24) * L + l],
+                              acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 4) * L + l] = acc4_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v18[(i0 * 4) * L + l] = acc8_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %1360 = sub f64[16,8] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 8 + i1) * L + l] =
+            v14[(i0 * 8 + i1) * L + l] - (v16[(i0 * 8 + i1) * L + l] * (v7[i0 * L + l] * T(h)));
+      }
+    }
+  }
+  // %1361 = contract f64[16,8] -> v20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 8 + i1) * L + l] = v19[(i0 * 8 + i1) * L + l] * v6[i0 * L + l];
+      }
+    }
+  }
+  // %1365 = sub f64[16,8] -> v21
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v21[(i0 * 8 + i1) * L + l] =
+            v14[(i0 * 8 + i1) * L + l] -
+            (v20[(i0 * 8 + i1) * L + l] * (v17[i0 * L + l] * (T(h) * 0.5f)));
+      }
+    }
+  }
+  // %1366 = contract f64[16,8] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 8 + i1) * L + l] = v21[(i0 * 8 + i1) * L + l] * v6[i0 * L + l];
+      }
     }
   }
   // %1370 = sub f64[16,8] -> v22
@@ -4346,50 +4144,24 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v22[(i0 * 8 + i1) * L + l] =
-            v19[(i0 * 8 + i1) * L + l] -
-            (v10[(i0 * 8 + i1) * L + l] * (v21[i0 * L + l] * (T(h) * 0.5f)));
+            v15[(i0 * 8 + i1) * L + l] -
+            (v14[(i0 * 8 + i1) * L + l] * (v18[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
   }
-  // %576 = contract f64[16] -> v19
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v18[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v18[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v18[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v18[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %577 = sigmoid f64[16] -> v23
+  // %577 = sigmoid f64[16] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = sigmoid(v19[i0 * L + l]);
+      v15[i0 * L + l] = sigmoid(v8[i0 * L + l]);
     }
   }
-  // %1371 = contract f64[16,8] -> v19
+  // %1371 = contract f64[16,8] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 8 + i1) * L + l] = v22[(i0 * 8 + i1) * L + l] * v23[i0 * L + l];
+        v23[(i0 * 8 + i1) * L + l] = v22[(i0 * 8 + i1) * L + l] * v15[i0 * L + l];
       }
     }
   }
@@ -4401,15 +4173,17 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
         for (int64_t l = 0; l < L; ++l) {
           z0_bar_W[(i0 * 64 + i1 * 8 + i2) * L + l] +=
               (((z1_bar_W[(i0 * 64 + i1 * 8 + i2) * L + l] -
-                 (v7[(i0 * 8 + i1) * L + l] * v3[(i0 * 8 + i2) * L + l])) -
-                (v15[(i0 * 8 + i1) * L + l] * v11[(i0 * 8 + i2) * L + l])) -
-               (v11[(i0 * 8 + i2) * L + l] * v10[(i0 * 8 + i1) * L + l])) -
-              (v19[(i0 * 8 + i1) * L + l] * v20[(i0 * 8 + i2) * L + l]);
+                 (v16[(i0 * 8 + i1) * L + l] * v13[(i0 * 8 + i2) * L + l])) -
+                (v20[(i0 * 8 + i1) * L + l] * v10[(i0 * 8 + i2) * L + l])) -
+               (v10[(i0 * 8 + i2) * L + l] * v14[(i0 * 8 + i1) * L + l])) -
+              (v23[(i0 * 8 + i1) * L + l] * v11[(i0 * 8 + i2) * L + l]);
         }
       }
     }
   }
   // %592 = contract f64[16,8] -> v24
+  // %570 = contract f64[16,8] -> v25
+  // %617 = contract f64[16,8] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4418,14 +4192,30 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 69; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v9[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v9[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v9[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v9[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v3[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v5[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v1[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v3[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v5[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v1[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v3[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v5[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v1[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v3[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v5[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v1[i2 * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -4434,100 +4224,34 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
         v24[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
         v24[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
         v24[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v25[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v25[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v25[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v25[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v26[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
+        v26[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v26[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v26[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %593 = tanh f64[16,8] -> v25
+  // %593 = tanh f64[16,8] -> v27
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = vm::tanh(v24[i0 * L + l]);
+      v27[i0 * L + l] = vm::tanh(v24[i0 * L + l]);
     }
   }
-  // %570 = contract f64[16,8] -> v24
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 69; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v18[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v18[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v18[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v18[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v24[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v24[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v24[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %571 = tanh f64[16,8] -> v26
+  // %571 = tanh f64[16,8] -> v24
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = vm::tanh(v24[i0 * L + l]);
+      v24[i0 * L + l] = vm::tanh(v25[i0 * L + l]);
     }
   }
-  // %574 = contract f64[16,8] -> v24
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v20[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v20[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v20[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v20[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v24[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v24[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v24[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %575 = sub f64[16,8] -> v27
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = v26[i0 * L + l] - v24[i0 * L + l];
-    }
-  }
-  // %578 = contract f64[16,8] -> v24
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 8 + i1) * L + l] = v27[(i0 * 8 + i1) * L + l] * v23[i0 * L + l];
-      }
-    }
-  }
+  // %574 = contract f64[16,8] -> v25
   // %847 = contract f64[16,8] -> v28
+  // %889 = contract f64[16,8] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4536,83 +4260,99 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v11[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
+          acc4_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v10[(i0 * 8 + i2) * L + l],
+                               acc4_v[l]);
+          acc8_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v13[(i0 * 8 + i2) * L + l],
+                               acc8_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
                                v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v10[(i0 * 8 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v13[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
                                v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v10[(i0 * 8 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                                v13[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
                                v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v10[(i0 * 8 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                                v13[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v28[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v28[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v28[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v25[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v25[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v25[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v25[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v28[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v28[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v28[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v28[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v29[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
+        v29[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v29[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v29[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %1200 = sub f64[16,8] -> v29
+  // %575 = sub f64[16,8] -> v30
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[i0 * L + l] = v24[i0 * L + l] - v25[i0 * L + l];
+    }
+  }
+  // %578 = contract f64[16,8] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 8 + i1) * L + l] =
-            v25[(i0 * 8 + i1) * L + l] -
-            ((v24[(i0 * 8 + i1) * L + l] * (v21[i0 * L + l] * (T(h) * 0.5f))) +
+        v25[(i0 * 8 + i1) * L + l] = v30[(i0 * 8 + i1) * L + l] * v15[i0 * L + l];
+      }
+    }
+  }
+  // %1200 = sub f64[16,8] -> v31
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v31[(i0 * 8 + i1) * L + l] =
+            v27[(i0 * 8 + i1) * L + l] -
+            ((v25[(i0 * 8 + i1) * L + l] * (v18[i0 * L + l] * (T(h) * 0.5f))) +
              v28[(i0 * 8 + i1) * L + l]);
       }
     }
   }
-  // %1377 = contract f64[16,8] -> v30
+  // %1377 = contract f64[16,8] -> v32
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 8 + i1) * L + l] = v29[(i0 * 8 + i1) * L + l] * v14[i0 * L + l];
+        v32[(i0 * 8 + i1) * L + l] = v31[(i0 * 8 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
-  // %1378 = contract f64[16,8] -> v31
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v30[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v30[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v30[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v30[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-        v31[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-        v31[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
-        v31[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
-      }
-    }
-  }
-  // %1379 = contract f64[16] -> v21
+  // %1379 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4624,40 +4364,40 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v30[(i0 * 32 + i1) * L + l], v15[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v32[(i0 * 32 + i1) * L + l], v20[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v30[(i0 * 32 + i1 + 8) * L + l], v15[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v32[(i0 * 32 + i1 + 8) * L + l], v20[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v30[(i0 * 32 + i1 + 16) * L + l], v15[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v32[(i0 * 32 + i1 + 16) * L + l], v20[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v30[(i0 * 32 + i1 + 24) * L + l], v15[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v32[(i0 * 32 + i1 + 24) * L + l], v20[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1381 = contract f64[16,8] -> v32
+  // %1381 = contract f64[16,8] -> v33
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 8 + i1) * L + l] = v11[(i0 * 8 + i1) * L + l] * (v21[i0 * L + l] * (T(h) * 0.5f));
+        v33[(i0 * 8 + i1) * L + l] = v10[(i0 * 8 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f));
       }
     }
   }
-  // %1385 = sub f64[16,8] -> v33
+  // %1385 = sub f64[16,8] -> v34
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 8 + i1) * L + l] =
-            v25[(i0 * 8 + i1) * L + l] -
-            ((v30[(i0 * 8 + i1) * L + l] * (v13[i0 * L + l] * (T(h) * 0.5f))) +
+        v34[(i0 * 8 + i1) * L + l] =
+            v27[(i0 * 8 + i1) * L + l] -
+            ((v32[(i0 * 8 + i1) * L + l] * (v17[i0 * L + l] * (T(h) * 0.5f))) +
              v28[(i0 * 8 + i1) * L + l]);
       }
     }
@@ -4667,11 +4407,13 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 8 + i1) * L + l] = v33[(i0 * 8 + i1) * L + l] * v14[i0 * L + l];
+        v28[(i0 * 8 + i1) * L + l] = v34[(i0 * 8 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
-  // %1387 = contract f64[16,8] -> v30
+  // %1378 = contract f64[16,8] -> v35
+  // %1387 = contract f64[16,8] -> v36
+  // %1209 = contract f64[16,8] -> v37
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4680,30 +4422,62 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v28[(i0 * 8 + i2) * L + l], acc0_v[l]);
+                               v32[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v28[(i0 * 8 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v25[(i0 * 8 + i2) * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v28[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v32[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v28[(i0 * 8 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v25[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v28[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v32[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v28[(i0 * 8 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                                v25[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v28[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v32[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v28[(i0 * 8 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                                v25[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-        v30[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-        v30[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
-        v30[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
+        v35[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
+        v35[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
+        v35[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
+        v35[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
+        v36[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l] * (T(h) * 0.33333334f);
+        v36[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.33333334f);
+        v36[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.33333334f);
+        v36[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.33333334f);
+        v37[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
+        v37[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
+        v37[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
+        v37[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
       }
     }
   }
-  // %1388 = contract f64[16] -> v13
+  // %1388 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4715,24 +4489,26 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v28[(i0 * 32 + i1) * L + l], v7[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v28[(i0 * 32 + i1) * L + l], v16[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v28[(i0 * 32 + i1 + 8) * L + l], v7[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v28[(i0 * 32 + i1 + 8) * L + l], v16[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v28[(i0 * 32 + i1 + 16) * L + l], v7[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v28[(i0 * 32 + i1 + 16) * L + l], v16[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v28[(i0 * 32 + i1 + 24) * L + l], v7[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v28[(i0 * 32 + i1 + 24) * L + l], v16[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1392 = contract f64[16,8] -> v34
+  // %1392 = contract f64[16,8] -> v32
+  // %1396 = contract f64[16,8] -> v38
+  // %1420 = contract f64[16,8] -> v39
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4741,30 +4517,62 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc0_v[l]);
+                               v20[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v14[(i0 * 8 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v23[(i0 * 8 + i2) * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v20[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v14[(i0 * 8 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v23[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v20[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v14[(i0 * 8 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                                v23[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v20[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v14[(i0 * 8 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                                v23[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v34[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v34[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v34[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v32[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v32[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v32[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v32[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v38[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v38[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v38[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v38[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v39[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
+        v39[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v39[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v39[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %1397 = contract f64[16] -> v21
+  // %1397 = contract f64[16] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4776,731 +4584,39 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v24[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v25[(i0 * 32 + i1) * L + l], v14[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v24[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v25[(i0 * 32 + i1 + 8) * L + l], v14[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v24[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v25[(i0 * 32 + i1 + 16) * L + l], v14[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v24[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v25[(i0 * 32 + i1 + 24) * L + l], v14[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 4) * L + l] = acc0_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1396 = contract f64[16,8] -> v35
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v35[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v35[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v35[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1401 = sub f64[16,8] -> v36
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v36[(i0 * 8 + i1) * L + l] =
-            ((v31[(i0 * 8 + i1) * L + l] - v32[(i0 * 8 + i1) * L + l]) +
-             ((v30[(i0 * 8 + i1) * L + l] -
-               (v3[(i0 * 8 + i1) * L + l] * (v13[i0 * L + l] * T(h)))) -
-              (v34[(i0 * 8 + i1) * L + l] + v32[(i0 * 8 + i1) * L + l]))) -
-            ((v20[(i0 * 8 + i1) * L + l] * (v21[i0 * L + l] * (T(h) * 0.5f))) +
-             v35[(i0 * 8 + i1) * L + l]);
-      }
-    }
-  }
-  // %1402 = contract f64[16] -> v30
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 32 + i1) * L + l], v36[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v11[(i0 * 32 + i1 + 8) * L + l], v36[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v11[(i0 * 32 + i1 + 16) * L + l], v36[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v11[(i0 * 32 + i1 + 24) * L + l], v36[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 4) * L + l] = acc0_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1405 = mul f64[16,8] -> v31
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 8 + i1) * L + l] =
-            (v36[(i0 * 8 + i1) * L + l] - v30[i0 * L + l]) * v11[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %1406 = contract f64[16,69] -> v37
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v31[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v31[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v31[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v31[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v37[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v37[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v37[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v37[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v31[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v37[(i0 * 69 + 68) * L + l] = acc0_v[l];
-    }
-  }
-  // %1375 = mul f64[16,8] -> v30
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = (1.0f - square(v25[i0 * L + l])) * (v15[i0 * L + l] + v10[i0 * L + l]);
-    }
-  }
-  // %1376 = contract f64[16,69] -> v38
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v30[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v30[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v30[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v30[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v38[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v38[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v38[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v38[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v30[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v38[(i0 * 69 + 68) * L + l] = acc0_v[l];
-    }
-  }
-  // %1408 = reduce_sum f64[69] -> v10
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v37[(i0 + i1 * 69) * L + l] + v38[(i0 + i1 * 69) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1410 = contract f64[16] -> v15
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v29[(i0 * 32 + i1) * L + l], v16[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v29[(i0 * 32 + i1 + 8) * L + l], v16[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v29[(i0 * 32 + i1 + 16) * L + l], v16[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v29[(i0 * 32 + i1 + 24) * L + l], v16[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1409 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 32 + i1) * L + l], v33[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 8) * L + l], v33[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 16) * L + l], v33[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v12[(i0 * 32 + i1 + 24) * L + l], v33[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1412 = mul f64[16] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] =
-          (v14[i0 * L + l] * (1.0f - v14[i0 * L + l])) * (v15[i0 * L + l] + v16[i0 * L + l]);
-    }
-  }
-  // %1413 = contract f64[69] -> v15
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v12[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v12[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v15[68 * L + l] = acc0_v[l];
-  }
-  // %1414 = add f64[69] -> v16
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v10[i0 * L + l] + v15[i0 * L + l];
-    }
-  }
-  // %1429 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v27[(i0 * 32 + i1) * L + l], v22[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 8) * L + l], v22[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 16) * L + l], v22[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v27[(i0 * 32 + i1 + 24) * L + l], v22[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1430 = mul f64[16] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v14[i0 * L + l] * (v23[i0 * L + l] * (1.0f - v23[i0 * L + l]));
-    }
-  }
-  // %1431 = contract f64[69] -> v15
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v10[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v10[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v15[68 * L + l] = acc0_v[l];
-  }
-  // %1416 = mul f64[16,8] -> v22
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v19[i0 * L + l] * (1.0f - square(v26[i0 * L + l]));
-    }
-  }
-  // %1417 = contract f64[16,69] -> v37
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v22[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v22[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v22[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v22[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v37[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v37[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v37[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v37[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v22[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v37[(i0 * 69 + 68) * L + l] = acc0_v[l];
-    }
-  }
-  // %1209 = contract f64[16,8] -> v25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v24[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v24[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v24[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v24[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-        v25[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-        v25[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-        v25[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-      }
-    }
-  }
-  // %1420 = contract f64[16,8] -> v24
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v19[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v19[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v19[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v19[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v24[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v24[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v24[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1421 = sub f64[16,8] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 8 + i1) * L + l] =
-            (v25[(i0 * 8 + i1) * L + l] -
-             (v11[(i0 * 8 + i1) * L + l] * (v21[i0 * L + l] * (T(h) * 0.5f)))) -
-            v24[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %1422 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 32 + i1) * L + l], v20[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 8) * L + l], v20[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 16) * L + l], v20[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v19[(i0 * 32 + i1 + 24) * L + l], v20[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1425 = mul f64[16,8] -> v24
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 8 + i1) * L + l] =
-            v20[(i0 * 8 + i1) * L + l] * (v19[(i0 * 8 + i1) * L + l] - v14[i0 * L + l]);
-      }
-    }
-  }
-  // %1426 = contract f64[16,69] -> v38
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v24[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v24[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v24[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v24[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v38[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v38[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v38[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v38[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v24[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v38[(i0 * 69 + 68) * L + l] = acc0_v[l];
-    }
-  }
-  // %1428 = reduce_sum f64[69] -> v19
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v37[(i0 + i1 * 69) * L + l] + v38[(i0 + i1 * 69) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1432 = add f64[69] -> v20
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = v15[i0 * L + l] + v19[i0 * L + l];
-    }
-  }
-  // %617 = contract f64[16,8] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 69; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %618 = tanh f64[16,8] -> v19
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = vm::tanh(v15[i0 * L + l]);
-    }
-  }
-  // %889 = contract f64[16,8] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v3[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v3[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v3[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1436 = sub f64[16,8] -> v25
+  // %1401 = sub f64[16,8] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v25[(i0 * 8 + i1) * L + l] =
-            v19[(i0 * 8 + i1) * L + l] -
-            (v15[(i0 * 8 + i1) * L + l] + (v28[(i0 * 8 + i1) * L + l] * (v5[i0 * L + l] * T(h))));
+            ((v35[(i0 * 8 + i1) * L + l] - v33[(i0 * 8 + i1) * L + l]) +
+             ((v36[(i0 * 8 + i1) * L + l] -
+               (v13[(i0 * 8 + i1) * L + l] * (v8[i0 * L + l] * T(h)))) -
+              (v32[(i0 * 8 + i1) * L + l] + v33[(i0 * 8 + i1) * L + l]))) -
+            ((v11[(i0 * 8 + i1) * L + l] * (v17[i0 * L + l] * (T(h) * 0.5f))) +
+             v38[(i0 * 8 + i1) * L + l]);
       }
     }
   }
-  // %1452 = contract f64[16] -> v5
+  // %1402 = contract f64[16] -> v18
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5512,32 +4628,42 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v2[(i0 * 32 + i1) * L + l], v25[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v10[(i0 * 32 + i1) * L + l], v25[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v2[(i0 * 32 + i1 + 8) * L + l], v25[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v10[(i0 * 32 + i1 + 8) * L + l], v25[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v2[(i0 * 32 + i1 + 16) * L + l], v25[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v10[(i0 * 32 + i1 + 16) * L + l], v25[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v2[(i0 * 32 + i1 + 24) * L + l], v25[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v10[(i0 * 32 + i1 + 24) * L + l], v25[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1453 = mul f64[16] -> v14
+  // %1405 = mul f64[16,8] -> v32
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v32[(i0 * 8 + i1) * L + l] =
+            (v25[(i0 * 8 + i1) * L + l] - v18[i0 * L + l]) * v10[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %1375 = mul f64[16,8] -> v25
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = ((1.0f - v6[i0 * L + l]) * v6[i0 * L + l]) * v5[i0 * L + l];
+      v25[i0 * L + l] = (1.0f - square(v27[i0 * L + l])) * (v20[i0 * L + l] + v14[i0 * L + l]);
     }
   }
-  // %1454 = contract f64[69] -> v2
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  // %1410 = contract f64[16] -> v18
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5545,45 +4671,293 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v14[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v14[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v14[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v14[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(v31[(i0 * 32 + i1) * L + l], v21[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v31[(i0 * 32 + i1 + 8) * L + l], v21[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v31[(i0 * 32 + i1 + 16) * L + l], v21[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v31[(i0 * 32 + i1 + 24) * L + l], v21[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1409 = contract f64[16] -> v14
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v19[(i0 * 32 + i1) * L + l], v34[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v19[(i0 * 32 + i1 + 8) * L + l], v34[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v19[(i0 * 32 + i1 + 16) * L + l], v34[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v19[(i0 * 32 + i1 + 24) * L + l], v34[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1412 = mul f64[16] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[i0 * L + l] =
+          (v6[i0 * L + l] * (1.0f - v6[i0 * L + l])) * (v18[i0 * L + l] + v14[i0 * L + l]);
+    }
+  }
+  // %1429 = contract f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v30[(i0 * 32 + i1) * L + l], v22[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v30[(i0 * 32 + i1 + 8) * L + l], v22[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v30[(i0 * 32 + i1 + 16) * L + l], v22[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v30[(i0 * 32 + i1 + 24) * L + l], v22[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1430 = mul f64[16] -> v18
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = v6[i0 * L + l] * (v15[i0 * L + l] * (1.0f - v15[i0 * L + l]));
+    }
+  }
+  // %1416 = mul f64[16,8] -> v14
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = v23[i0 * L + l] * (1.0f - square(v24[i0 * L + l]));
+    }
+  }
+  // %1421 = sub f64[16,8] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 8 + i1) * L + l] =
+            (v37[(i0 * 8 + i1) * L + l] -
+             (v10[(i0 * 8 + i1) * L + l] * (v17[i0 * L + l] * (T(h) * 0.5f)))) -
+            v39[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %1422 = contract f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v15[(i0 * 32 + i1) * L + l], v11[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v15[(i0 * 32 + i1 + 8) * L + l], v11[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v15[(i0 * 32 + i1 + 16) * L + l], v11[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v15[(i0 * 32 + i1 + 24) * L + l], v11[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1425 = mul f64[16,8] -> v20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 8 + i1) * L + l] =
+            v11[(i0 * 8 + i1) * L + l] * (v15[(i0 * 8 + i1) * L + l] - v6[i0 * L + l]);
+      }
+    }
+  }
+  // %618 = tanh f64[16,8] -> v11
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = vm::tanh(v26[i0 * L + l]);
+    }
+  }
+  // %1436 = sub f64[16,8] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 8 + i1) * L + l] =
+            v11[(i0 * 8 + i1) * L + l] -
+            (v29[(i0 * 8 + i1) * L + l] + (v28[(i0 * 8 + i1) * L + l] * (v7[i0 * L + l] * T(h))));
+      }
+    }
+  }
+  // %1452 = contract f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v12[(i0 * 32 + i1) * L + l], v15[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v12[(i0 * 32 + i1 + 8) * L + l], v15[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v12[(i0 * 32 + i1 + 16) * L + l], v15[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v12[(i0 * 32 + i1 + 24) * L + l], v15[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1453 = mul f64[16] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = ((1.0f - v9[i0 * L + l]) * v9[i0 * L + l]) * v6[i0 * L + l];
+    }
+  }
+  // %1413 = contract f64[69] -> v12
+  // %1431 = contract f64[69] -> v21
+  // %1454 = contract f64[69] -> v22
+  for (int64_t i0 = 0; i0 < 17; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v19[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v18[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v7[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v19[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v18[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v7[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v19[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v18[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v7[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v19[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v18[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v7[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 4) * L + l] = acc4_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v22[(i0 * 4) * L + l] = acc8_v[l];
+      v22[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v22[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v22[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v14[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v19[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 69 + 68], v18[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 69 + 68], v7[i0 * L + l], acc2_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v2[68 * L + l] = acc0_v[l];
+    v12[68 * L + l] = acc0_v[l];
+    v21[68 * L + l] = acc1_v[l];
+    v22[68 * L + l] = acc2_v[l];
   }
-  // %1448 = mul f64[16,8] -> v15
+  // %1448 = mul f64[16,8] -> v23
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = (1.0f - square(v19[i0 * L + l])) * v7[i0 * L + l];
+      v23[i0 * L + l] = (1.0f - square(v11[i0 * L + l])) * v16[i0 * L + l];
     }
   }
-  // %1449 = contract f64[16,69] -> v37
+  // %1376 = contract f64[16,69] -> v40
+  // %1417 = contract f64[16,69] -> v41
+  // %1449 = contract f64[16,69] -> v42
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -5592,53 +4966,91 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v15[(i0 * 8 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v25[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v14[(i0 * 8 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v23[(i0 * 8 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v15[(i0 * 8 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v25[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v14[(i0 * 8 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v23[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v15[(i0 * 8 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v25[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v14[(i0 * 8 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v23[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v15[(i0 * 8 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v25[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v14[(i0 * 8 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v23[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v37[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v37[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v37[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v37[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v40[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
+        v40[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v40[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v40[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v41[(i0 * 69 + i1 * 4) * L + l] = acc4_v[l];
+        v41[(i0 * 69 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v41[(i0 * 69 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v41[(i0 * 69 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v42[(i0 * 69 + i1 * 4) * L + l] = acc8_v[l];
+        v42[(i0 * 69 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v42[(i0 * 69 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v42[(i0 * 69 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v15[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v25[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v14[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v23[(i0 * 8 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v37[(i0 * 69 + 68) * L + l] = acc0_v[l];
+      v40[(i0 * 69 + 68) * L + l] = acc0_v[l];
+      v41[(i0 * 69 + 68) * L + l] = acc1_v[l];
+      v42[(i0 * 69 + 68) * L + l] = acc2_v[l];
     }
   }
-  // %1437 = contract f64[16,8] -> v19
+  // %1437 = contract f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 8 + i1) * L + l] = v25[(i0 * 8 + i1) * L + l] * v6[i0 * L + l];
+        v11[(i0 * 8 + i1) * L + l] = v15[(i0 * 8 + i1) * L + l] * v9[i0 * L + l];
       }
     }
   }
-  // %1438 = contract f64[16,8] -> v25
+  // %1438 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5652,25 +5064,25 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v19[(i0 * 8 + i2) * L + l], acc0_v[l]);
+                               v11[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v19[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v19[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z1_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v19[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-        v25[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-        v25[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-        v25[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
       }
     }
   }
-  // %1440 = contract f64[16,8] -> v19
+  // %1440 = contract f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5683,37 +5095,37 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v7[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
+          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v16[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v7[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v16[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v7[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v16[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v7[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v16[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v19[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v19[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v19[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1442 = sub f64[16,8] -> v7
+  // %1442 = sub f64[16,8] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 8 + i1) * L + l] =
-            v25[(i0 * 8 + i1) * L + l] -
-            (v19[(i0 * 8 + i1) * L + l] + (v11[(i0 * 8 + i1) * L + l] * (v13[i0 * L + l] * T(h))));
+        v16[(i0 * 8 + i1) * L + l] =
+            v15[(i0 * 8 + i1) * L + l] -
+            (v11[(i0 * 8 + i1) * L + l] + (v10[(i0 * 8 + i1) * L + l] * (v8[i0 * L + l] * T(h))));
       }
     }
   }
-  // %1443 = contract f64[16] -> v5
+  // %1443 = contract f64[16] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5725,34 +5137,36 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 32 + i1) * L + l], v3[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 32 + i1) * L + l], v13[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 8) * L + l], v3[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 32 + i1 + 8) * L + l], v13[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 16) * L + l], v3[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 32 + i1 + 16) * L + l], v13[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v7[(i0 * 32 + i1 + 24) * L + l], v3[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 32 + i1 + 24) * L + l], v13[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1446 = mul f64[16,8] -> v11
+  // %1446 = mul f64[16,8] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 8 + i1) * L + l] =
-            (v7[(i0 * 8 + i1) * L + l] - v5[i0 * L + l]) * v3[(i0 * 8 + i1) * L + l];
+        v10[(i0 * 8 + i1) * L + l] =
+            (v16[(i0 * 8 + i1) * L + l] - v6[i0 * L + l]) * v13[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %1447 = contract f64[16,69] -> v38
+  // %1406 = contract f64[16,69] -> v43
+  // %1426 = contract f64[16,69] -> v44
+  // %1447 = contract f64[16,69] -> v45
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -5761,44 +5175,82 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v11[(i0 * 8 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v32[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v20[(i0 * 8 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v10[(i0 * 8 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v32[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v20[(i0 * 8 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v10[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v32[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v20[(i0 * 8 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v10[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v32[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v20[(i0 * 8 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v10[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v38[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v38[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v38[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v38[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v43[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
+        v43[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v43[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v43[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v44[(i0 * 69 + i1 * 4) * L + l] = acc4_v[l];
+        v44[(i0 * 69 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v44[(i0 * 69 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v44[(i0 * 69 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v45[(i0 * 69 + i1 * 4) * L + l] = acc8_v[l];
+        v45[(i0 * 69 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v45[(i0 * 69 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v45[(i0 * 69 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v11[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v32[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v20[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v10[(i0 * 8 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[(i0 * 69 + 68) * L + l] = acc0_v[l];
+      v43[(i0 * 69 + 68) * L + l] = acc0_v[l];
+      v44[(i0 * 69 + 68) * L + l] = acc1_v[l];
+      v45[(i0 * 69 + 68) * L + l] = acc2_v[l];
     }
   }
-  // %1451 = reduce_sum f64[69] -> v3
+  // %1408 = reduce_sum f64[69] -> v11
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5807,19 +5259,67 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v37[(i0 + i1 * 69) * L + l] + v38[(i0 + i1 * 69) * L + l]);
+        acc_v[l] = acc_v[l] + (v43[(i0 + i1 * 69) * L + l] + v40[(i0 + i1 * 69) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = acc_v[l];
+      v11[i0 * L + l] = acc_v[l];
     }
   }
-  // %1455 = add f64[69] -> v7
+  // %1414 = add f64[69] -> v13
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v2[i0 * L + l] + v3[i0 * L + l];
+      v13[i0 * L + l] = v11[i0 * L + l] + v12[i0 * L + l];
+    }
+  }
+  // %1428 = reduce_sum f64[69] -> v11
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v41[(i0 + i1 * 69) * L + l] + v44[(i0 + i1 * 69) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1432 = add f64[69] -> v12
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = v21[i0 * L + l] + v11[i0 * L + l];
+    }
+  }
+  // %1451 = reduce_sum f64[69] -> v11
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v42[(i0 + i1 * 69) * L + l] + v45[(i0 + i1 * 69) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1455 = add f64[69] -> v15
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = v22[i0 * L + l] + v11[i0 * L + l];
     }
   }
   // %1458 = add f64[69] -> d.ln.gain
@@ -5828,8 +5328,8 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v16[i0 * L + l] * v8[i0 * L + l]) +
-                 ((v20[i0 * L + l] * v17[i0 * L + l]) + (v0[i0 * L + l] * v7[i0 * L + l]));
+        sum[l] = (v13[i0 * L + l] * v2[i0 * L + l]) +
+                 ((v12[i0 * L + l] * v4[i0 * L + l]) + (v0[i0 * L + l] * v15[i0 * L + l]));
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
@@ -5840,7 +5340,7 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v16[i0 * L + l] + (v7[i0 * L + l] + v20[i0 * L + l]);
+        sum[l] = v13[i0 * L + l] + (v15[i0 * L + l] + v12[i0 * L + l]);
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
@@ -5852,8 +5352,8 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v12[i0 * L + l] * v9[i1 * L + l]) + (v1[i1 * L + l] * v14[i0 * L + l])) +
-                   (v18[i1 * L + l] * v10[i0 * L + l]);
+          sum[l] = ((v19[i0 * L + l] * v3[i1 * L + l]) + (v1[i1 * L + l] * v7[i0 * L + l])) +
+                   (v5[i1 * L + l] * v18[i0 * L + l]);
         }
         theta_bar_Wb[i0 * 69 + i1] += lane_sum<L>(sum);
       }
@@ -5867,9 +5367,9 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v31[(i0 * 8 + i1) * L + l] * v9[i2 * L + l]) +
-                     ((v24[(i0 * 8 + i1) * L + l] * v18[i2 * L + l]) +
-                      (v1[i2 * L + l] * v11[(i0 * 8 + i1) * L + l]));
+            sum[l] = (v32[(i0 * 8 + i1) * L + l] * v3[i2 * L + l]) +
+                     ((v20[(i0 * 8 + i1) * L + l] * v5[i2 * L + l]) +
+                      (v1[i2 * L + l] * v10[(i0 * 8 + i1) * L + l]));
           }
           theta_bar_Wk[i0 * 552 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
@@ -5884,9 +5384,9 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((v1[i2 * L + l] * v15[(i0 * 8 + i1) * L + l]) +
-                      (v22[(i0 * 8 + i1) * L + l] * v18[i2 * L + l])) +
-                     (v30[(i0 * 8 + i1) * L + l] * v9[i2 * L + l]);
+            sum[l] = ((v1[i2 * L + l] * v23[(i0 * 8 + i1) * L + l]) +
+                      (v14[(i0 * 8 + i1) * L + l] * v5[i2 * L + l])) +
+                     (v25[(i0 * 8 + i1) * L + l] * v3[i2 * L + l]);
           }
           theta_bar_Wv[i0 * 552 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
@@ -5894,7 +5394,7 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   if (u_stages_bar) {
-    // %765 = reduce_sum f64[] -> v4
+    // %765 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5907,9 +5407,9 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v6[l] = acc_v[l];
     }
-    // %770 = reduce_sum f64[] -> v5
+    // %770 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5917,26 +5417,26 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - (v4[l] * 0.014492754f));
+        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - (v6[l] * 0.014492754f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[l] = acc_v[l];
+      v7[l] = acc_v[l];
     }
-    // %774 = reciprocal f64[] -> v4
+    // %774 = reciprocal f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = T(1) / std::sqrt((v5[l] * 0.014492754f) + 1e-05f);
+      v6[l] = T(1) / std::sqrt((v7[l] * 0.014492754f) + 1e-05f);
     }
     // %1476 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v20[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v12[i0 * L + l];
       }
     }
-    // %1477 = reduce_sum f64[] -> v5
+    // %1477 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5949,9 +5449,9 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[l] = acc_v[l];
+      v7[l] = acc_v[l];
     }
-    // %1481 = contract f64[] -> v6
+    // %1481 = contract f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5959,22 +5459,22 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v1[i0 * L + l], v17[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v1[i0 * L + l], v4[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc0_v[l];
+      v8[l] = acc0_v[l];
     }
     // %1486 = mul f64[69] -> d.x@0
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[i0 * L + l] += v4[l] * ((v1[i0 * L + l] - (v5[l] * 0.014492754f)) -
-                                             (v17[i0 * L + l] * (v6[l] * 0.014492754f)));
+        u_stages_bar[i0 * L + l] += v6[l] * ((v1[i0 * L + l] - (v7[l] * 0.014492754f)) -
+                                             (v4[i0 * L + l] * (v8[l] * 0.014492754f)));
       }
     }
-    // %808 = reduce_sum f64[] -> v4
+    // %808 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5987,9 +5487,9 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v6[l] = acc_v[l];
     }
-    // %813 = reduce_sum f64[] -> v5
+    // %813 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5997,26 +5497,26 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 69) * L + l] - (v4[l] * 0.014492754f));
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 69) * L + l] - (v6[l] * 0.014492754f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[l] = acc_v[l];
+      v7[l] = acc_v[l];
     }
-    // %817 = reciprocal f64[] -> v4
+    // %817 = reciprocal f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = T(1) / std::sqrt((v5[l] * 0.014492754f) + 1e-05f);
+      v6[l] = T(1) / std::sqrt((v7[l] * 0.014492754f) + 1e-05f);
     }
     // %1487 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v16[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v13[i0 * L + l];
       }
     }
-    // %1488 = reduce_sum f64[] -> v5
+    // %1488 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6029,9 +5529,9 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[l] = acc_v[l];
+      v7[l] = acc_v[l];
     }
-    // %1492 = contract f64[] -> v6
+    // %1492 = contract f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6039,29 +5539,29 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v1[i0 * L + l], v8[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v1[i0 * L + l], v2[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc0_v[l];
+      v8[l] = acc0_v[l];
     }
     // %1497 = mul f64[69] -> d.x@1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 69) * L + l] += v4[l] * ((v1[i0 * L + l] - (v5[l] * 0.014492754f)) -
-                                                    ((v6[l] * 0.014492754f) * v8[i0 * L + l]));
+        u_stages_bar[(i0 + 69) * L + l] += v6[l] * ((v1[i0 * L + l] - (v7[l] * 0.014492754f)) -
+                                                    ((v8[l] * 0.014492754f) * v2[i0 * L + l]));
       }
     }
     // %1498 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v7[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v15[i0 * L + l];
       }
     }
-    // %1499 = reduce_sum f64[] -> v4
+    // %1499 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6074,9 +5574,9 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v6[l] = acc_v[l];
     }
-    // %1503 = contract f64[] -> v5
+    // %1503 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6089,9 +5589,9 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[l] = acc0_v[l];
+      v7[l] = acc0_v[l];
     }
-    // %672 = reduce_sum f64[] -> v6
+    // %672 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6104,9 +5604,9 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v8[l] = acc_v[l];
     }
-    // %677 = reduce_sum f64[] -> v13
+    // %677 = reduce_sum f64[] -> v9
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6114,25 +5614,25 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 207) * L + l] - (v6[l] * 0.014492754f));
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 207) * L + l] - (v8[l] * 0.014492754f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[l] = acc_v[l];
+      v9[l] = acc_v[l];
     }
-    // %681 = reciprocal f64[] -> v6
+    // %681 = reciprocal f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = T(1) / std::sqrt((v13[l] * 0.014492754f) + 1e-05f);
+      v8[l] = T(1) / std::sqrt((v9[l] * 0.014492754f) + 1e-05f);
     }
     // %1508 = mul f64[69] -> d.x@2
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 207) * L + l] += ((v1[i0 * L + l] - (v4[l] * 0.014492754f)) -
-                                             (v0[i0 * L + l] * (v5[l] * 0.014492754f))) *
-                                            v6[l];
+        u_stages_bar[(i0 + 207) * L + l] += ((v1[i0 * L + l] - (v6[l] * 0.014492754f)) -
+                                             (v0[i0 * L + l] * (v7[l] * 0.014492754f))) *
+                                            v8[l];
       }
     }
   }
@@ -6176,42 +5676,50 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2240);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4480);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8576);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12672);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16768);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17024);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19264);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21504);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25600);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29696);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 31936);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36032);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40128);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44224);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48320);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48832);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52928);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57024);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61120);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65216);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65728);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 66240);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70336);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74432);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74944);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79040);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79552);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 83648);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 87744);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 91840);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 95936);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100032);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 104128);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 108224);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 112320);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 116416);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 120512);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 155840);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6720);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8960);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11200);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13440);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17536);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21632);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25728);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29824);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33920);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38016);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42112);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42368);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42880);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43392);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43904);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48000);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52096);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56192);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56704);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57216);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57728);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61824);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65920);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70016);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74112);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78208);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 82304);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86400);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 90496);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94592);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 98688);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102784);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 106880);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 110976);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 115072);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 119168);
+  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 123264);
+  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 127360);
+  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 131456);
+  T* __restrict v42 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 166784);
+  T* __restrict v43 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 202112);
+  T* __restrict v44 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 237440);
+  T* __restrict v45 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 272768);
+  T* __restrict v46 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 308096);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -6219,6 +5727,14 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
+  T acc8_v[L] = {};
+  T acc9_v[L] = {};
+  T acc10_v[L] = {};
+  T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
@@ -6270,134 +5786,7 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %617 = contract f64[16,8] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 69; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %618 = tanh f64[16,8] -> v3
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = vm::tanh(v2[i0 * L + l]);
-    }
-  }
-  // %619 = contract f64[16,8] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 69; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %620 = softmax f64[16,8] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v2[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 8 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[i1 * L + l] = vm::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 8 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %889 = contract f64[16,8] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v4[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v4[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v4[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v4[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %588 = layernorm f64[69] -> v6
+  // %588 = layernorm f64[69] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6417,8 +5806,8 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e139 = u_stages[(i0 + 69) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e139 * e139);
+        const T e44 = u_stages[(i0 + 69) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e44 * e44);
       }
     }
   }
@@ -6430,52 +5819,17 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = (u_stages[(i0 + 69) * L + l] - mean_v[l]) * rstd_v[l];
+      v2[i0 * L + l] = (u_stages[(i0 + 69) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %590 = add f64[69] -> v7
+  // %590 = add f64[69] -> v3
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = (ln_gain[i0] * v6[i0 * L + l]) + ln_bias[i0];
+      v3[i0 * L + l] = (ln_gain[i0] * v2[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %592 = contract f64[16,8] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 69; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v7[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v7[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v7[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v7[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %593 = tanh f64[16,8] -> v9
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = vm::tanh(v8[i0 * L + l]);
-    }
-  }
-  // %566 = layernorm f64[69] -> v8
+  // %566 = layernorm f64[69] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6495,8 +5849,8 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e196 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e196 * e196);
+        const T e75 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e75 * e75);
       }
     }
   }
@@ -6508,17 +5862,19 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v4[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %568 = add f64[69] -> v10
+  // %568 = add f64[69] -> v5
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v8[i0 * L + l]);
+      v5[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v4[i0 * L + l]);
     }
   }
-  // %570 = contract f64[16,8] -> v11
+  // %617 = contract f64[16,8] -> v6
+  // %592 = contract f64[16,8] -> v7
+  // %570 = contract f64[16,8] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6527,33 +5883,59 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 69; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v10[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v10[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v10[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v10[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v3[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2], v5[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v1[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v3[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 69], v5[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v1[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v3[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 138], v5[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v1[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v3[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 552 + i1 * 276 + i2 + 207], v5[i2 * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v7[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v7[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v7[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v7[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v8[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
+        v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v8[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %571 = tanh f64[16,8] -> v12
+  // %618 = tanh f64[16,8] -> v9
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = vm::tanh(v11[i0 * L + l]);
+      v9[i0 * L + l] = vm::tanh(v6[i0 * L + l]);
     }
   }
-  // %572 = contract f64[16,8] -> v11
+  // %619 = contract f64[16,8] -> v6
+  // %572 = contract f64[16,8] -> v10
+  // %594 = contract f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6562,26 +5944,187 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 69; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v10[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v10[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v10[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v10[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v5[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v3[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v1[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v5[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v3[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v1[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v5[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v3[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v1[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v5[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v3[i2 * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v10[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v10[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v10[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v10[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v11[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
+        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %573 = softmax f64[16,8] -> v13
+  // %620 = softmax f64[16,8] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v6[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v6[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[i1 * L + l] = vm::exp(v6[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v6[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 8 + i1) * L + l] = v13[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %593 = tanh f64[16,8] -> v6
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = vm::tanh(v7[i0 * L + l]);
+    }
+  }
+  // %571 = tanh f64[16,8] -> v7
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = vm::tanh(v8[i0 * L + l]);
+    }
+  }
+  // %573 = softmax f64[16,8] -> v8
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v10[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v10[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[i1 * L + l] = vm::exp(v10[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v10[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 8 + i1) * L + l] = v13[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %576 = contract f64[16] -> v10
+  // %598 = contract f64[16] -> v14
+  // %623 = contract f64[16] -> v15
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 276 + i1], v3[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v5[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v5[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v5[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc4_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v15[(i0 * 4) * L + l] = acc8_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %577 = sigmoid f64[16] -> v16
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[i0 * L + l] = sigmoid(v10[i0 * L + l]);
+    }
+  }
+  // %595 = softmax f64[16,8] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6602,187 +6145,19 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[i1 * L + l] = vm::exp(v11[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v13[i1 * L + l] = vm::exp(v11[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
         rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 8 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
+        v10[(i0 * 8 + i1) * L + l] = v13[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %574 = contract f64[16,8] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v13[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %575 = sub f64[16,8] -> v14
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = v12[i0 * L + l] - v11[i0 * L + l];
-    }
-  }
-  // %576 = contract f64[16] -> v11
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v10[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %577 = sigmoid f64[16] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = sigmoid(v11[i0 * L + l]);
-    }
-  }
-  // %578 = contract f64[16,8] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 8 + i1) * L + l] = v14[(i0 * 8 + i1) * L + l] * v15[i0 * L + l];
-      }
-    }
-  }
-  // %594 = contract f64[16,8] -> v16
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 69; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2], v7[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 69], v7[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 138], v7[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 552 + i1 * 276 + i2 + 207], v7[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v16[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v16[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v16[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %595 = softmax f64[16,8] -> v17
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v16[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v16[(i0 * 8 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[i1 * L + l] = vm::exp(v16[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v16[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 8 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %844 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 32 + i1) * L + l], v13[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 8) * L + l], v13[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 16) * L + l], v13[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 24) * L + l], v13[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
+  // %889 = contract f64[16,8] -> v11
+  // %574 = contract f64[16,8] -> v17
   // %847 = contract f64[16,8] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
@@ -6792,42 +6167,87 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v17[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v12[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
+          acc4_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v8[(i0 * 8 + i2) * L + l],
+                               acc4_v[l]);
+          acc8_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v10[(i0 * 8 + i2) * L + l],
+                               acc8_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v17[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v12[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v8[(i0 * 8 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v10[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v17[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v12[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v8[(i0 * 8 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                                v10[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v17[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v12[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v8[(i0 * 8 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                                v10[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v18[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v18[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v18[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v17[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v17[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v17[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v17[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v18[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
+        v18[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v18[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v18[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %1200 = sub f64[16,8] -> v19
+  // %575 = sub f64[16,8] -> v19
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[i0 * L + l] = v7[i0 * L + l] - v17[i0 * L + l];
+    }
+  }
+  // %578 = contract f64[16,8] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 8 + i1) * L + l] =
-            v9[(i0 * 8 + i1) * L + l] -
-            ((v11[(i0 * 8 + i1) * L + l] * (v16[i0 * L + l] * (T(h) * 0.5f))) +
-             v18[(i0 * 8 + i1) * L + l]);
+        v17[(i0 * 8 + i1) * L + l] = v19[(i0 * 8 + i1) * L + l] * v16[i0 * L + l];
       }
     }
   }
-  // %598 = contract f64[16] -> v20
+  // %599 = sigmoid f64[16] -> v20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = sigmoid(v14[i0 * L + l]);
+    }
+  }
+  // %844 = contract f64[16] -> v14
+  // %2084 = contract f64[16] -> v21
+  // %886 = contract f64[16] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6835,77 +6255,86 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v7[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %599 = sigmoid f64[16] -> v21
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = sigmoid(v20[i0 * L + l]);
-    }
-  }
-  // %1377 = contract f64[16,8] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 8 + i1) * L + l] = v19[(i0 * 8 + i1) * L + l] * v21[i0 * L + l];
-      }
-    }
-  }
-  // %2084 = contract f64[16] -> v20
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 32 + i1) * L + l], v17[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v10[(i0 * 32 + i1) * L + l], v8[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v10[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(v10[(i0 * 32 + i1) * L + l], v12[(i0 * 32 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 8) * L + l], v17[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v10[(i0 * 32 + i1 + 8) * L + l], v8[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v10[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
+        acc9_v[l] =
+            std::fma(v10[(i0 * 32 + i1 + 8) * L + l], v12[(i0 * 32 + i1 + 8) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 16) * L + l], v17[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v10[(i0 * 32 + i1 + 16) * L + l], v8[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v10[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(v10[(i0 * 32 + i1 + 16) * L + l], v12[(i0 * 32 + i1 + 16) * L + l],
+                              acc10_v[l]);
         acc3_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 24) * L + l], v17[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v10[(i0 * 32 + i1 + 24) * L + l], v8[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v10[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(v10[(i0 * 32 + i1 + 24) * L + l], v12[(i0 * 32 + i1 + 24) * L + l],
+                              acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.5f);
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.5f);
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.5f);
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.5f);
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 4) * L + l] = acc4_v[l] * (T(h) * 0.5f);
+      v21[(i0 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.5f);
+      v21[(i0 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.5f);
+      v21[(i0 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.5f);
+      v22[(i0 * 4) * L + l] = acc8_v[l];
+      v22[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v22[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v22[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %2327 = sub f64[16,8] -> v23
+  // %1200 = sub f64[16,8] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v23[(i0 * 8 + i1) * L + l] =
-            v9[(i0 * 8 + i1) * L + l] -
-            ((v22[(i0 * 8 + i1) * L + l] * v20[i0 * L + l]) + v18[(i0 * 8 + i1) * L + l]);
+            v6[(i0 * 8 + i1) * L + l] -
+            ((v17[(i0 * 8 + i1) * L + l] * (v14[i0 * L + l] * (T(h) * 0.5f))) +
+             v18[(i0 * 8 + i1) * L + l]);
+      }
+    }
+  }
+  // %1377 = contract f64[16,8] -> v24
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v24[(i0 * 8 + i1) * L + l] = v23[(i0 * 8 + i1) * L + l] * v20[i0 * L + l];
+      }
+    }
+  }
+  // %2327 = sub f64[16,8] -> v25
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v25[(i0 * 8 + i1) * L + l] =
+            v6[(i0 * 8 + i1) * L + l] -
+            ((v24[(i0 * 8 + i1) * L + l] * v21[i0 * L + l]) + v18[(i0 * 8 + i1) * L + l]);
       }
     }
   }
@@ -6914,89 +6343,34 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 8 + i1) * L + l] = v23[(i0 * 8 + i1) * L + l] * v21[i0 * L + l];
+        v18[(i0 * 8 + i1) * L + l] = v25[(i0 * 8 + i1) * L + l] * v20[i0 * L + l];
       }
     }
   }
-  // %886 = contract f64[16] -> v24
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 32 + i1) * L + l], v4[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 8) * L + l], v4[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 16) * L + l], v4[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 24) * L + l], v4[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2331 = sub f64[16,8] -> v25
+  // %2331 = sub f64[16,8] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 8 + i1) * L + l] =
-            v3[(i0 * 8 + i1) * L + l] -
-            (v2[(i0 * 8 + i1) * L + l] + (v18[(i0 * 8 + i1) * L + l] * (v24[i0 * L + l] * T(h))));
+        v26[(i0 * 8 + i1) * L + l] =
+            v9[(i0 * 8 + i1) * L + l] -
+            (v11[(i0 * 8 + i1) * L + l] + (v18[(i0 * 8 + i1) * L + l] * (v22[i0 * L + l] * T(h))));
       }
     }
   }
-  // %623 = contract f64[16] -> v2
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %624 = sigmoid f64[16] -> v26
+  // %624 = sigmoid f64[16] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = sigmoid(v2[i0 * L + l]);
+      v11[i0 * L + l] = sigmoid(v15[i0 * L + l]);
     }
   }
-  // %2332 = contract f64[16,8] -> v2
+  // %2332 = contract f64[16,8] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1) * L + l] = v25[(i0 * 8 + i1) * L + l] * v26[i0 * L + l];
+        v27[(i0 * 8 + i1) * L + l] = v26[(i0 * 8 + i1) * L + l] * v11[i0 * L + l];
       }
     }
   }
@@ -7008,89 +6382,18 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 64 + i1 * 8 + i2) * L + l] =
               z0_W[(i0 * 64 + i1 * 8 + i2) * L + l] +
-              (((v2[(i0 * 8 + i1) * L + l] * (T(h) * 0.16666667f)) * v4[(i0 * 8 + i2) * L + l]) +
-               ((v13[(i0 * 8 + i2) * L + l] * (v11[(i0 * 8 + i1) * L + l] * (T(h) * 0.16666667f))) +
-                (((v22[(i0 * 8 + i1) * L + l] * (T(h) * 0.33333334f)) *
-                  v17[(i0 * 8 + i2) * L + l]) +
+              (((v27[(i0 * 8 + i1) * L + l] * (T(h) * 0.16666667f)) * v12[(i0 * 8 + i2) * L + l]) +
+               ((v8[(i0 * 8 + i2) * L + l] * (v17[(i0 * 8 + i1) * L + l] * (T(h) * 0.16666667f))) +
+                (((v24[(i0 * 8 + i1) * L + l] * (T(h) * 0.33333334f)) *
+                  v10[(i0 * 8 + i2) * L + l]) +
                  (v18[(i0 * 8 + i1) * L + l] *
-                  (v17[(i0 * 8 + i2) * L + l] * (T(h) * 0.33333334f))))));
+                  (v10[(i0 * 8 + i2) * L + l] * (T(h) * 0.33333334f))))));
         }
       }
     }
   }
-  // %2098 = contract f64[16,8] -> v27
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(a0[(i0 * 64 + i1 * 32 + i2) * L + l], v4[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v4[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v4[(i0 * 8 + i2) * L + l],
-                               acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v4[(i0 * 8 + i2) * L + l],
-                               acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v27[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v27[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v27[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1620 = contract f64[16,8] -> v28
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(a0[(i0 * 64 + i1 * 32 + i2) * L + l], v13[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v13[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v28[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v28[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v28[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1621 = contract f64[16,8] -> v29
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 8 + i1) * L + l] = v28[(i0 * 8 + i1) * L + l] * v15[i0 * L + l];
-      }
-    }
-  }
+  // %2098 = contract f64[16,8] -> v28
+  // %1620 = contract f64[16,8] -> v29
   // %2076 = contract f64[16,8] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
@@ -7100,56 +6403,97 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(a0[(i0 * 64 + i1 * 32 + i2) * L + l], v17[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v17[(i0 * 8 + i2) * L + l],
+              std::fma(a0[(i0 * 64 + i1 * 32 + i2) * L + l], v12[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] =
+              std::fma(a0[(i0 * 64 + i1 * 32 + i2) * L + l], v8[(i0 * 8 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(a0[(i0 * 64 + i1 * 32 + i2) * L + l], v10[(i0 * 8 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v12[(i0 * 8 + i2) * L + l],
                                acc1_v[l]);
+          acc5_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v8[(i0 * 8 + i2) * L + l],
+                               acc5_v[l]);
+          acc9_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v10[(i0 * 8 + i2) * L + l],
+                               acc9_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v17[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v12[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v8[(i0 * 8 + i2) * L + l],
+                               acc6_v[l]);
+          acc10_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                                v10[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v17[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v12[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v8[(i0 * 8 + i2) * L + l],
+                               acc7_v[l]);
+          acc11_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                                v10[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v30[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v30[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v30[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v28[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v28[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v28[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v28[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v29[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v29[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v29[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v29[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v30[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
+        v30[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v30[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v30[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %2077 = add f64[16,8] -> v31
+  // %1621 = contract f64[16,8] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 8 + i1) * L + l] =
-            (v29[(i0 * 8 + i1) * L + l] * (v16[i0 * L + l] * (T(h) * 0.5f))) +
-            v30[(i0 * 8 + i1) * L + l];
+        v31[(i0 * 8 + i1) * L + l] = v29[(i0 * 8 + i1) * L + l] * v16[i0 * L + l];
       }
     }
   }
-  // %2342 = contract f64[16,8] -> v16
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 8 + i1) * L + l] = v31[(i0 * 8 + i1) * L + l] * v21[i0 * L + l];
-      }
-    }
-  }
-  // %2344 = add f64[16,8] -> v32
+  // %2077 = add f64[16,8] -> v32
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v32[(i0 * 8 + i1) * L + l] =
-            (v16[(i0 * 8 + i1) * L + l] * v20[i0 * L + l]) + v30[(i0 * 8 + i1) * L + l];
+            (v31[(i0 * 8 + i1) * L + l] * (v14[i0 * L + l] * (T(h) * 0.5f))) +
+            v30[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %2342 = contract f64[16,8] -> v33
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v33[(i0 * 8 + i1) * L + l] = v32[(i0 * 8 + i1) * L + l] * v20[i0 * L + l];
+      }
+    }
+  }
+  // %2344 = add f64[16,8] -> v34
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v34[(i0 * 8 + i1) * L + l] =
+            (v33[(i0 * 8 + i1) * L + l] * v21[i0 * L + l]) + v30[(i0 * 8 + i1) * L + l];
       }
     }
   }
@@ -7158,26 +6502,26 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 8 + i1) * L + l] = v32[(i0 * 8 + i1) * L + l] * v21[i0 * L + l];
+        v30[(i0 * 8 + i1) * L + l] = v34[(i0 * 8 + i1) * L + l] * v20[i0 * L + l];
       }
     }
   }
-  // %2351 = add f64[16,8] -> v33
+  // %2351 = add f64[16,8] -> v35
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 8 + i1) * L + l] =
-            v27[(i0 * 8 + i1) * L + l] + (v30[(i0 * 8 + i1) * L + l] * (v24[i0 * L + l] * T(h)));
+        v35[(i0 * 8 + i1) * L + l] =
+            v28[(i0 * 8 + i1) * L + l] + (v30[(i0 * 8 + i1) * L + l] * (v22[i0 * L + l] * T(h)));
       }
     }
   }
-  // %2352 = contract f64[16,8] -> v27
+  // %2352 = contract f64[16,8] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 8 + i1) * L + l] = v33[(i0 * 8 + i1) * L + l] * v26[i0 * L + l];
+        v28[(i0 * 8 + i1) * L + l] = v35[(i0 * 8 + i1) * L + l] * v11[i0 * L + l];
       }
     }
   }
@@ -7189,17 +6533,19 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
         for (int64_t l = 0; l < L; ++l) {
           a1[(i0 * 64 + i1 * 8 + i2) * L + l] =
               a0[(i0 * 64 + i1 * 8 + i2) * L + l] +
-              ((v27[(i0 * 8 + i1) * L + l] * (v4[(i0 * 8 + i2) * L + l] * (T(h) * 0.16666667f))) +
-               ((v16[(i0 * 8 + i1) * L + l] * (v17[(i0 * 8 + i2) * L + l] * (T(h) * 0.33333334f))) +
+              ((v28[(i0 * 8 + i1) * L + l] * (v12[(i0 * 8 + i2) * L + l] * (T(h) * 0.16666667f))) +
+               ((v33[(i0 * 8 + i1) * L + l] * (v10[(i0 * 8 + i2) * L + l] * (T(h) * 0.33333334f))) +
                 ((v30[(i0 * 8 + i1) * L + l] *
-                  (v17[(i0 * 8 + i2) * L + l] * (T(h) * 0.33333334f))) +
-                 ((v29[(i0 * 8 + i1) * L + l] * (T(h) * 0.16666667f)) *
-                  v13[(i0 * 8 + i2) * L + l]))));
+                  (v10[(i0 * 8 + i2) * L + l] * (T(h) * 0.33333334f))) +
+                 ((v31[(i0 * 8 + i1) * L + l] * (T(h) * 0.16666667f)) *
+                  v8[(i0 * 8 + i2) * L + l]))));
         }
       }
     }
   }
-  // %2356 = contract f64[16,8] -> v34
+  // %2356 = contract f64[16,8] -> v36
+  // %1630 = contract f64[16,8] -> v37
+  // %2397 = contract f64[16,8] -> v38
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7208,30 +6554,63 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v22[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v24[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
+          acc4_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v17[(i0 * 8 + i2) * L + l],
+                               acc4_v[l]);
+          acc8_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v18[(i0 * 8 + i2) * L + l],
+                               acc8_v[l]);
           acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v22[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v24[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v17[(i0 * 8 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v18[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v22[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v24[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v17[(i0 * 8 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                                v18[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v22[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v24[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v17[(i0 * 8 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                                v18[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v34[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v34[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v34[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v36[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v36[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v36[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v36[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v37[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v37[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v37[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v37[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v38[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
+        v38[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v38[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v38[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %2357 = contract f64[16] -> v20
+  // %2357 = contract f64[16] -> v14
+  // %2401 = contract f64[16] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7239,631 +6618,28 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v22[(i0 * 32 + i1) * L + l], v29[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v24[(i0 * 32 + i1) * L + l], v31[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v24[(i0 * 32 + i1) * L + l], v30[(i0 * 32 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v22[(i0 * 32 + i1 + 8) * L + l], v29[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v24[(i0 * 32 + i1 + 8) * L + l], v31[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v24[(i0 * 32 + i1 + 8) * L + l], v30[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v22[(i0 * 32 + i1 + 16) * L + l], v29[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v24[(i0 * 32 + i1 + 16) * L + l], v31[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v24[(i0 * 32 + i1 + 16) * L + l], v30[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v22[(i0 * 32 + i1 + 24) * L + l], v29[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2362 = contract f64[16] -> v24
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 32 + i1) * L + l], v11[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 8) * L + l], v11[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 16) * L + l], v11[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 24) * L + l], v11[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2361 = contract f64[16,8] -> v35
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v35[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v35[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v35[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %2366 = sub f64[16,8] -> v36
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v36[(i0 * 8 + i1) * L + l] =
-            (v34[(i0 * 8 + i1) * L + l] +
-             (v13[(i0 * 8 + i1) * L + l] * (v20[i0 * L + l] * (T(h) * 0.5f)))) -
-            ((v13[(i0 * 8 + i1) * L + l] * (v24[i0 * L + l] * (T(h) * 0.5f))) +
-             v35[(i0 * 8 + i1) * L + l]);
-      }
-    }
-  }
-  // %2367 = contract f64[16] -> v20
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 32 + i1) * L + l], v36[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 8) * L + l], v36[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 16) * L + l], v36[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 24) * L + l], v36[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2370 = mul f64[16,8] -> v34
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 8 + i1) * L + l] =
-            v17[(i0 * 8 + i1) * L + l] * (v36[(i0 * 8 + i1) * L + l] - v20[i0 * L + l]);
-      }
-    }
-  }
-  // %2371 = contract f64[16,69] -> v37
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v34[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v34[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v34[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v34[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v37[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v37[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v37[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v37[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v34[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v37[(i0 * 69 + 68) * L + l] = acc0_v[l];
-    }
-  }
-  // %796 = sub f64[16,8] -> v35
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v35[i0 * L + l] = 1.0f - square(v9[i0 * L + l]);
-    }
-  }
-  // %2372 = mul f64[16,8] -> v9
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v16[i0 * L + l] * v35[i0 * L + l];
-    }
-  }
-  // %2373 = contract f64[16,69] -> v38
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v9[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v9[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v9[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v9[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v38[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v38[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v38[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v38[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v9[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v38[(i0 * 69 + 68) * L + l] = acc0_v[l];
-    }
-  }
-  // %2375 = reduce_sum f64[69] -> v36
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v37[(i0 + i1 * 69) * L + l] + v38[(i0 + i1 * 69) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v36[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %2376 = contract f64[16] -> v20
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v31[(i0 * 32 + i1) * L + l], v19[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v31[(i0 * 32 + i1 + 8) * L + l], v19[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v31[(i0 * 32 + i1 + 16) * L + l], v19[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v31[(i0 * 32 + i1 + 24) * L + l], v19[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %715 = mul f64[16] -> v24
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v21[i0 * L + l] * (1.0f - v21[i0 * L + l]);
-    }
-  }
-  // %2377 = mul f64[16] -> v21
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = v20[i0 * L + l] * v24[i0 * L + l];
-    }
-  }
-  // %2378 = contract f64[69] -> v19
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v21[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v21[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v21[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v21[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v21[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v19[68 * L + l] = acc0_v[l];
-  }
-  // %2379 = add f64[69] -> v31
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = v36[i0 * L + l] + v19[i0 * L + l];
-    }
-  }
-  // %1628 = mul f64[16,8] -> v19
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = v29[i0 * L + l] * (1.0f - square(v12[i0 * L + l]));
-    }
-  }
-  // %1629 = contract f64[16,69] -> v37
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v19[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v19[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v19[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v19[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v37[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v37[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v37[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v37[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v19[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v37[(i0 * 69 + 68) * L + l] = acc0_v[l];
-    }
-  }
-  // %1630 = contract f64[16,8] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v11[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1932 = contract f64[16,8] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v29[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v29[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v29[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v29[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1934 = sub f64[16,8] -> v29
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = v12[i0 * L + l] - v11[i0 * L + l];
-    }
-  }
-  // %2149 = contract f64[16] -> v20
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 32 + i1) * L + l], v29[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v13[(i0 * 32 + i1 + 8) * L + l], v29[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v13[(i0 * 32 + i1 + 16) * L + l], v29[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v13[(i0 * 32 + i1 + 24) * L + l], v29[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2384 = mul f64[16,8] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 8 + i1) * L + l] =
-            (v29[(i0 * 8 + i1) * L + l] - v20[i0 * L + l]) * v13[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %2385 = contract f64[16,69] -> v38
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v11[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v38[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v38[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v38[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v38[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v11[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v38[(i0 * 69 + 68) * L + l] = acc0_v[l];
-    }
-  }
-  // %2387 = reduce_sum f64[69] -> v12
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v37[(i0 + i1 * 69) * L + l] + v38[(i0 + i1 * 69) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1625 = contract f64[16] -> v20
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v14[(i0 * 32 + i1) * L + l], v28[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v14[(i0 * 32 + i1 + 8) * L + l], v28[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v14[(i0 * 32 + i1 + 16) * L + l], v28[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v14[(i0 * 32 + i1 + 24) * L + l], v28[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1626 = mul f64[16] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v20[i0 * L + l] * (v15[i0 * L + l] * (1.0f - v15[i0 * L + l]));
-    }
-  }
-  // %1627 = contract f64[69] -> v14
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v13[i1 * L + l], acc3_v[l]);
+            std::fma(v24[(i0 * 32 + i1 + 24) * L + l], v31[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v24[(i0 * 32 + i1 + 24) * L + l], v30[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7872,30 +6648,135 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc4_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
+  // %2362 = contract f64[16] -> v21
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v33[(i0 * 32 + i1) * L + l], v17[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v33[(i0 * 32 + i1 + 8) * L + l], v17[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v33[(i0 * 32 + i1 + 16) * L + l], v17[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v33[(i0 * 32 + i1 + 24) * L + l], v17[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
   }
+  // %2361 = contract f64[16,8] -> v17
+  // %1932 = contract f64[16,8] -> v24
+  // %2403 = contract f64[16,8] -> v39
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v13[i0 * L + l], acc0_v[l]);
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v33[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v31[(i0 * 8 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v30[(i0 * 8 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v33[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v31[(i0 * 8 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v30[(i0 * 8 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v33[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v31[(i0 * 8 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                                v30[(i0 * 8 + i2) * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v33[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v31[(i0 * 8 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                                v30[(i0 * 8 + i2) * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v17[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v17[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v17[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v17[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v24[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v24[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v24[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v24[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v39[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
+        v39[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v39[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v39[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
     }
   }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v14[68 * L + l] = acc0_v[l];
-  }
-  // %2389 = mul f64[69] -> v28
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = (v12[i0 * L + l] + v14[i0 * L + l]) * 0.16666667f;
+  // %2366 = sub f64[16,8] -> v40
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v40[(i0 * 8 + i1) * L + l] =
+            (v36[(i0 * 8 + i1) * L + l] +
+             (v8[(i0 * 8 + i1) * L + l] * (v14[i0 * L + l] * (T(h) * 0.5f)))) -
+            ((v8[(i0 * 8 + i1) * L + l] * (v21[i0 * L + l] * (T(h) * 0.5f))) +
+             v17[(i0 * 8 + i1) * L + l]);
+      }
     }
   }
-  // %2392 = contract f64[16] -> v15
+  // %796 = sub f64[16,8] -> v17
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = 1.0f - square(v6[i0 * L + l]);
+    }
+  }
+  // %2372 = mul f64[16,8] -> v6
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = v33[i0 * L + l] * v17[i0 * L + l];
+    }
+  }
+  // %2376 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7918,20 +6799,154 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2393 = mul f64[16] -> v20
+  // %715 = mul f64[16] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = v15[i0 * L + l] * v24[i0 * L + l];
+      v21[i0 * L + l] = v20[i0 * L + l] * (1.0f - v20[i0 * L + l]);
     }
   }
-  // %2394 = contract f64[69] -> v12
+  // %2377 = mul f64[16] -> v20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = v14[i0 * L + l] * v21[i0 * L + l];
+    }
+  }
+  // %1628 = mul f64[16,8] -> v23
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[i0 * L + l] = v31[i0 * L + l] * (1.0f - square(v7[i0 * L + l]));
+    }
+  }
+  // %1934 = sub f64[16,8] -> v7
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = v37[i0 * L + l] - v24[i0 * L + l];
+    }
+  }
+  // %2149 = contract f64[16] -> v14
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v8[(i0 * 32 + i1) * L + l], v7[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v8[(i0 * 32 + i1 + 8) * L + l], v7[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v8[(i0 * 32 + i1 + 16) * L + l], v7[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v8[(i0 * 32 + i1 + 24) * L + l], v7[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2384 = mul f64[16,8] -> v24
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v24[(i0 * 8 + i1) * L + l] =
+            (v7[(i0 * 8 + i1) * L + l] - v14[i0 * L + l]) * v8[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %1625 = contract f64[16] -> v14
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v19[(i0 * 32 + i1) * L + l], v29[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v19[(i0 * 32 + i1 + 8) * L + l], v29[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v19[(i0 * 32 + i1 + 16) * L + l], v29[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v19[(i0 * 32 + i1 + 24) * L + l], v29[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1626 = mul f64[16] -> v22
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[i0 * L + l] = v14[i0 * L + l] * (v16[i0 * L + l] * (1.0f - v16[i0 * L + l]));
+    }
+  }
+  // %2392 = contract f64[16] -> v14
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v34[(i0 * 32 + i1) * L + l], v25[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v34[(i0 * 32 + i1 + 8) * L + l], v25[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v34[(i0 * 32 + i1 + 16) * L + l], v25[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v34[(i0 * 32 + i1 + 24) * L + l], v25[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2393 = mul f64[16] -> v16
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[i0 * L + l] = v14[i0 * L + l] * v21[i0 * L + l];
+    }
+  }
+  // %2378 = contract f64[69] -> v7
+  // %1627 = contract f64[69] -> v8
+  // %2394 = contract f64[69] -> v19
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7939,71 +6954,70 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v20[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v22[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v16[i1 * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v20[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v22[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v16[i1 * L + l], acc9_v[l]);
         acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v20[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v22[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v16[i1 * L + l], acc10_v[l]);
         acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v20[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v22[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v16[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc4_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v19[(i0 * 4) * L + l] = acc8_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v20[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 69 + 68], v22[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 69 + 68], v16[i0 * L + l], acc2_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v12[68 * L + l] = acc0_v[l];
+    v7[68 * L + l] = acc0_v[l];
+    v8[68 * L + l] = acc1_v[l];
+    v19[68 * L + l] = acc2_v[l];
   }
-  // %2397 = contract f64[16,8] -> v14
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v18[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v18[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v18[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v18[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %2398 = contract f64[16] -> v15
+  // %2398 = contract f64[16] -> v14
+  // %2427 = contract f64[16] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8011,101 +7025,56 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 32 + i1) * L + l], v16[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v18[(i0 * 32 + i1) * L + l], v33[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v18[(i0 * 32 + i1) * L + l], v28[(i0 * 32 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v18[(i0 * 32 + i1 + 8) * L + l], v16[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v18[(i0 * 32 + i1 + 8) * L + l], v33[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v18[(i0 * 32 + i1 + 8) * L + l], v28[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v18[(i0 * 32 + i1 + 16) * L + l], v16[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v18[(i0 * 32 + i1 + 16) * L + l], v33[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v18[(i0 * 32 + i1 + 16) * L + l], v28[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v18[(i0 * 32 + i1 + 24) * L + l], v16[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v18[(i0 * 32 + i1 + 24) * L + l], v33[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v18[(i0 * 32 + i1 + 24) * L + l], v28[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 4) * L + l] = acc4_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2401 = contract f64[16] -> v24
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v22[(i0 * 32 + i1) * L + l], v30[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v22[(i0 * 32 + i1 + 8) * L + l], v30[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v22[(i0 * 32 + i1 + 16) * L + l], v30[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v22[(i0 * 32 + i1 + 24) * L + l], v30[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2403 = contract f64[16,8] -> v16
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v30[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v30[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v30[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v30[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v16[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v16[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v16[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %2405 = sub f64[16,8] -> v22
+  // %2405 = sub f64[16,8] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 8 + i1) * L + l] =
-            (v14[(i0 * 8 + i1) * L + l] +
-             ((v17[(i0 * 8 + i1) * L + l] * (T(h) * 0.5f)) * v15[i0 * L + l])) -
-            (((v17[(i0 * 8 + i1) * L + l] * (T(h) * 0.5f)) * v24[i0 * L + l]) +
-             v16[(i0 * 8 + i1) * L + l]);
+        v18[(i0 * 8 + i1) * L + l] =
+            (v38[(i0 * 8 + i1) * L + l] +
+             ((v10[(i0 * 8 + i1) * L + l] * (T(h) * 0.5f)) * v14[i0 * L + l])) -
+            (((v10[(i0 * 8 + i1) * L + l] * (T(h) * 0.5f)) * v15[i0 * L + l]) +
+             v39[(i0 * 8 + i1) * L + l]);
       }
     }
   }
+  // %2367 = contract f64[16] -> v14
   // %2406 = contract f64[16] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
@@ -8114,38 +7083,65 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 32 + i1) * L + l], v22[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v10[(i0 * 32 + i1) * L + l], v40[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v10[(i0 * 32 + i1) * L + l], v18[(i0 * 32 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 8) * L + l], v22[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v10[(i0 * 32 + i1 + 8) * L + l], v40[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v10[(i0 * 32 + i1 + 8) * L + l], v18[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 16) * L + l], v22[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v10[(i0 * 32 + i1 + 16) * L + l], v40[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v10[(i0 * 32 + i1 + 16) * L + l], v18[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v17[(i0 * 32 + i1 + 24) * L + l], v22[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v10[(i0 * 32 + i1 + 24) * L + l], v40[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v10[(i0 * 32 + i1 + 24) * L + l], v18[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc4_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2409 = mul f64[16,8] -> v14
+  // %2370 = mul f64[16,8] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 8 + i1) * L + l] =
-            v17[(i0 * 8 + i1) * L + l] * (v22[(i0 * 8 + i1) * L + l] - v15[i0 * L + l]);
+        v25[(i0 * 8 + i1) * L + l] =
+            v10[(i0 * 8 + i1) * L + l] * (v40[(i0 * 8 + i1) * L + l] - v14[i0 * L + l]);
       }
     }
   }
-  // %2410 = contract f64[16,69] -> v37
+  // %2409 = mul f64[16,8] -> v29
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v29[(i0 * 8 + i1) * L + l] =
+            v10[(i0 * 8 + i1) * L + l] * (v18[(i0 * 8 + i1) * L + l] - v15[i0 * L + l]);
+      }
+    }
+  }
+  // %2371 = contract f64[16,69] -> v41
+  // %2385 = contract f64[16,69] -> v42
+  // %2410 = contract f64[16,69] -> v43
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -8154,51 +7150,91 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v14[(i0 * 8 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v25[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v24[(i0 * 8 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v29[(i0 * 8 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v14[(i0 * 8 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v25[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v24[(i0 * 8 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v29[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v14[(i0 * 8 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v25[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v24[(i0 * 8 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v29[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v14[(i0 * 8 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v25[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v24[(i0 * 8 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] =
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v29[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v37[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v37[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v37[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v37[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v41[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
+        v41[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v41[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v41[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v42[(i0 * 69 + i1 * 4) * L + l] = acc4_v[l];
+        v42[(i0 * 69 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v42[(i0 * 69 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v42[(i0 * 69 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v43[(i0 * 69 + i1 * 4) * L + l] = acc8_v[l];
+        v43[(i0 * 69 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v43[(i0 * 69 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v43[(i0 * 69 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v14[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v25[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v24[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v29[(i0 * 8 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v37[(i0 * 69 + 68) * L + l] = acc0_v[l];
+      v41[(i0 * 69 + 68) * L + l] = acc0_v[l];
+      v42[(i0 * 69 + 68) * L + l] = acc1_v[l];
+      v43[(i0 * 69 + 68) * L + l] = acc2_v[l];
     }
   }
-  // %2395 = mul f64[16,8] -> v16
+  // %2395 = mul f64[16,8] -> v18
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v30[i0 * L + l] * v35[i0 * L + l];
+      v18[i0 * L + l] = v30[i0 * L + l] * v17[i0 * L + l];
     }
   }
-  // %2396 = contract f64[16,69] -> v38
+  // %2373 = contract f64[16,69] -> v44
+  // %1629 = contract f64[16,69] -> v45
+  // %2396 = contract f64[16,69] -> v46
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -8207,44 +7243,82 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v16[(i0 * 8 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v6[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v23[(i0 * 8 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v18[(i0 * 8 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v16[(i0 * 8 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v6[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v23[(i0 * 8 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v18[(i0 * 8 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v16[(i0 * 8 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v6[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v23[(i0 * 8 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v18[(i0 * 8 + i2) * L + l], acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v16[(i0 * 8 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v6[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v23[(i0 * 8 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] =
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v18[(i0 * 8 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v38[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v38[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v38[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v38[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v44[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
+        v44[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v44[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v44[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v45[(i0 * 69 + i1 * 4) * L + l] = acc4_v[l];
+        v45[(i0 * 69 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v45[(i0 * 69 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v45[(i0 * 69 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v46[(i0 * 69 + i1 * 4) * L + l] = acc8_v[l];
+        v46[(i0 * 69 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v46[(i0 * 69 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v46[(i0 * 69 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v16[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v6[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v23[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v18[(i0 * 8 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[(i0 * 69 + 68) * L + l] = acc0_v[l];
+      v44[(i0 * 69 + 68) * L + l] = acc0_v[l];
+      v45[(i0 * 69 + 68) * L + l] = acc1_v[l];
+      v46[(i0 * 69 + 68) * L + l] = acc2_v[l];
     }
   }
-  // %2412 = reduce_sum f64[69] -> v22
+  // %2375 = reduce_sum f64[69] -> v17
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8253,22 +7327,70 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v37[(i0 + i1 * 69) * L + l] + v38[(i0 + i1 * 69) * L + l]);
+        acc_v[l] = acc_v[l] + (v41[(i0 + i1 * 69) * L + l] + v44[(i0 + i1 * 69) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = acc_v[l];
+      v17[i0 * L + l] = acc_v[l];
     }
   }
-  // %2414 = mul f64[69] -> v23
+  // %2379 = add f64[69] -> v31
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = (v12[i0 * L + l] + v22[i0 * L + l]) * 0.33333334f;
+      v31[i0 * L + l] = v17[i0 * L + l] + v7[i0 * L + l];
     }
   }
-  // %2417 = contract f64[16] -> v15
+  // %2387 = reduce_sum f64[69] -> v7
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v45[(i0 + i1 * 69) * L + l] + v42[(i0 + i1 * 69) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %2389 = mul f64[69] -> v17
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = (v7[i0 * L + l] + v8[i0 * L + l]) * 0.16666667f;
+    }
+  }
+  // %2412 = reduce_sum f64[69] -> v7
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v43[(i0 + i1 * 69) * L + l] + v46[(i0 + i1 * 69) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %2414 = mul f64[69] -> v8
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = (v19[i0 * L + l] + v7[i0 * L + l]) * 0.33333334f;
+    }
+  }
+  // %2417 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8280,31 +7402,31 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v33[(i0 * 32 + i1) * L + l], v25[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v35[(i0 * 32 + i1) * L + l], v26[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v33[(i0 * 32 + i1 + 8) * L + l], v25[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v35[(i0 * 32 + i1 + 8) * L + l], v26[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v33[(i0 * 32 + i1 + 16) * L + l], v25[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v35[(i0 * 32 + i1 + 16) * L + l], v26[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v33[(i0 * 32 + i1 + 24) * L + l], v25[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v35[(i0 * 32 + i1 + 24) * L + l], v26[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2418 = mul f64[16] -> v24
+  // %2418 = mul f64[16] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v15[i0 * L + l] * ((1.0f - v26[i0 * L + l]) * v26[i0 * L + l]);
+      v15[i0 * L + l] = v14[i0 * L + l] * ((1.0f - v11[i0 * L + l]) * v11[i0 * L + l]);
     }
   }
-  // %2419 = contract f64[69] -> v12
+  // %2419 = contract f64[69] -> v7
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8316,18 +7438,18 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v24[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v24[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v24[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v24[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v15[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v15[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v15[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v15[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -8337,14 +7459,14 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v24[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v15[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v12[68 * L + l] = acc0_v[l];
+    v7[68 * L + l] = acc0_v[l];
   }
-  // %2422 = contract f64[16,8] -> v22
+  // %2422 = contract f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8357,26 +7479,26 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v2[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v27[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v2[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v27[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v2[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v27[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v2[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v27[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v22[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v22[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v22[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2423 = contract f64[16] -> v15
+  // %2423 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8388,53 +7510,24 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v2[(i0 * 32 + i1) * L + l], v30[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v27[(i0 * 32 + i1) * L + l], v30[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v2[(i0 * 32 + i1 + 8) * L + l], v30[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v27[(i0 * 32 + i1 + 8) * L + l], v30[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v2[(i0 * 32 + i1 + 16) * L + l], v30[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v27[(i0 * 32 + i1 + 16) * L + l], v30[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v2[(i0 * 32 + i1 + 24) * L + l], v30[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v27[(i0 * 32 + i1 + 24) * L + l], v30[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2427 = contract f64[16] -> v26
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 32 + i1) * L + l], v27[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v18[(i0 * 32 + i1 + 8) * L + l], v27[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v18[(i0 * 32 + i1 + 16) * L + l], v27[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v18[(i0 * 32 + i1 + 24) * L + l], v27[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2430 = contract f64[16,8] -> v2
+  // %2430 = contract f64[16,8] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8448,36 +7541,36 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v27[(i0 * 8 + i2) * L + l], acc0_v[l]);
+                               v28[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v27[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v28[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v27[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v28[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v27[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v28[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v19[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v19[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v19[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v19[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2432 = sub f64[16,8] -> v18
+  // %2432 = sub f64[16,8] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 8 + i1) * L + l] =
-            (v22[(i0 * 8 + i1) * L + l] + (v17[(i0 * 8 + i1) * L + l] * (v15[i0 * L + l] * T(h)))) -
-            ((v17[(i0 * 8 + i1) * L + l] * (v26[i0 * L + l] * T(h))) + v2[(i0 * 8 + i1) * L + l]);
+        v26[(i0 * 8 + i1) * L + l] =
+            (v11[(i0 * 8 + i1) * L + l] + (v10[(i0 * 8 + i1) * L + l] * (v14[i0 * L + l] * T(h)))) -
+            ((v10[(i0 * 8 + i1) * L + l] * (v21[i0 * L + l] * T(h))) + v19[(i0 * 8 + i1) * L + l]);
       }
     }
   }
-  // %2433 = contract f64[16] -> v15
+  // %2433 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8489,34 +7582,34 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 32 + i1) * L + l], v4[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v26[(i0 * 32 + i1) * L + l], v12[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v18[(i0 * 32 + i1 + 8) * L + l], v4[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v26[(i0 * 32 + i1 + 8) * L + l], v12[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v18[(i0 * 32 + i1 + 16) * L + l], v4[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v26[(i0 * 32 + i1 + 16) * L + l], v12[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v18[(i0 * 32 + i1 + 24) * L + l], v4[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v26[(i0 * 32 + i1 + 24) * L + l], v12[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2436 = mul f64[16,8] -> v2
+  // %2436 = mul f64[16,8] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1) * L + l] =
-            (v18[(i0 * 8 + i1) * L + l] - v15[i0 * L + l]) * v4[(i0 * 8 + i1) * L + l];
+        v10[(i0 * 8 + i1) * L + l] =
+            (v26[(i0 * 8 + i1) * L + l] - v14[i0 * L + l]) * v12[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %2437 = contract f64[16,69] -> v37
+  // %2437 = contract f64[16,69] -> v41
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -8530,21 +7623,21 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v2[(i0 * 8 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69], v10[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v2[(i0 * 8 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 1], v10[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v2[(i0 * 8 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 2], v10[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v2[(i0 * 8 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 552 + i1 * 4 + i2 * 69 + 3], v10[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v37[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v37[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v37[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v37[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v41[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
+        v41[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v41[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v41[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     PLASTIC_SIMD
@@ -8554,22 +7647,22 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v2[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 552 + i1 * 69 + 68], v10[(i0 * 8 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v37[(i0 * 69 + 68) * L + l] = acc0_v[l];
+      v41[(i0 * 69 + 68) * L + l] = acc0_v[l];
     }
   }
-  // %2420 = mul f64[16,8] -> v4
+  // %2420 = mul f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = (1.0f - square(v3[i0 * L + l])) * v27[i0 * L + l];
+      v11[i0 * L + l] = (1.0f - square(v9[i0 * L + l])) * v28[i0 * L + l];
     }
   }
-  // %2421 = contract f64[16,69] -> v38
+  // %2421 = contract f64[16,69] -> v42
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -8583,21 +7676,21 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v4[(i0 * 8 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69], v11[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v4[(i0 * 8 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 1], v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v4[(i0 * 8 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 2], v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v4[(i0 * 8 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 552 + i1 * 4 + i2 * 69 + 3], v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v38[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v38[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v38[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v38[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v42[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
+        v42[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v42[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v42[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     PLASTIC_SIMD
@@ -8607,15 +7700,15 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v4[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 552 + i1 * 69 + 68], v11[(i0 * 8 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[(i0 * 69 + 68) * L + l] = acc0_v[l];
+      v42[(i0 * 69 + 68) * L + l] = acc0_v[l];
     }
   }
-  // %2439 = reduce_sum f64[69] -> v3
+  // %2439 = reduce_sum f64[69] -> v9
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8624,19 +7717,19 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v37[(i0 + i1 * 69) * L + l] + v38[(i0 + i1 * 69) * L + l]);
+        acc_v[l] = acc_v[l] + (v41[(i0 + i1 * 69) * L + l] + v42[(i0 + i1 * 69) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = acc_v[l];
+      v9[i0 * L + l] = acc_v[l];
     }
   }
-  // %2441 = mul f64[69] -> v17
+  // %2441 = mul f64[69] -> v12
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = (v12[i0 * L + l] + v3[i0 * L + l]) * 0.16666667f;
+      v12[i0 * L + l] = (v7[i0 * L + l] + v9[i0 * L + l]) * 0.16666667f;
     }
   }
   // %2444 = mul f64[69] -> adj.ln.gain
@@ -8645,10 +7738,10 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-((v6[i0 * L + l] * v31[i0 * L + l]) * 0.33333334f)) -
-                           (v8[i0 * L + l] * v28[i0 * L + l])) -
-                          (v6[i0 * L + l] * v23[i0 * L + l])) -
-                         (v0[i0 * L + l] * v17[i0 * L + l]));
+        sum[l] = T(h) * ((((-((v2[i0 * L + l] * v31[i0 * L + l]) * 0.33333334f)) -
+                           (v4[i0 * L + l] * v17[i0 * L + l])) -
+                          (v2[i0 * L + l] * v8[i0 * L + l])) -
+                         (v0[i0 * L + l] * v12[i0 * L + l]));
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
@@ -8659,8 +7752,8 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-v28[i0 * L + l]) - (v31[i0 * L + l] * 0.33333334f)) - v23[i0 * L + l]) -
-                  v17[i0 * L + l]) *
+        sum[l] = ((((-v17[i0 * L + l]) - (v31[i0 * L + l] * 0.33333334f)) - v8[i0 * L + l]) -
+                  v12[i0 * L + l]) *
                  T(h);
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
@@ -8673,10 +7766,10 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v10[i1 * L + l] * (v13[i0 * L + l] * (T(h) * 0.16666667f)))) -
-                     ((v21[i0 * L + l] * (T(h) * 0.33333334f)) * v7[i1 * L + l])) -
-                    ((v20[i0 * L + l] * (T(h) * 0.33333334f)) * v7[i1 * L + l])) -
-                   (v1[i1 * L + l] * (v24[i0 * L + l] * (T(h) * 0.16666667f)));
+          sum[l] = (((-(v5[i1 * L + l] * (v22[i0 * L + l] * (T(h) * 0.16666667f)))) -
+                     ((v20[i0 * L + l] * (T(h) * 0.33333334f)) * v3[i1 * L + l])) -
+                    ((v16[i0 * L + l] * (T(h) * 0.33333334f)) * v3[i1 * L + l])) -
+                   (v1[i1 * L + l] * (v15[i0 * L + l] * (T(h) * 0.16666667f)));
         }
         dtheta_Wb[i0 * 69 + i1] += lane_sum<L>(sum);
       }
@@ -8690,10 +7783,10 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v11[(i0 * 8 + i1) * L + l] * (v10[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                       (v34[(i0 * 8 + i1) * L + l] * (v7[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                      (v14[(i0 * 8 + i1) * L + l] * (v7[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                     (v2[(i0 * 8 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = (((-(v24[(i0 * 8 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                       (v25[(i0 * 8 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                      (v29[(i0 * 8 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                     (v10[(i0 * 8 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 552 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
@@ -8708,10 +7801,10 @@ extern "C" void fwp_delta_node_sepsis_adjoint_step(const void* /*ctx*/, double /
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v9[(i0 * 8 + i1) * L + l] * (v7[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                       (v19[(i0 * 8 + i1) * L + l] * (v10[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                      (v16[(i0 * 8 + i1) * L + l] * (v7[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                     (v4[(i0 * 8 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = (((-(v6[(i0 * 8 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                       (v23[(i0 * 8 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                      (v18[(i0 * 8 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                     (v11[(i0 * 8 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 552 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
@@ -10150,9 +9243,9 @@ const plastic_model kModel = {
             .field = 20864,
             .field_vjp = 109184,
             .adjoint_field = 213376,
-            .step = 55872,
-            .step_vjp = 185728,
-            .adjoint_step = 191168,
+            .step = 55552,
+            .step_vjp = 343168,
+            .adjoint_step = 343424,
             .output = 16768,
             .output_vjp = 43712,
             .loss = 0,

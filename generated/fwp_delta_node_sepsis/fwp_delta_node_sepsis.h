@@ -98,11 +98,11 @@ enum {
  *   theta: uniform[44699] = 44699 floats, read-only
  *   u_stages: varying[276] = 2208 floats, read-only
  *   z1: varying[1024] = 8192 floats, may alias
- *   scratch: scratch arena, 55872 bytes, 64-byte aligned
+ *   scratch: scratch arena, 55552 bytes, 64-byte aligned
  */
 void fwp_delta_node_sepsis_step(const void* ctx, double t, double h, const void* z0,
                                 const void* theta, const void* u_stages, void* z1, void* scratch);
-enum { fwp_delta_node_sepsis_step_lanes = 8, fwp_delta_node_sepsis_step_scratch_bytes = 55872 };
+enum { fwp_delta_node_sepsis_step_lanes = 8, fwp_delta_node_sepsis_step_scratch_bytes = 55552 };
 
 /* fwp_delta_node_sepsis_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -115,7 +115,7 @@ enum { fwp_delta_node_sepsis_step_lanes = 8, fwp_delta_node_sepsis_step_scratch_
  *   z0_bar: varying[1024] = 8192 floats
  *   theta_bar: uniform[44699] = 44699 floats
  *   u_stages_bar: varying[276] = 2208 floats, may be NULL
- *   scratch: scratch arena, 185728 bytes, 64-byte aligned
+ *   scratch: scratch arena, 343168 bytes, 64-byte aligned
  */
 void fwp_delta_node_sepsis_step_vjp(const void* ctx, double t, double h, const void* z0,
                                     const void* theta, const void* u_stages, const void* z1_bar,
@@ -123,7 +123,7 @@ void fwp_delta_node_sepsis_step_vjp(const void* ctx, double t, double h, const v
                                     void* scratch);
 enum {
   fwp_delta_node_sepsis_step_vjp_lanes = 8,
-  fwp_delta_node_sepsis_step_vjp_scratch_bytes = 185728
+  fwp_delta_node_sepsis_step_vjp_scratch_bytes = 343168
 };
 
 /* fwp_delta_node_sepsis_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
@@ -139,7 +139,7 @@ enum {
  *   dtheta: uniform[44699] = 44699 floats
  *   err: varying[2048] = 16384 floats, may be NULL
  *   dtheta_err: uniform[44699] = 44699 floats, may be NULL
- *   scratch: scratch arena, 191168 bytes, 64-byte aligned
+ *   scratch: scratch arena, 343424 bytes, 64-byte aligned
  */
 void fwp_delta_node_sepsis_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                         const void* a0, const void* theta, const void* u_stages,
@@ -147,7 +147,7 @@ void fwp_delta_node_sepsis_adjoint_step(const void* ctx, double t, double h, con
                                         void* dtheta_err, void* scratch);
 enum {
   fwp_delta_node_sepsis_adjoint_step_lanes = 8,
-  fwp_delta_node_sepsis_adjoint_step_scratch_bytes = 191168
+  fwp_delta_node_sepsis_adjoint_step_scratch_bytes = 343424
 };
 
 /* fwp_delta_node_sepsis_output: f32 elements (float), tile of L = 8 lane-interleaved samples.

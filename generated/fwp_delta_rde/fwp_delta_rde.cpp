@@ -653,6 +653,10 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
   T acc3_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T acc_v[L] = {};
   // fwp_delta_rde.field.vjp: 77 nodes
   // %1 = layernorm f64[5] -> v0
@@ -1053,6 +1057,7 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %179 = contract f64[16] -> v6
+  // %83 = contract f64[16] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1060,17 +1065,28 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(v4[(i0 * 32 + i1) * L + l], v7[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v4[(i0 * 32 + i1) * L + l], v9[(i0 * 32 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
             std::fma(v4[(i0 * 32 + i1 + 8) * L + l], v7[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v4[(i0 * 32 + i1 + 8) * L + l], v9[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
         acc2_v[l] =
             std::fma(v4[(i0 * 32 + i1 + 16) * L + l], v7[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v4[(i0 * 32 + i1 + 16) * L + l], v9[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
         acc3_v[l] =
             std::fma(v4[(i0 * 32 + i1 + 24) * L + l], v7[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v4[(i0 * 32 + i1 + 24) * L + l], v9[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -1079,19 +1095,23 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
       v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc4_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %226 = mul f64[16,8] -> v10
+  // %226 = mul f64[16,8] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 8 + i1) * L + l] =
+        v9[(i0 * 8 + i1) * L + l] =
             v4[(i0 * 8 + i1) * L + l] * (v7[(i0 * 8 + i1) * L + l] - v6[i0 * L + l]);
       }
     }
   }
-  // %227 = contract f64[16,5] -> v6
+  // %227 = contract f64[16,5] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1103,29 +1123,29 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v10[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v10[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v10[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v10[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v9[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v9[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v9[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v9[(i0 * 8 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5) * L + l] = acc0_v[l];
-      v6[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 5) * L + l] = acc0_v[l];
+      v4[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v10[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v9[(i0 * 8 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v4[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
   // %229 = reduce_sum f64[5] -> v5
@@ -1137,7 +1157,7 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v8[(i0 + i1 * 5) * L + l] + v6[(i0 + i1 * 5) * L + l]);
+        acc_v[l] = acc_v[l] + (v8[(i0 + i1 * 5) * L + l] + v4[(i0 + i1 * 5) * L + l]);
       }
     }
     PLASTIC_SIMD
@@ -1145,44 +1165,15 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
       v5[i0 * L + l] = acc_v[l];
     }
   }
-  // %83 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 32 + i1) * L + l], v9[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v4[(i0 * 32 + i1 + 8) * L + l], v9[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v4[(i0 * 32 + i1 + 16) * L + l], v9[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v4[(i0 * 32 + i1 + 24) * L + l], v9[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
   // %87 = mul f64[16] -> v4
   // fwp_delta_rde.ode:50: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = ((1.0f - v3[i0 * L + l]) * v3[i0 * L + l]) * v6[i0 * L + l];
+      v4[i0 * L + l] = ((1.0f - v3[i0 * L + l]) * v3[i0 * L + l]) * v10[i0 * L + l];
     }
   }
-  // %89 = contract f64[5] -> v3
+  // %89 = contract f64[5] -> v10
   // fwp_delta_rde.ode:50: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -1202,10 +1193,10 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v3[l] = acc0_v[l];
-    v3[1 * L + l] = acc1_v[l];
-    v3[2 * L + l] = acc2_v[l];
-    v3[3 * L + l] = acc3_v[l];
+    v10[l] = acc0_v[l];
+    v10[1 * L + l] = acc1_v[l];
+    v10[2 * L + l] = acc2_v[l];
+    v10[3 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -1216,13 +1207,13 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v3[4 * L + l] = acc0_v[l];
+    v10[4 * L + l] = acc0_v[l];
   }
-  // %230 = add f64[5] -> v6
+  // %230 = add f64[5] -> v3
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v5[i0 * L + l] + v3[i0 * L + l];
+      v3[i0 * L + l] = v5[i0 * L + l] + v10[i0 * L + l];
     }
   }
   // %231 = mul f64[5] -> d.ln.gain
@@ -1231,7 +1222,7 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v6[i0 * L + l] * v0[i0 * L + l];
+        sum[l] = v3[i0 * L + l] * v0[i0 * L + l];
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
@@ -1258,7 +1249,7 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = v10[(i0 * 8 + i1) * L + l] * v1[i2 * L + l];
+            sum[l] = v9[(i0 * 8 + i1) * L + l] * v1[i2 * L + l];
           }
           theta_bar_Wk[i0 * 40 + i1 * 5 + i2] += lane_sum<L>(sum);
         }
@@ -1288,7 +1279,7 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v6[i0 * L + l];
+        sum[l] = v3[i0 * L + l];
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
@@ -1336,10 +1327,10 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[i0 * L + l] = ln_gain[i0] * v6[i0 * L + l];
+        v5[i0 * L + l] = ln_gain[i0] * v3[i0 * L + l];
       }
     }
-    // %234 = reduce_sum f64[] -> v2
+    // %234 = reduce_sum f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1352,9 +1343,9 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[l] = acc_v[l];
+      v10[l] = acc_v[l];
     }
-    // %238 = contract f64[] -> v3
+    // %238 = contract f64[] -> v2
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -1367,14 +1358,14 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[l] = acc0_v[l];
+      v2[l] = acc0_v[l];
     }
     // %243 = mul f64[5] -> d.dx
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_bar[i0 * L + l] +=
-            v1[l] * ((v5[i0 * L + l] - (v2[l] * 0.2f)) - ((v3[l] * 0.2f) * v0[i0 * L + l]));
+            v1[l] * ((v5[i0 * L + l] - (v10[l] * 0.2f)) - ((v2[l] * 0.2f) * v0[i0 * L + l]));
       }
     }
   }
@@ -1418,18 +1409,18 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
   T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17024);
   T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49792);
   T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53888);
-  T* __restrict v0_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57984);
-  T* __restrict v1_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58048);
-  T* __restrict v2_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58112);
-  T* __restrict v3_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58304);
-  T* __restrict v4_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58496);
-  T* __restrict v5_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62592);
-  T* __restrict v6_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 66688);
-  T* __restrict v7_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70784);
-  T* __restrict v8_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 71040);
-  T* __restrict v9_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 75136);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 107904);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 112000);
+  T* __restrict v0_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 54400);
+  T* __restrict v1_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 54464);
+  T* __restrict v2_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 54528);
+  T* __restrict v3_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 54720);
+  T* __restrict v4_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 54912);
+  T* __restrict v5_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59008);
+  T* __restrict v6_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 63104);
+  T* __restrict v7_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67200);
+  T* __restrict v8_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67456);
+  T* __restrict v9_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 71552);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 104320);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 108416);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -1439,6 +1430,10 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
   T acc3_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T acc_v[L] = {};
   T acc_v_2[L] = {};
   T mean_v_2[L] = {};
@@ -1450,6 +1445,10 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
   T acc3_v_2[L] = {};
   T rowmax_v_2[L] = {};
   T rowsum_v_2[L] = {};
+  T acc4_v_2[L] = {};
+  T acc5_v_2[L] = {};
+  T acc6_v_2[L] = {};
+  T acc7_v_2[L] = {};
   // dtheta[span] = 0, then += lane sums of -a^T df/dtheta
   for (int64_t i = 0; i < 1370; ++i) {
     dtheta[i] = 0.0f;
@@ -1826,6 +1825,7 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %329 = contract f64[16] -> v6
+  // %270 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1833,17 +1833,28 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(v4[(i0 * 32 + i1) * L + l], v7[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v4[(i0 * 32 + i1) * L + l], v8[(i0 * 32 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
             std::fma(v4[(i0 * 32 + i1 + 8) * L + l], v7[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v4[(i0 * 32 + i1 + 8) * L + l], v8[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
         acc2_v[l] =
             std::fma(v4[(i0 * 32 + i1 + 16) * L + l], v7[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v4[(i0 * 32 + i1 + 16) * L + l], v8[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
         acc3_v[l] =
             std::fma(v4[(i0 * 32 + i1 + 24) * L + l], v7[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v4[(i0 * 32 + i1 + 24) * L + l], v8[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -1852,19 +1863,23 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc4_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %348 = mul f64[16,8] -> v9
+  // %348 = mul f64[16,8] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 8 + i1) * L + l] =
+        v8[(i0 * 8 + i1) * L + l] =
             (v7[(i0 * 8 + i1) * L + l] - v6[i0 * L + l]) * v4[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %349 = contract f64[16,5] -> v6
+  // %349 = contract f64[16,5] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1876,32 +1891,32 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v9[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v9[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v9[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v9[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v8[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v8[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v8[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v8[(i0 * 8 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5) * L + l] = acc0_v[l];
-      v6[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 5) * L + l] = acc0_v[l];
+      v4[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v9[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v8[(i0 * 8 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v4[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %287 = contract f64[16,5] -> v7
+  // %287 = contract f64[16,5] -> v6
   // fwp_delta_rde.ode:52: beta * outer(tanh(Wv @ u - W @ k), k) / window        # Eqs. 21 + 32,
   // post-delta; / window: see above
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -1923,10 +1938,10 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5) * L + l] = acc0_v[l];
-      v7[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 5) * L + l] = acc0_v[l];
+      v6[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -1937,7 +1952,7 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
   // %351 = reduce_sum f64[5] -> v5
@@ -1949,7 +1964,7 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v6[(i0 + i1 * 5) * L + l] + v7[(i0 + i1 * 5) * L + l]);
+        acc_v[l] = acc_v[l] + (v4[(i0 + i1 * 5) * L + l] + v6[(i0 + i1 * 5) * L + l]);
       }
     }
     PLASTIC_SIMD
@@ -1957,44 +1972,15 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       v5[i0 * L + l] = acc_v[l];
     }
   }
-  // %270 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 32 + i1) * L + l], v8[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v4[(i0 * 32 + i1 + 8) * L + l], v8[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v4[(i0 * 32 + i1 + 16) * L + l], v8[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v4[(i0 * 32 + i1 + 24) * L + l], v8[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
   // %271 = mul f64[16] -> v4
   // fwp_delta_rde.ode:50: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = v6[i0 * L + l] * ((1.0f - v3[i0 * L + l]) * v3[i0 * L + l]);
+      v4[i0 * L + l] = v9[i0 * L + l] * ((1.0f - v3[i0 * L + l]) * v3[i0 * L + l]);
     }
   }
-  // %273 = contract f64[5] -> v3
+  // %273 = contract f64[5] -> v9
   // fwp_delta_rde.ode:50: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -2014,10 +2000,10 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v3[l] = acc0_v[l];
-    v3[1 * L + l] = acc1_v[l];
-    v3[2 * L + l] = acc2_v[l];
-    v3[3 * L + l] = acc3_v[l];
+    v9[l] = acc0_v[l];
+    v9[1 * L + l] = acc1_v[l];
+    v9[2 * L + l] = acc2_v[l];
+    v9[3 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -2028,13 +2014,13 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v3[4 * L + l] = acc0_v[l];
+    v9[4 * L + l] = acc0_v[l];
   }
-  // %352 = add f64[5] -> v6
+  // %352 = add f64[5] -> v3
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v5[i0 * L + l] + v3[i0 * L + l];
+      v3[i0 * L + l] = v5[i0 * L + l] + v9[i0 * L + l];
     }
   }
   // %354 = neg f64[5] -> adj.ln.gain
@@ -2043,7 +2029,7 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -(v0[i0 * L + l] * v6[i0 * L + l]);
+        sum[l] = -(v0[i0 * L + l] * v3[i0 * L + l]);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
@@ -2054,7 +2040,7 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -v6[i0 * L + l];
+        sum[l] = -v3[i0 * L + l];
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
@@ -2080,7 +2066,7 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = -(v9[(i0 * 8 + i1) * L + l] * v1[i2 * L + l]);
+            sum[l] = -(v8[(i0 * 8 + i1) * L + l] * v1[i2 * L + l]);
           }
           dtheta_Wk[i0 * 40 + i1 * 5 + i2] += lane_sum<L>(sum);
         }
@@ -2533,6 +2519,7 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %179 = contract f64[16] -> v8
+    // %83 = contract f64[16] -> v9
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2540,18 +2527,30 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
               std::fma(v6_2[(i0 * 32 + i1) * L + l], v4_2[(i0 * 32 + i1) * L + l], acc0_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(v6_2[(i0 * 32 + i1) * L + l], v11[(i0 * 32 + i1) * L + l], acc4_v_2[l]);
           acc1_v_2[l] = std::fma(v6_2[(i0 * 32 + i1 + 8) * L + l], v4_2[(i0 * 32 + i1 + 8) * L + l],
                                  acc1_v_2[l]);
+          acc5_v_2[l] = std::fma(v6_2[(i0 * 32 + i1 + 8) * L + l], v11[(i0 * 32 + i1 + 8) * L + l],
+                                 acc5_v_2[l]);
           acc2_v_2[l] = std::fma(v6_2[(i0 * 32 + i1 + 16) * L + l],
                                  v4_2[(i0 * 32 + i1 + 16) * L + l], acc2_v_2[l]);
+          acc6_v_2[l] = std::fma(v6_2[(i0 * 32 + i1 + 16) * L + l],
+                                 v11[(i0 * 32 + i1 + 16) * L + l], acc6_v_2[l]);
           acc3_v_2[l] = std::fma(v6_2[(i0 * 32 + i1 + 24) * L + l],
                                  v4_2[(i0 * 32 + i1 + 24) * L + l], acc3_v_2[l]);
+          acc7_v_2[l] = std::fma(v6_2[(i0 * 32 + i1 + 24) * L + l],
+                                 v11[(i0 * 32 + i1 + 24) * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
@@ -2560,14 +2559,18 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
         v8_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
         v8_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
         v8_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v9_2[(i0 * 4) * L + l] = acc4_v_2[l];
+        v9_2[(i0 * 4 + 1) * L + l] = acc5_v_2[l];
+        v9_2[(i0 * 4 + 2) * L + l] = acc6_v_2[l];
+        v9_2[(i0 * 4 + 3) * L + l] = acc7_v_2[l];
       }
     }
-    // %226 = mul f64[16,8] -> v9
+    // %226 = mul f64[16,8] -> v11
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v9_2[(i0 * 8 + i1) * L + l] =
+          v11[(i0 * 8 + i1) * L + l] =
               v6_2[(i0 * 8 + i1) * L + l] * (v4_2[(i0 * 8 + i1) * L + l] - v8_2[i0 * L + l]);
         }
       }
@@ -2584,13 +2587,10 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wk[i0 * 40 + i1 * 5], v9_2[(i0 * 8 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] =
-              std::fma(Wk[i0 * 40 + i1 * 5 + 1], v9_2[(i0 * 8 + i1) * L + l], acc1_v_2[l]);
-          acc2_v_2[l] =
-              std::fma(Wk[i0 * 40 + i1 * 5 + 2], v9_2[(i0 * 8 + i1) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] =
-              std::fma(Wk[i0 * 40 + i1 * 5 + 3], v9_2[(i0 * 8 + i1) * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wk[i0 * 40 + i1 * 5], v11[(i0 * 8 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v11[(i0 * 8 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v11[(i0 * 8 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v11[(i0 * 8 + i1) * L + l], acc3_v_2[l]);
         }
       }
       PLASTIC_SIMD
@@ -2604,8 +2604,7 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] =
-              std::fma(Wk[i0 * 40 + i1 * 5 + 4], v9_2[(i0 * 8 + i1) * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v11[(i0 * 8 + i1) * L + l], acc0_v_2[l]);
         }
       }
       PLASTIC_SIMD
@@ -2630,42 +2629,12 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
         v3_2[i0 * L + l] = acc_v_2[l];
       }
     }
-    // %83 = contract f64[16] -> v4
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = 0.0f;
-        acc1_v_2[l] = 0.0f;
-        acc2_v_2[l] = 0.0f;
-        acc3_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 8; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] =
-              std::fma(v6_2[(i0 * 32 + i1) * L + l], v11[(i0 * 32 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v6_2[(i0 * 32 + i1 + 8) * L + l], v11[(i0 * 32 + i1 + 8) * L + l],
-                                 acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v6_2[(i0 * 32 + i1 + 16) * L + l],
-                                 v11[(i0 * 32 + i1 + 16) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v6_2[(i0 * 32 + i1 + 24) * L + l],
-                                 v11[(i0 * 32 + i1 + 24) * L + l], acc3_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v4_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v4_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v4_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
-      }
-    }
-    // %87 = mul f64[16] -> v6
+    // %87 = mul f64[16] -> v4
     // fwp_delta_rde.ode:50: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6_2[i0 * L + l] = ((1.0f - v5_2[i0 * L + l]) * v5_2[i0 * L + l]) * v4_2[i0 * L + l];
+        v4_2[i0 * L + l] = ((1.0f - v5_2[i0 * L + l]) * v5_2[i0 * L + l]) * v9_2[i0 * L + l];
       }
     }
     // %89 = contract f64[5] -> v7
@@ -2680,10 +2649,10 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = std::fma(Wb[i0 * 5], v6_2[i0 * L + l], acc0_v_2[l]);
-        acc1_v_2[l] = std::fma(Wb[i0 * 5 + 1], v6_2[i0 * L + l], acc1_v_2[l]);
-        acc2_v_2[l] = std::fma(Wb[i0 * 5 + 2], v6_2[i0 * L + l], acc2_v_2[l]);
-        acc3_v_2[l] = std::fma(Wb[i0 * 5 + 3], v6_2[i0 * L + l], acc3_v_2[l]);
+        acc0_v_2[l] = std::fma(Wb[i0 * 5], v4_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(Wb[i0 * 5 + 1], v4_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(Wb[i0 * 5 + 2], v4_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(Wb[i0 * 5 + 3], v4_2[i0 * L + l], acc3_v_2[l]);
       }
     }
     PLASTIC_SIMD
@@ -2697,7 +2666,7 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = std::fma(Wb[i0 * 5 + 4], v6_2[i0 * L + l], acc0_v_2[l]);
+        acc0_v_2[l] = std::fma(Wb[i0 * 5 + 4], v4_2[i0 * L + l], acc0_v_2[l]);
       }
     }
     PLASTIC_SIMD
@@ -2770,21 +2739,25 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 192);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 384);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4480);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8576);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8832);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9344);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13440);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17536);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21632);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25728);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29824);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33920);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38016);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42112);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46208);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78976);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 111744);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 576);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 768);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1280);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1792);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2304);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2816);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6912);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11008);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15104);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19200);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23296);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27392);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 31488);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35584);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39680);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43776);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 47872);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 80640);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 113408);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -2792,6 +2765,14 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
+  T acc8_v[L] = {};
+  T acc9_v[L] = {};
+  T acc10_v[L] = {};
+  T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_delta_rde.field.step.rk4: 82 nodes
@@ -2838,168 +2819,6 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %638 = contract f64[16,8] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 5], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 10], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 15], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %639 = softmax f64[16,8] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v2[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 8 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 8 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %643 = contract f64[16] -> v2
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 20 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 20 + i1 + 5], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 20 + i1 + 10], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 20 + i1 + 15], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %644 = sigmoid f64[16] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = sigmoid(v2[i0 * L + l]);
-    }
-  }
-  // %645 = contract f64[16,8] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1) * L + l] = v3[(i0 * 8 + i1) * L + l] * v5[i0 * L + l];
-      }
-    }
-  }
-  // %637 = contract f64[16,8] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 5], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 10], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 15], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %877 = contract f64[16,8] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v3[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v3[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v3[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
   // %605 = layernorm f64[5] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -3020,8 +2839,8 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e165 = u_stages[(i0 + 5) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e165 * e165);
+        const T e43 = u_stages[(i0 + 5) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e43 * e43);
       }
     }
   }
@@ -3036,141 +2855,11 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
       v0[i0 * L + l] = (u_stages[(i0 + 5) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %607 = add f64[5] -> v1
+  // %607 = add f64[5] -> v2
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
-    }
-  }
-  // %610 = contract f64[16,8] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 5], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 10], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 15], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %611 = softmax f64[16,8] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v8[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v8[(i0 * 8 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v8[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v8[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 8 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %615 = contract f64[16] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 20 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 20 + i1 + 5], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 20 + i1 + 10], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 20 + i1 + 15], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %616 = sigmoid f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = sigmoid(v5[i0 * L + l]);
-    }
-  }
-  // %617 = contract f64[16,8] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 8 + i1) * L + l] = v9[(i0 * 8 + i1) * L + l] * v8[i0 * L + l];
-      }
-    }
-  }
-  // %609 = contract f64[16,8] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 5], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 10], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 15], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+      v2[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
     }
   }
   // %582 = layernorm f64[5] -> v0
@@ -3193,8 +2882,8 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e294 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e294 * e294);
+        const T e74 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e74 * e74);
       }
     }
   }
@@ -3209,14 +2898,82 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
       v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %584 = add f64[5] -> v1
+  // %584 = add f64[5] -> v3
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
+      v3[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
     }
   }
-  // %587 = contract f64[16,8] -> v11
+  // %643 = contract f64[16] -> v4
+  // %615 = contract f64[16] -> v5
+  // %592 = contract f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 20 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 20 + i1], v2[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 20 + i1], v3[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 20 + i1 + 5], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 20 + i1 + 5], v2[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 20 + i1 + 5], v3[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 20 + i1 + 10], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 20 + i1 + 10], v2[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 20 + i1 + 10], v3[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 20 + i1 + 15], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 20 + i1 + 15], v2[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 20 + i1 + 15], v3[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc4_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v6[(i0 * 4) * L + l] = acc8_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %644 = sigmoid f64[16] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = sigmoid(v4[i0 * L + l]);
+    }
+  }
+  // %616 = sigmoid f64[16] -> v4
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = sigmoid(v5[i0 * L + l]);
+    }
+  }
+  // %638 = contract f64[16,8] -> v8
+  // %610 = contract f64[16,8] -> v9
+  // %587 = contract f64[16,8] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3225,26 +2982,50 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2], v2[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2], v3[i2 * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 5], v1[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 5], v2[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 5], v3[i2 * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 10], v1[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 10], v2[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 10], v3[i2 * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 15], v1[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 15], v2[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 15], v3[i2 * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v8[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v8[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v9[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v9[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v9[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v9[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v10[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
+        v10[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v10[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v10[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %588 = softmax f64[16,8] -> v12
+  // %639 = softmax f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3254,7 +3035,7 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v11[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+            (v8[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v8[(i0 * 8 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3265,60 +3046,29 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v11[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v5[i1 * L + l] = vm::exp(v8[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v8[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 8 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v11[(i0 * 8 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %592 = contract f64[16] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 20 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 20 + i1 + 5], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 20 + i1 + 10], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 20 + i1 + 15], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %593 = sigmoid f64[16] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = sigmoid(v5[i0 * L + l]);
-    }
-  }
-  // %594 = contract f64[16,8] -> v13
+  // %645 = contract f64[16,8] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 8 + i1) * L + l] = v12[(i0 * 8 + i1) * L + l] * v11[i0 * L + l];
+        v8[(i0 * 8 + i1) * L + l] = v11[(i0 * 8 + i1) * L + l] * v7[i0 * L + l];
       }
     }
   }
-  // %586 = contract f64[16,8] -> v11
+  // %637 = contract f64[16,8] -> v12
+  // %609 = contract f64[16,8] -> v13
+  // %586 = contract f64[16,8] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3327,26 +3077,207 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2], v2[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2], v3[i2 * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 5], v1[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 5], v2[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 5], v3[i2 * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 10], v1[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 10], v2[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 10], v3[i2 * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 15], v1[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 15], v2[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 15], v3[i2 * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v12[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v12[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v13[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v13[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v13[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v13[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v14[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
+        v14[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v14[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v14[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %589 = contract f64[16,8] -> v14
+  // %611 = softmax f64[16,8] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v9[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v9[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5[i1 * L + l] = vm::exp(v9[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v9[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 8 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %617 = contract f64[16,8] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 8 + i1) * L + l] = v15[(i0 * 8 + i1) * L + l] * v4[i0 * L + l];
+      }
+    }
+  }
+  // %588 = softmax f64[16,8] -> v16
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v10[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v10[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[i1 * L + l] = vm::exp(v10[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v10[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 8 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %877 = contract f64[16,8] -> v10
+  // %589 = contract f64[16,8] -> v17
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v11[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc4_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v16[(i0 * 8 + i2) * L + l],
+                               acc4_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v16[(i0 * 8 + i2) * L + l], acc5_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v16[(i0 * 8 + i2) * L + l], acc6_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v16[(i0 * 8 + i2) * L + l], acc7_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v10[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v10[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v10[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v17[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v17[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v17[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v17[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+      }
+    }
+  }
+  // %593 = sigmoid f64[16] -> v4
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = sigmoid(v6[i0 * L + l]);
+    }
+  }
+  // %594 = contract f64[16,8] -> v18
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v18[(i0 * 8 + i1) * L + l] = v16[(i0 * 8 + i1) * L + l] * v4[i0 * L + l];
+      }
+    }
+  }
+  // %591 = tanh f64[16,8] -> v16
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[i0 * L + l] = vm::tanh(v14[i0 * L + l] - v17[i0 * L + l]);
+    }
+  }
+  // %596 = div f64[16,8,8] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v19[(i0 * 64 + i1 * 8 + i2) * L + l] =
+              (v18[(i0 * 8 + i2) * L + l] * v16[(i0 * 8 + i1) * L + l]) / 4.0f;
+        }
+      }
+    }
+  }
+  // %881 = contract f64[16,8] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3359,14 +3290,18 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v12[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma((v19[(i0 * 64 + i1 * 32 + i2) * L + l] * (T(h) * 0.5f)) +
+                                   z0_W[(i0 * 64 + i1 * 32 + i2) * L + l],
+                               v15[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma((v19[(i0 * 64 + i1 * 32 + i2 + 8) * L + l] * (T(h) * 0.5f)) +
+                                   z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v15[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma((v19[(i0 * 64 + i1 * 32 + i2 + 16) * L + l] * (T(h) * 0.5f)) +
+                                   z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v15[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma((v19[(i0 * 64 + i1 * 32 + i2 + 24) * L + l] * (T(h) * 0.5f)) +
+                                   z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v15[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -3378,26 +3313,26 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
       }
     }
   }
-  // %591 = tanh f64[16,8] -> v12
+  // %883 = tanh f64[16,8] -> v16
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = vm::tanh(v11[i0 * L + l] - v14[i0 * L + l]);
+      v16[i0 * L + l] = vm::tanh(v13[i0 * L + l] - v14[i0 * L + l]);
     }
   }
-  // %596 = div f64[16,8,8] -> v15
+  // %885 = div f64[16,8,8] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v15[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              (v13[(i0 * 8 + i2) * L + l] * v12[(i0 * 8 + i1) * L + l]) / 4.0f;
+          v20[(i0 * 64 + i1 * 8 + i2) * L + l] =
+              (v16[(i0 * 8 + i1) * L + l] * v9[(i0 * 8 + i2) * L + l]) / 4.0f;
         }
       }
     }
   }
-  // %881 = contract f64[16,8] -> v11
+  // %890 = contract f64[16,8] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3410,49 +3345,49 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma((v15[(i0 * 64 + i1 * 32 + i2) * L + l] * (T(h) * 0.5f)) +
+          acc0_v[l] = std::fma((v20[(i0 * 64 + i1 * 32 + i2) * L + l] * (T(h) * 0.5f)) +
                                    z0_W[(i0 * 64 + i1 * 32 + i2) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma((v15[(i0 * 64 + i1 * 32 + i2 + 8) * L + l] * (T(h) * 0.5f)) +
+                               v15[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma((v20[(i0 * 64 + i1 * 32 + i2 + 8) * L + l] * (T(h) * 0.5f)) +
                                    z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma((v15[(i0 * 64 + i1 * 32 + i2 + 16) * L + l] * (T(h) * 0.5f)) +
+                               v15[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma((v20[(i0 * 64 + i1 * 32 + i2 + 16) * L + l] * (T(h) * 0.5f)) +
                                    z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma((v15[(i0 * 64 + i1 * 32 + i2 + 24) * L + l] * (T(h) * 0.5f)) +
+                               v15[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma((v20[(i0 * 64 + i1 * 32 + i2 + 24) * L + l] * (T(h) * 0.5f)) +
                                    z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v15[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v14[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v14[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v14[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v14[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %883 = tanh f64[16,8] -> v12
+  // %892 = tanh f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = vm::tanh(v8[i0 * L + l] - v11[i0 * L + l]);
+      v15[i0 * L + l] = vm::tanh(v13[i0 * L + l] - v14[i0 * L + l]);
     }
   }
-  // %885 = div f64[16,8,8] -> v16
+  // %894 = div f64[16,8,8] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v16[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              (v12[(i0 * 8 + i1) * L + l] * v10[(i0 * 8 + i2) * L + l]) / 4.0f;
+          v21[(i0 * 64 + i1 * 8 + i2) * L + l] =
+              (v9[(i0 * 8 + i2) * L + l] * v15[(i0 * 8 + i1) * L + l]) / 4.0f;
         }
       }
     }
   }
-  // %890 = contract f64[16,8] -> v11
+  // %897 = contract f64[16,8] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3465,85 +3400,30 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma((v16[(i0 * 64 + i1 * 32 + i2) * L + l] * (T(h) * 0.5f)) +
-                                   z0_W[(i0 * 64 + i1 * 32 + i2) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma((v16[(i0 * 64 + i1 * 32 + i2 + 8) * L + l] * (T(h) * 0.5f)) +
-                                   z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma((v16[(i0 * 64 + i1 * 32 + i2 + 16) * L + l] * (T(h) * 0.5f)) +
-                                   z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma((v16[(i0 * 64 + i1 * 32 + i2 + 24) * L + l] * (T(h) * 0.5f)) +
-                                   z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v21[(i0 * 64 + i1 * 32 + i2) * L + l], v11[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v21[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v21[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v21[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v9[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * T(h);
+        v9[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * T(h);
+        v9[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * T(h);
+        v9[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * T(h);
       }
     }
   }
-  // %892 = tanh f64[16,8] -> v9
+  // %900 = tanh f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = vm::tanh(v8[i0 * L + l] - v11[i0 * L + l]);
-    }
-  }
-  // %894 = div f64[16,8,8] -> v17
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v17[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              (v10[(i0 * 8 + i2) * L + l] * v9[(i0 * 8 + i1) * L + l]) / 4.0f;
-        }
-      }
-    }
-  }
-  // %897 = contract f64[16,8] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(v17[(i0 * 64 + i1 * 32 + i2) * L + l], v3[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v17[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(v17[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v3[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v17[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v3[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l] * T(h);
-        v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l] * T(h);
-        v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l] * T(h);
-        v8[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l] * T(h);
-      }
-    }
-  }
-  // %900 = tanh f64[16,8] -> v3
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = vm::tanh(v6[i0 * L + l] - (v7[i0 * L + l] + v8[i0 * L + l]));
+      v11[i0 * L + l] = vm::tanh(v12[i0 * L + l] - (v10[i0 * L + l] + v9[i0 * L + l]));
     }
   }
   // %906 = add f64[16,8,8] -> W
@@ -3554,10 +3434,10 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 64 + i1 * 8 + i2) * L + l] =
               z0_W[(i0 * 64 + i1 * 8 + i2) * L + l] +
-              (((((v2[(i0 * 8 + i2) * L + l] * v3[(i0 * 8 + i1) * L + l]) / 4.0f) * 0.16666667f) +
-                ((v17[(i0 * 64 + i1 * 8 + i2) * L + l] * 0.33333334f) +
-                 ((v15[(i0 * 64 + i1 * 8 + i2) * L + l] * 0.16666667f) +
-                  (v16[(i0 * 64 + i1 * 8 + i2) * L + l] * 0.33333334f)))) *
+              (((((v8[(i0 * 8 + i2) * L + l] * v11[(i0 * 8 + i1) * L + l]) / 4.0f) * 0.16666667f) +
+                ((v21[(i0 * 64 + i1 * 8 + i2) * L + l] * 0.33333334f) +
+                 ((v19[(i0 * 64 + i1 * 8 + i2) * L + l] * 0.16666667f) +
+                  (v20[(i0 * 64 + i1 * 8 + i2) * L + l] * 0.33333334f)))) *
                T(h));
         }
       }
@@ -3595,32 +3475,32 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32768);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32960);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33152);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37248);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41344);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41600);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42112);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46208);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46400);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 50496);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 54592);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 54848);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 55360);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59456);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59648);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 63744);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67840);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68096);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68608);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72704);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76800);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 80896);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 113664);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 146432);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 150528);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 183296);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 216064);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 248832);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 281600);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33344);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33536);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33728);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33920);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34432);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34944);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35456);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35968);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40064);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44160);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48256);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52352);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56448);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 60544);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64640);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68736);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72832);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76928);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 81024);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 113792);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 146560);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 150656);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 183424);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 216192);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 248960);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 281728);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3628,6 +3508,14 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
+  T acc8_v[L] = {};
+  T acc9_v[L] = {};
+  T acc10_v[L] = {};
+  T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
@@ -3687,169 +3575,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       v2[i0 * L + l] = ln_bias[i0] + (v1[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %638 = contract f64[16,8] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2], v2[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 5], v2[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 10], v2[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 15], v2[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %639 = softmax f64[16,8] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v3[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v3[(i0 * 8 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[i1 * L + l] = vm::exp(v3[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v3[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 8 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %643 = contract f64[16] -> v3
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 20 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 20 + i1 + 5], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 20 + i1 + 10], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 20 + i1 + 15], v2[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %644 = sigmoid f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = sigmoid(v3[i0 * L + l]);
-    }
-  }
-  // %645 = contract f64[16,8] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 8 + i1) * L + l] = v4[(i0 * 8 + i1) * L + l] * v6[i0 * L + l];
-      }
-    }
-  }
-  // %1254 = contract f64[16,8] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(v0[(i0 * 64 + i1 * 32 + i2) * L + l], v3[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v0[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(v0[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc2_v[l]);
-          acc3_v[l] = std::fma(v0[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %637 = contract f64[16,8] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2], v2[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 5], v2[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 10], v2[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 15], v2[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %605 = layernorm f64[5] -> v5
+  // %605 = layernorm f64[5] -> v3
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3869,8 +3595,8 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e171 = u_stages[(i0 + 5) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e171 * e171);
+        const T e49 = u_stages[(i0 + 5) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e49 * e49);
       }
     }
   }
@@ -3882,147 +3608,17 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = (u_stages[(i0 + 5) * L + l] - mean_v[l]) * rstd_v[l];
+      v3[i0 * L + l] = (u_stages[(i0 + 5) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %607 = add f64[5] -> v8
+  // %607 = add f64[5] -> v4
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v5[i0 * L + l]);
+      v4[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v3[i0 * L + l]);
     }
   }
-  // %610 = contract f64[16,8] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2], v8[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 5], v8[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 10], v8[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 15], v8[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %611 = softmax f64[16,8] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v9[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v9[(i0 * 8 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[i1 * L + l] = vm::exp(v9[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v9[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 8 + i1) * L + l] = v11[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %615 = contract f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 20 + i1], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 20 + i1 + 5], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 20 + i1 + 10], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 20 + i1 + 15], v8[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %616 = sigmoid f64[16] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = sigmoid(v9[i0 * L + l]);
-    }
-  }
-  // %617 = contract f64[16,8] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 8 + i1) * L + l] = v10[(i0 * 8 + i1) * L + l] * v12[i0 * L + l];
-      }
-    }
-  }
-  // %609 = contract f64[16,8] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2], v8[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 5], v8[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 10], v8[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 15], v8[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %582 = layernorm f64[5] -> v11
+  // %582 = layernorm f64[5] -> v5
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4042,8 +3638,8 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e300 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e300 * e300);
+        const T e80 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e80 * e80);
       }
     }
   }
@@ -4055,17 +3651,178 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v5[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %584 = add f64[5] -> v14
+  // %584 = add f64[5] -> v6
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v11[i0 * L + l]);
+      v6[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v5[i0 * L + l]);
     }
   }
-  // %587 = contract f64[16,8] -> v15
+  // %643 = contract f64[16] -> v7
+  // %615 = contract f64[16] -> v8
+  // %592 = contract f64[16] -> v9
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 20 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 20 + i1], v4[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 20 + i1], v6[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 20 + i1 + 5], v2[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 20 + i1 + 5], v4[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 20 + i1 + 5], v6[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 20 + i1 + 10], v2[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 20 + i1 + 10], v4[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 20 + i1 + 10], v6[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 20 + i1 + 15], v2[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 20 + i1 + 15], v4[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 20 + i1 + 15], v6[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc4_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v9[(i0 * 4) * L + l] = acc8_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %644 = sigmoid f64[16] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = sigmoid(v7[i0 * L + l]);
+    }
+  }
+  // %616 = sigmoid f64[16] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = sigmoid(v8[i0 * L + l]);
+    }
+  }
+  // %638 = contract f64[16,8] -> v11
+  // %610 = contract f64[16,8] -> v12
+  // %587 = contract f64[16,8] -> v13
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2], v2[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2], v4[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2], v6[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 5], v2[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 5], v4[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 5], v6[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 10], v2[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 10], v4[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 10], v6[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 15], v2[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 15], v4[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 15], v6[i2 * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v12[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v12[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v12[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v12[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v13[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
+        v13[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v13[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v13[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+  }
+  // %639 = softmax f64[16,8] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v11[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[i1 * L + l] = vm::exp(v11[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 8 + i1) * L + l] = v8[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %645 = contract f64[16,8] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 8 + i1) * L + l] = v14[(i0 * 8 + i1) * L + l] * v10[i0 * L + l];
+      }
+    }
+  }
+  // %1254 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4075,13 +3832,17 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
       }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2], v14[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 5], v14[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 10], v14[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 15], v14[i2 * L + l], acc3_v[l]);
+          acc0_v[l] =
+              std::fma(v0[(i0 * 64 + i1 * 32 + i2) * L + l], v11[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v0[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v11[(i0 * 8 + i2) * L + l],
+                               acc1_v[l]);
+          acc2_v[l] = std::fma(v0[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v0[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -4093,7 +3854,61 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %588 = softmax f64[16,8] -> v16
+  // %637 = contract f64[16,8] -> v11
+  // %609 = contract f64[16,8] -> v16
+  // %586 = contract f64[16,8] -> v17
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2], v2[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2], v4[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2], v6[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 5], v2[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 5], v4[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 5], v6[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 10], v2[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 10], v4[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 10], v6[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 15], v2[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 15], v4[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 15], v6[i2 * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v16[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v16[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v16[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v16[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v17[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
+        v17[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v17[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v17[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+  }
+  // %611 = softmax f64[16,8] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4103,7 +3918,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v15[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v15[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+            (v12[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 8 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -4114,84 +3929,71 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[i1 * L + l] = vm::exp(v15[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v15[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v8[i1 * L + l] = vm::exp(v12[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 8 + i1) * L + l] = v17[i1 * L + l] / rowsum_v[l];
+        v18[(i0 * 8 + i1) * L + l] = v8[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %592 = contract f64[16] -> v15
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 20 + i1], v14[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 20 + i1 + 5], v14[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 20 + i1 + 10], v14[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 20 + i1 + 15], v14[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %593 = sigmoid f64[16] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = sigmoid(v15[i0 * L + l]);
-    }
-  }
-  // %594 = contract f64[16,8] -> v15
+  // %617 = contract f64[16,8] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 8 + i1) * L + l] = v16[(i0 * 8 + i1) * L + l] * v18[i0 * L + l];
+        v12[(i0 * 8 + i1) * L + l] = v18[(i0 * 8 + i1) * L + l] * v7[i0 * L + l];
       }
     }
   }
-  // %586 = contract f64[16,8] -> v19
+  // %588 = softmax f64[16,8] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        rowmax_v[l] =
+            (v13[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v13[(i0 * 8 + i1) * L + l] : rowmax_v[l];
       }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2], v14[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 5], v14[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 10], v14[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 15], v14[i2 * L + l], acc3_v[l]);
-        }
-      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v19[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v19[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v19[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v8[i1 * L + l] = vm::exp(v13[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v13[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 8 + i1) * L + l] = v8[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %593 = sigmoid f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = sigmoid(v9[i0 * L + l]);
+    }
+  }
+  // %594 = contract f64[16,8] -> v13
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 8 + i1) * L + l] = v19[(i0 * 8 + i1) * L + l] * v8[i0 * L + l];
       }
     }
   }
@@ -4208,14 +4010,14 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v16[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v19[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v19[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v19[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v19[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -4231,7 +4033,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = vm::tanh(v19[i0 * L + l] - v20[i0 * L + l]);
+      v21[i0 * L + l] = vm::tanh(v17[i0 * L + l] - v20[i0 * L + l]);
     }
   }
   // %865 = add f64[16,8,8] -> v22
@@ -4241,13 +4043,13 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           v22[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              (((v15[(i0 * 8 + i2) * L + l] * v21[(i0 * 8 + i1) * L + l]) / 4.0f) * (T(h) * 0.5f)) +
+              (((v13[(i0 * 8 + i2) * L + l] * v21[(i0 * 8 + i1) * L + l]) / 4.0f) * (T(h) * 0.5f)) +
               z0_W[(i0 * 64 + i1 * 8 + i2) * L + l];
         }
       }
     }
   }
-  // %881 = contract f64[16,8] -> v19
+  // %881 = contract f64[16,8] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4260,22 +4062,22 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v22[(i0 * 64 + i1 * 32 + i2) * L + l], v10[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(v22[(i0 * 64 + i1 * 32 + i2) * L + l], v18[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(v22[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v18[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(v22[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v18[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(v22[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v18[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v19[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v19[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v19[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v17[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v17[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v17[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v17[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
@@ -4283,7 +4085,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = vm::tanh(v13[i0 * L + l] - v19[i0 * L + l]);
+      v20[i0 * L + l] = vm::tanh(v16[i0 * L + l] - v17[i0 * L + l]);
     }
   }
   // %889 = add f64[16,8,8] -> v23
@@ -4293,13 +4095,13 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           v23[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              (((v20[(i0 * 8 + i1) * L + l] * v9[(i0 * 8 + i2) * L + l]) / 4.0f) * (T(h) * 0.5f)) +
+              (((v20[(i0 * 8 + i1) * L + l] * v12[(i0 * 8 + i2) * L + l]) / 4.0f) * (T(h) * 0.5f)) +
               z0_W[(i0 * 64 + i1 * 8 + i2) * L + l];
         }
       }
     }
   }
-  // %890 = contract f64[16,8] -> v19
+  // %890 = contract f64[16,8] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4312,22 +4114,22 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v23[(i0 * 64 + i1 * 32 + i2) * L + l], v10[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(v23[(i0 * 64 + i1 * 32 + i2) * L + l], v18[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(v23[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v18[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(v23[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v18[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(v23[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v18[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v19[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v19[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v19[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v17[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v17[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v17[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v17[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
@@ -4335,7 +4137,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = vm::tanh(v13[i0 * L + l] - v19[i0 * L + l]);
+      v24[i0 * L + l] = vm::tanh(v16[i0 * L + l] - v17[i0 * L + l]);
     }
   }
   // %1247 = add f64[16,8,8] -> v25
@@ -4346,12 +4148,12 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
         for (int64_t l = 0; l < L; ++l) {
           v25[(i0 * 64 + i1 * 8 + i2) * L + l] =
               z0_W[(i0 * 64 + i1 * 8 + i2) * L + l] +
-              (((v9[(i0 * 8 + i2) * L + l] * v24[(i0 * 8 + i1) * L + l]) / 4.0f) * T(h));
+              (((v12[(i0 * 8 + i2) * L + l] * v24[(i0 * 8 + i1) * L + l]) / 4.0f) * T(h));
         }
       }
     }
   }
-  // %1248 = contract f64[16,8] -> v13
+  // %1248 = contract f64[16,8] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4364,37 +4166,37 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(v25[(i0 * 64 + i1 * 32 + i2) * L + l], v4[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v25[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v4[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
+          acc0_v[l] = std::fma(v25[(i0 * 64 + i1 * 32 + i2) * L + l], v14[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v25[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v14[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(v25[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v4[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v14[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(v25[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v4[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v14[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v16[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v16[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v16[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v16[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1250 = tanh f64[16,8] -> v19
+  // %1250 = tanh f64[16,8] -> v17
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = vm::tanh(v3[i0 * L + l] - v13[i0 * L + l]);
+      v17[i0 * L + l] = vm::tanh(v11[i0 * L + l] - v16[i0 * L + l]);
     }
   }
-  // %1255 = mul f64[16,8] -> v3
+  // %1255 = mul f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v7[i0 * L + l] * (1.0f - square(v19[i0 * L + l]));
+      v11[i0 * L + l] = v15[i0 * L + l] * (1.0f - square(v17[i0 * L + l]));
     }
   }
   // %1256 = contract f64[16,8,8] -> v26
@@ -4404,7 +4206,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           v26[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              v3[(i0 * 8 + i1) * L + l] * v4[(i0 * 8 + i2) * L + l];
+              v11[(i0 * 8 + i1) * L + l] * v14[(i0 * 8 + i2) * L + l];
         }
       }
     }
@@ -4423,7 +4225,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1263 = contract f64[16,8] -> v7
+  // %1263 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4436,30 +4238,30 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(v27[(i0 * 64 + i1 * 32 + i2) * L + l], v9[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v27[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v9[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
+          acc0_v[l] = std::fma(v27[(i0 * 64 + i1 * 32 + i2) * L + l], v12[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v27[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v12[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(v27[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v12[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(v27[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v12[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1264 = mul f64[16,8] -> v13
+  // %1264 = mul f64[16,8] -> v16
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = (1.0f - square(v24[i0 * L + l])) * v7[i0 * L + l];
+      v16[i0 * L + l] = (1.0f - square(v24[i0 * L + l])) * v15[i0 * L + l];
     }
   }
   // %1270 = div f64[16,8,8] -> v28
@@ -4470,13 +4272,13 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
         for (int64_t l = 0; l < L; ++l) {
           v28[(i0 * 64 + i1 * 8 + i2) * L + l] =
               ((z1_bar_W[(i0 * 64 + i1 * 8 + i2) * L + l] * (T(h) * 0.33333334f)) -
-               (v10[(i0 * 8 + i2) * L + l] * (v13[(i0 * 8 + i1) * L + l] * (T(h) * 0.5f)))) /
+               (v18[(i0 * 8 + i2) * L + l] * (v16[(i0 * 8 + i1) * L + l] * (T(h) * 0.5f)))) /
               4.0f;
         }
       }
     }
   }
-  // %1271 = contract f64[16,8] -> v7
+  // %1271 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4489,30 +4291,30 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(v28[(i0 * 64 + i1 * 32 + i2) * L + l], v9[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v28[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v9[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
+          acc0_v[l] = std::fma(v28[(i0 * 64 + i1 * 32 + i2) * L + l], v12[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v28[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v12[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(v28[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v12[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(v28[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v12[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1274 = mul f64[16,8] -> v9
+  // %1274 = mul f64[16,8] -> v12
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = (1.0f - square(v20[i0 * L + l])) * v7[i0 * L + l];
+      v12[i0 * L + l] = (1.0f - square(v20[i0 * L + l])) * v15[i0 * L + l];
     }
   }
   // %1280 = div f64[16,8,8] -> v29
@@ -4523,13 +4325,13 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
         for (int64_t l = 0; l < L; ++l) {
           v29[(i0 * 64 + i1 * 8 + i2) * L + l] =
               ((z1_bar_W[(i0 * 64 + i1 * 8 + i2) * L + l] * (T(h) * 0.16666667f)) -
-               ((v9[(i0 * 8 + i1) * L + l] * (T(h) * 0.5f)) * v10[(i0 * 8 + i2) * L + l])) /
+               ((v12[(i0 * 8 + i1) * L + l] * (T(h) * 0.5f)) * v18[(i0 * 8 + i2) * L + l])) /
               4.0f;
         }
       }
     }
   }
-  // %1281 = contract f64[16,8] -> v7
+  // %1281 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4542,30 +4344,30 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v29[(i0 * 64 + i1 * 32 + i2) * L + l], v15[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(v29[(i0 * 64 + i1 * 32 + i2) * L + l], v13[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(v29[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v13[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(v29[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v13[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(v29[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v13[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1282 = mul f64[16,8] -> v15
+  // %1282 = mul f64[16,8] -> v13
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v7[i0 * L + l] * (1.0f - square(v21[i0 * L + l]));
+      v13[i0 * L + l] = v15[i0 * L + l] * (1.0f - square(v21[i0 * L + l]));
     }
   }
   // %1284 = sub f64[16,8,8] -> d.W
@@ -4576,14 +4378,14 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
         for (int64_t l = 0; l < L; ++l) {
           z0_bar_W[(i0 * 64 + i1 * 8 + i2) * L + l] +=
               (((z1_bar_W[(i0 * 64 + i1 * 8 + i2) * L + l] - v26[(i0 * 64 + i1 * 8 + i2) * L + l]) -
-                (v10[(i0 * 8 + i2) * L + l] * v13[(i0 * 8 + i1) * L + l])) -
-               (v9[(i0 * 8 + i1) * L + l] * v10[(i0 * 8 + i2) * L + l])) -
-              (v15[(i0 * 8 + i1) * L + l] * v16[(i0 * 8 + i2) * L + l]);
+                (v18[(i0 * 8 + i2) * L + l] * v16[(i0 * 8 + i1) * L + l])) -
+               (v12[(i0 * 8 + i1) * L + l] * v18[(i0 * 8 + i2) * L + l])) -
+              (v13[(i0 * 8 + i1) * L + l] * v19[(i0 * 8 + i2) * L + l]);
         }
       }
     }
   }
-  // %1302 = contract f64[16,8] -> v7
+  // %1302 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4596,26 +4398,69 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v19[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(v0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v17[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(v0[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v19[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v17[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(v0[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v19[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v17[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(v0[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v19[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v17[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1314 = contract f64[16] -> v19
+  // %1304 = contract f64[16,8] -> v17
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v25[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v11[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v25[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v25[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v25[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v17[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v17[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v17[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v17[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1305 = sub f64[16,8] -> v0
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[(i0 * 8 + i1) * L + l] =
+            (v15[(i0 * 8 + i1) * L + l] * v10[i0 * L + l]) - v17[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %1314 = contract f64[16] -> v9
+  // %1306 = contract f64[16] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4623,249 +4468,60 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 32 + i1) * L + l], v7[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v14[(i0 * 32 + i1) * L + l], v15[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v14[(i0 * 32 + i1) * L + l], v0[(i0 * 32 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v4[(i0 * 32 + i1 + 8) * L + l], v7[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v14[(i0 * 32 + i1 + 8) * L + l], v15[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v14[(i0 * 32 + i1 + 8) * L + l], v0[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v4[(i0 * 32 + i1 + 16) * L + l], v7[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v14[(i0 * 32 + i1 + 16) * L + l], v15[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v14[(i0 * 32 + i1 + 16) * L + l], v0[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v4[(i0 * 32 + i1 + 24) * L + l], v7[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v14[(i0 * 32 + i1 + 24) * L + l], v15[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v14[(i0 * 32 + i1 + 24) * L + l], v0[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 4) * L + l] = acc4_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1315 = mul f64[16] -> v0
+  // %1315 = mul f64[16] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = ((1.0f - v6[i0 * L + l]) * v6[i0 * L + l]) * v19[i0 * L + l];
+      v15[i0 * L + l] = ((1.0f - v10[i0 * L + l]) * v10[i0 * L + l]) * v9[i0 * L + l];
     }
   }
-  // %1316 = contract f64[5] -> v17
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 5], v0[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 * 5 + 1], v0[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 * 5 + 2], v0[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 * 5 + 3], v0[i0 * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v17[l] = acc0_v[l];
-    v17[1 * L + l] = acc1_v[l];
-    v17[2 * L + l] = acc2_v[l];
-    v17[3 * L + l] = acc3_v[l];
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 5 + 4], v0[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v17[4 * L + l] = acc0_v[l];
-  }
-  // %1311 = contract f64[16,5] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5], v3[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 1], v3[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 2], v3[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 3], v3[(i0 * 8 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 5) * L + l] = acc0_v[l];
-      v19[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 4], v3[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1304 = contract f64[16,8] -> v26
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v25[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v25[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v3[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v25[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v3[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v25[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v3[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v26[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v26[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v26[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1305 = sub f64[16,8] -> v25
+  // %1309 = mul f64[16,8] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v25[(i0 * 8 + i1) * L + l] =
-            (v7[(i0 * 8 + i1) * L + l] * v6[i0 * L + l]) - v26[(i0 * 8 + i1) * L + l];
+            (v0[(i0 * 8 + i1) * L + l] - v17[i0 * L + l]) * v14[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %1306 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 32 + i1) * L + l], v25[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v4[(i0 * 32 + i1 + 8) * L + l], v25[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v4[(i0 * 32 + i1 + 16) * L + l], v25[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v4[(i0 * 32 + i1 + 24) * L + l], v25[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1309 = mul f64[16,8] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 8 + i1) * L + l] =
-            (v25[(i0 * 8 + i1) * L + l] - v6[i0 * L + l]) * v4[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %1310 = contract f64[16,5] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v7[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v7[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v7[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v7[(i0 * 8 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 5) * L + l] = acc0_v[l];
-      v4[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v7[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1313 = reduce_sum f64[5] -> v6
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v19[(i0 + i1 * 5) * L + l] + v4[(i0 + i1 * 5) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1317 = add f64[5] -> v4
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = v17[i0 * L + l] + v6[i0 * L + l];
-    }
-  }
-  // %1320 = contract f64[16,8] -> v19
+  // %1320 = contract f64[16,8] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4890,14 +4546,14 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v19[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v19[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v19[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v14[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v14[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v14[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v14[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1319 = contract f64[16,8] -> v24
+  // %1319 = contract f64[16,8] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4922,10 +4578,10 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v24[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v24[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v24[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v17[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v17[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v17[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v17[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
@@ -4933,88 +4589,19 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = v19[i0 * L + l] + v24[i0 * L + l];
+      v20[i0 * L + l] = v14[i0 * L + l] + v17[i0 * L + l];
     }
   }
-  // %1322 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 32 + i1) * L + l], v20[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v10[(i0 * 32 + i1 + 8) * L + l], v20[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v10[(i0 * 32 + i1 + 16) * L + l], v20[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v10[(i0 * 32 + i1 + 24) * L + l], v20[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1323 = mul f64[16] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = v6[i0 * L + l] * (v12[i0 * L + l] * (1.0f - v12[i0 * L + l]));
-    }
-  }
-  // %1324 = contract f64[5] -> v17
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 5], v19[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 * 5 + 1], v19[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 * 5 + 2], v19[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 * 5 + 3], v19[i0 * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v17[l] = acc0_v[l];
-    v17[1 * L + l] = acc1_v[l];
-    v17[2 * L + l] = acc2_v[l];
-    v17[3 * L + l] = acc3_v[l];
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 5 + 4], v19[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v17[4 * L + l] = acc0_v[l];
-  }
-  // %1336 = add f64[16,8] -> v24
+  // %1336 = add f64[16,8] -> v14
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v9[i0 * L + l] + v13[i0 * L + l];
+      v14[i0 * L + l] = v12[i0 * L + l] + v16[i0 * L + l];
     }
   }
-  // %1337 = contract f64[16,5] -> v25
+  // %1311 = contract f64[16,5] -> v17
+  // %1337 = contract f64[16,5] -> v24
+  // %1289 = contract f64[16,5] -> v0
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5022,33 +4609,63 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5], v24[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 1], v24[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 2], v24[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 3], v24[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5], v11[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 40 + i1 * 5], v14[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wv[i0 * 40 + i1 * 5], v13[(i0 * 8 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 1], v11[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 1], v14[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 1], v13[(i0 * 8 + i1) * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 2], v11[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 2], v14[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 2], v13[(i0 * 8 + i1) * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 3], v11[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 3], v14[(i0 * 8 + i1) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 3], v13[(i0 * 8 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 5) * L + l] = acc0_v[l];
-      v25[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 5) * L + l] = acc0_v[l];
+      v17[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 5) * L + l] = acc4_v[l];
+      v24[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v24[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v24[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v0[(i0 * 5) * L + l] = acc8_v[l];
+      v0[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v0[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v0[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 4], v24[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 4], v11[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 4], v14[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 4], v13[(i0 * 8 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v17[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v24[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v0[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
   // %1325 = contract f64[16,8] -> v26
@@ -5064,14 +4681,14 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v22[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v9[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(v22[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v12[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(v22[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v12[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(v22[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v12[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(v22[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v12[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -5083,7 +4700,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1327 = contract f64[16,8] -> v9
+  // %1327 = contract f64[16,8] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5096,36 +4713,37 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v23[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v13[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(v23[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v16[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(v23[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v16[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(v23[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v16[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(v23[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v16[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v12[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v12[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1330 = add f64[16,8] -> v13
+  // %1330 = add f64[16,8] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 8 + i1) * L + l] = ((-v26[(i0 * 8 + i1) * L + l]) - v9[(i0 * 8 + i1) * L + l]) +
-                                     (v20[(i0 * 8 + i1) * L + l] * v12[i0 * L + l]);
+        v16[(i0 * 8 + i1) * L + l] = ((-v26[(i0 * 8 + i1) * L + l]) - v12[(i0 * 8 + i1) * L + l]) +
+                                     (v20[(i0 * 8 + i1) * L + l] * v7[i0 * L + l]);
       }
     }
   }
-  // %1331 = contract f64[16] -> v6
+  // %1322 = contract f64[16] -> v9
+  // %1331 = contract f64[16] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5133,99 +4751,60 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 32 + i1) * L + l], v13[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v18[(i0 * 32 + i1) * L + l], v20[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v18[(i0 * 32 + i1) * L + l], v16[(i0 * 32 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v10[(i0 * 32 + i1 + 8) * L + l], v13[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v18[(i0 * 32 + i1 + 8) * L + l], v20[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v18[(i0 * 32 + i1 + 8) * L + l], v16[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v10[(i0 * 32 + i1 + 16) * L + l], v13[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v18[(i0 * 32 + i1 + 16) * L + l], v20[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v18[(i0 * 32 + i1 + 16) * L + l], v16[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v10[(i0 * 32 + i1 + 24) * L + l], v13[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v18[(i0 * 32 + i1 + 24) * L + l], v20[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v18[(i0 * 32 + i1 + 24) * L + l], v16[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc4_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1334 = mul f64[16,8] -> v9
+  // %1323 = mul f64[16] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = v9[i0 * L + l] * (v7[i0 * L + l] * (1.0f - v7[i0 * L + l]));
+    }
+  }
+  // %1334 = mul f64[16,8] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 8 + i1) * L + l] =
-            (v13[(i0 * 8 + i1) * L + l] - v6[i0 * L + l]) * v10[(i0 * 8 + i1) * L + l];
+        v20[(i0 * 8 + i1) * L + l] =
+            (v16[(i0 * 8 + i1) * L + l] - v10[i0 * L + l]) * v18[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %1335 = contract f64[16,5] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v9[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v9[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v9[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v9[(i0 * 8 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5) * L + l] = acc0_v[l];
-      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v9[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1339 = reduce_sum f64[5] -> v6
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v25[(i0 + i1 * 5) * L + l] + v10[(i0 + i1 * 5) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1340 = add f64[5] -> v12
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v17[i0 * L + l] + v6[i0 * L + l];
-    }
-  }
-  // %1285 = contract f64[16,8] -> v10
+  // %1285 = contract f64[16,8] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5250,14 +4829,14 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v10[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v10[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v10[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v16[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v16[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v16[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v16[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1291 = contract f64[16,8] -> v13
+  // %1291 = contract f64[16,8] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5271,35 +4850,35 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc0_v[l]);
+                               v13[(i0 * 8 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v13[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v13[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v13[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v18[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v18[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v18[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v18[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1292 = sub f64[16,8] -> v20
+  // %1292 = sub f64[16,8] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 8 + i1) * L + l] =
-            (v10[(i0 * 8 + i1) * L + l] * v18[i0 * L + l]) - v13[(i0 * 8 + i1) * L + l];
+        v21[(i0 * 8 + i1) * L + l] =
+            (v16[(i0 * 8 + i1) * L + l] * v8[i0 * L + l]) - v18[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %1293 = contract f64[16] -> v6
+  // %1293 = contract f64[16] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5311,71 +4890,36 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v20[(i0 * 32 + i1) * L + l], v16[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v21[(i0 * 32 + i1) * L + l], v19[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v20[(i0 * 32 + i1 + 8) * L + l], v16[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v21[(i0 * 32 + i1 + 8) * L + l], v19[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v20[(i0 * 32 + i1 + 16) * L + l], v16[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v21[(i0 * 32 + i1 + 16) * L + l], v19[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v20[(i0 * 32 + i1 + 24) * L + l], v16[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v21[(i0 * 32 + i1 + 24) * L + l], v19[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1296 = mul f64[16,8] -> v13
+  // %1296 = mul f64[16,8] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 8 + i1) * L + l] =
-            (v20[(i0 * 8 + i1) * L + l] - v6[i0 * L + l]) * v16[(i0 * 8 + i1) * L + l];
+        v18[(i0 * 8 + i1) * L + l] =
+            (v21[(i0 * 8 + i1) * L + l] - v7[i0 * L + l]) * v19[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %1297 = contract f64[16,5] -> v20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v13[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v13[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v13[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v13[(i0 * 8 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 5) * L + l] = acc0_v[l];
-      v20[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v13[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1289 = contract f64[16,5] -> v21
+  // %1310 = contract f64[16,5] -> v21
+  // %1335 = contract f64[16,5] -> v22
+  // %1297 = contract f64[16,5] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5383,14 +4927,30 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5], v15[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 1], v15[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 2], v15[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 3], v15[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v25[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v20[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v18[(i0 * 8 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v25[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v20[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v18[(i0 * 8 + i1) * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v25[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v20[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v18[(i0 * 8 + i1) * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v25[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v20[(i0 * 8 + i1) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v18[(i0 * 8 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5399,20 +4959,34 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       v21[(i0 * 5 + 1) * L + l] = acc1_v[l];
       v21[(i0 * 5 + 2) * L + l] = acc2_v[l];
       v21[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 5) * L + l] = acc4_v[l];
+      v22[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v22[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v22[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v23[(i0 * 5) * L + l] = acc8_v[l];
+      v23[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v23[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v23[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 4], v15[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v25[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v20[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v18[(i0 * 8 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v21[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v22[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v23[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %1299 = reduce_sum f64[5] -> v17
+  // %1313 = reduce_sum f64[5] -> v7
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5421,15 +4995,49 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v20[(i0 + i1 * 5) * L + l] + v21[(i0 + i1 * 5) * L + l]);
+        acc_v[l] = acc_v[l] + (v17[(i0 + i1 * 5) * L + l] + v21[(i0 + i1 * 5) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = acc_v[l];
+      v7[i0 * L + l] = acc_v[l];
     }
   }
-  // %1286 = contract f64[16] -> v6
+  // %1339 = reduce_sum f64[5] -> v9
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v24[(i0 + i1 * 5) * L + l] + v22[(i0 + i1 * 5) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1299 = reduce_sum f64[5] -> v10
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v23[(i0 + i1 * 5) * L + l] + v0[(i0 + i1 * 5) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1286 = contract f64[16] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5441,70 +5049,116 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 32 + i1) * L + l], v16[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 32 + i1) * L + l], v19[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v10[(i0 * 32 + i1 + 8) * L + l], v16[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 32 + i1 + 8) * L + l], v19[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v10[(i0 * 32 + i1 + 16) * L + l], v16[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 32 + i1 + 16) * L + l], v19[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v10[(i0 * 32 + i1 + 24) * L + l], v16[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 32 + i1 + 24) * L + l], v19[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 4) * L + l] = acc0_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1287 = mul f64[16] -> v10
+  // %1287 = mul f64[16] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = ((1.0f - v18[i0 * L + l]) * v18[i0 * L + l]) * v6[i0 * L + l];
+      v16[i0 * L + l] = ((1.0f - v8[i0 * L + l]) * v8[i0 * L + l]) * v17[i0 * L + l];
     }
   }
-  // %1288 = contract f64[5] -> v6
+  // %1316 = contract f64[5] -> v8
+  // %1324 = contract f64[5] -> v17
+  // %1288 = contract f64[5] -> v19
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
     acc1_v[l] = 0.0f;
     acc2_v[l] = 0.0f;
     acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+    acc8_v[l] = 0.0f;
+    acc9_v[l] = 0.0f;
+    acc10_v[l] = 0.0f;
+    acc11_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 5], v10[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 * 5 + 1], v10[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 * 5 + 2], v10[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 * 5 + 3], v10[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 5], v15[i0 * L + l], acc0_v[l]);
+      acc4_v[l] = std::fma(Wb[i0 * 5], v12[i0 * L + l], acc4_v[l]);
+      acc8_v[l] = std::fma(Wb[i0 * 5], v16[i0 * L + l], acc8_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 5 + 1], v15[i0 * L + l], acc1_v[l]);
+      acc5_v[l] = std::fma(Wb[i0 * 5 + 1], v12[i0 * L + l], acc5_v[l]);
+      acc9_v[l] = std::fma(Wb[i0 * 5 + 1], v16[i0 * L + l], acc9_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 5 + 2], v15[i0 * L + l], acc2_v[l]);
+      acc6_v[l] = std::fma(Wb[i0 * 5 + 2], v12[i0 * L + l], acc6_v[l]);
+      acc10_v[l] = std::fma(Wb[i0 * 5 + 2], v16[i0 * L + l], acc10_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 5 + 3], v15[i0 * L + l], acc3_v[l]);
+      acc7_v[l] = std::fma(Wb[i0 * 5 + 3], v12[i0 * L + l], acc7_v[l]);
+      acc11_v[l] = std::fma(Wb[i0 * 5 + 3], v16[i0 * L + l], acc11_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v6[l] = acc0_v[l];
-    v6[1 * L + l] = acc1_v[l];
-    v6[2 * L + l] = acc2_v[l];
-    v6[3 * L + l] = acc3_v[l];
+    v8[l] = acc0_v[l];
+    v8[1 * L + l] = acc1_v[l];
+    v8[2 * L + l] = acc2_v[l];
+    v8[3 * L + l] = acc3_v[l];
+    v17[l] = acc4_v[l];
+    v17[1 * L + l] = acc5_v[l];
+    v17[2 * L + l] = acc6_v[l];
+    v17[3 * L + l] = acc7_v[l];
+    v19[l] = acc8_v[l];
+    v19[1 * L + l] = acc9_v[l];
+    v19[2 * L + l] = acc10_v[l];
+    v19[3 * L + l] = acc11_v[l];
     acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 5 + 4], v10[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 5 + 4], v15[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 5 + 4], v12[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 5 + 4], v16[i0 * L + l], acc2_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v6[4 * L + l] = acc0_v[l];
+    v8[4 * L + l] = acc0_v[l];
+    v17[4 * L + l] = acc1_v[l];
+    v19[4 * L + l] = acc2_v[l];
   }
-  // %1300 = add f64[5] -> v18
+  // %1317 = add f64[5] -> v21
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = v17[i0 * L + l] + v6[i0 * L + l];
+      v21[i0 * L + l] = v8[i0 * L + l] + v7[i0 * L + l];
+    }
+  }
+  // %1340 = add f64[5] -> v7
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = v17[i0 * L + l] + v9[i0 * L + l];
+    }
+  }
+  // %1300 = add f64[5] -> v8
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = v10[i0 * L + l] + v19[i0 * L + l];
     }
   }
   // %1343 = add f64[5] -> d.ln.gain
@@ -5513,8 +5167,8 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((v1[i0 * L + l] * v4[i0 * L + l]) + (v12[i0 * L + l] * v5[i0 * L + l])) +
-                 (v11[i0 * L + l] * v18[i0 * L + l]);
+        sum[l] = ((v1[i0 * L + l] * v21[i0 * L + l]) + (v7[i0 * L + l] * v3[i0 * L + l])) +
+                 (v5[i0 * L + l] * v8[i0 * L + l]);
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
@@ -5525,7 +5179,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v12[i0 * L + l] + v4[i0 * L + l]) + v18[i0 * L + l];
+        sum[l] = (v7[i0 * L + l] + v21[i0 * L + l]) + v8[i0 * L + l];
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
@@ -5537,8 +5191,8 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v0[i0 * L + l] * v2[i1 * L + l]) + (v8[i1 * L + l] * v19[i0 * L + l])) +
-                   (v10[i0 * L + l] * v14[i1 * L + l]);
+          sum[l] = ((v15[i0 * L + l] * v2[i1 * L + l]) + (v4[i1 * L + l] * v12[i0 * L + l])) +
+                   (v16[i0 * L + l] * v6[i1 * L + l]);
         }
         theta_bar_Wb[i0 * 5 + i1] += lane_sum<L>(sum);
       }
@@ -5552,9 +5206,9 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v13[(i0 * 8 + i1) * L + l] * v14[i2 * L + l]) +
-                     ((v8[i2 * L + l] * v9[(i0 * 8 + i1) * L + l]) +
-                      (v7[(i0 * 8 + i1) * L + l] * v2[i2 * L + l]));
+            sum[l] = (v18[(i0 * 8 + i1) * L + l] * v6[i2 * L + l]) +
+                     ((v4[i2 * L + l] * v20[(i0 * 8 + i1) * L + l]) +
+                      (v25[(i0 * 8 + i1) * L + l] * v2[i2 * L + l]));
           }
           theta_bar_Wk[i0 * 40 + i1 * 5 + i2] += lane_sum<L>(sum);
         }
@@ -5569,9 +5223,9 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v15[(i0 * 8 + i1) * L + l] * v14[i2 * L + l]) +
-                     ((v3[(i0 * 8 + i1) * L + l] * v2[i2 * L + l]) +
-                      (v24[(i0 * 8 + i1) * L + l] * v8[i2 * L + l]));
+            sum[l] = (v13[(i0 * 8 + i1) * L + l] * v6[i2 * L + l]) +
+                     ((v11[(i0 * 8 + i1) * L + l] * v2[i2 * L + l]) +
+                      (v14[(i0 * 8 + i1) * L + l] * v4[i2 * L + l]));
           }
           theta_bar_Wv[i0 * 40 + i1 * 5 + i2] += lane_sum<L>(sum);
         }
@@ -5594,7 +5248,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v2[l] = acc_v[l];
     }
-    // %838 = reduce_sum f64[] -> v8
+    // %838 = reduce_sum f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5607,21 +5261,21 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[l] = acc_v[l];
+      v4[l] = acc_v[l];
     }
     // %842 = reciprocal f64[] -> v2
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[l] = T(1) / std::sqrt((v8[l] * 0.2f) + 1e-05f);
+      v2[l] = T(1) / std::sqrt((v4[l] * 0.2f) + 1e-05f);
     }
-    // %1361 = mul f64[5] -> v8
+    // %1361 = mul f64[5] -> v4
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[i0 * L + l] = ln_gain[i0] * v18[i0 * L + l];
+        v4[i0 * L + l] = ln_gain[i0] * v8[i0 * L + l];
       }
     }
-    // %1362 = reduce_sum f64[] -> v14
+    // %1362 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5629,14 +5283,14 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v8[i0 * L + l];
+        acc_v[l] = acc_v[l] + v4[i0 * L + l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[l] = acc_v[l];
+      v6[l] = acc_v[l];
     }
-    // %1366 = contract f64[] -> v17
+    // %1366 = contract f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5644,29 +5298,29 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[i0 * L + l], v8[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v5[i0 * L + l], v4[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[l] = acc0_v[l];
+      v8[l] = acc0_v[l];
     }
     // %1371 = mul f64[5] -> d.dx@0
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[i0 * L + l] +=
-            v2[l] * ((v8[i0 * L + l] - (v14[l] * 0.2f)) - (v11[i0 * L + l] * (v17[l] * 0.2f)));
+            v2[l] * ((v4[i0 * L + l] - (v6[l] * 0.2f)) - (v5[i0 * L + l] * (v8[l] * 0.2f)));
       }
     }
     // %1372 = mul f64[5] -> v2
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[i0 * L + l] = v12[i0 * L + l] * ln_gain[i0];
+        v2[i0 * L + l] = v7[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1373 = reduce_sum f64[] -> v8
+    // %1373 = reduce_sum f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5679,9 +5333,9 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[l] = acc_v[l];
+      v4[l] = acc_v[l];
     }
-    // %1377 = contract f64[] -> v14
+    // %1377 = contract f64[] -> v5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5689,14 +5343,14 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v2[i0 * L + l], v5[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v2[i0 * L + l], v3[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[l] = acc0_v[l];
+      v5[l] = acc0_v[l];
     }
-    // %773 = reduce_sum f64[] -> v11
+    // %773 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5709,9 +5363,9 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[l] = acc_v[l];
+      v6[l] = acc_v[l];
     }
-    // %778 = reduce_sum f64[] -> v17
+    // %778 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5719,34 +5373,34 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 5) * L + l] - (v11[l] * 0.2f));
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 5) * L + l] - (v6[l] * 0.2f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[l] = acc_v[l];
+      v7[l] = acc_v[l];
     }
-    // %782 = reciprocal f64[] -> v11
+    // %782 = reciprocal f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[l] = T(1) / std::sqrt((v17[l] * 0.2f) + 1e-05f);
+      v6[l] = T(1) / std::sqrt((v7[l] * 0.2f) + 1e-05f);
     }
     // %1382 = mul f64[5] -> d.dx@1
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 + 5) * L + l] +=
-            ((v2[i0 * L + l] - (v8[l] * 0.2f)) - (v5[i0 * L + l] * (v14[l] * 0.2f))) * v11[l];
+            ((v2[i0 * L + l] - (v4[l] * 0.2f)) - (v3[i0 * L + l] * (v5[l] * 0.2f))) * v6[l];
       }
     }
     // %1383 = mul f64[5] -> v2
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[i0 * L + l] = ln_gain[i0] * v4[i0 * L + l];
+        v2[i0 * L + l] = ln_gain[i0] * v21[i0 * L + l];
       }
     }
-    // %1384 = reduce_sum f64[] -> v8
+    // %1384 = reduce_sum f64[] -> v3
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5759,9 +5413,9 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[l] = acc_v[l];
+      v3[l] = acc_v[l];
     }
-    // %1388 = contract f64[] -> v14
+    // %1388 = contract f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5774,7 +5428,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[l] = acc0_v[l];
+      v4[l] = acc0_v[l];
     }
     // %694 = reduce_sum f64[] -> v5
     PLASTIC_SIMD
@@ -5791,7 +5445,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v5[l] = acc_v[l];
     }
-    // %699 = reduce_sum f64[] -> v11
+    // %699 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5804,19 +5458,19 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[l] = acc_v[l];
+      v6[l] = acc_v[l];
     }
     // %703 = reciprocal f64[] -> v5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[l] = T(1) / std::sqrt((v11[l] * 0.2f) + 1e-05f);
+      v5[l] = T(1) / std::sqrt((v6[l] * 0.2f) + 1e-05f);
     }
     // %1393 = mul f64[5] -> d.dx@2
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 + 15) * L + l] +=
-            ((v2[i0 * L + l] - (v8[l] * 0.2f)) - (v1[i0 * L + l] * (v14[l] * 0.2f))) * v5[l];
+            ((v2[i0 * L + l] - (v3[l] * 0.2f)) - (v1[i0 * L + l] * (v4[l] * 0.2f))) * v5[l];
       }
     }
   }
@@ -5859,34 +5513,35 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 192);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 384);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4480);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8576);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8832);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9344);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13440);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13632);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17728);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21824);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22080);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22592);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26688);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26880);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30976);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35072);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35328);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35840);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39936);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44032);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48128);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 80896);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 113664);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 146432);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 179200);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 183296);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 216064);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 248832);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 281600);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 285696);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 576);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 768);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 960);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1152);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1664);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2176);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2688);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3200);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7296);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11392);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15488);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19584);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23680);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27776);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 31872);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35968);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40064);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44160);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48256);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 81024);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 113792);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 146560);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 179328);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 183424);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 216192);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 248960);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 281728);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 284288);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 286848);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -5894,6 +5549,14 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
+  T acc8_v[L] = {};
+  T acc9_v[L] = {};
+  T acc10_v[L] = {};
+  T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
@@ -5945,137 +5608,7 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %638 = contract f64[16,8] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 5], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 10], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 15], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %639 = softmax f64[16,8] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v2[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 8 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 8 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %643 = contract f64[16] -> v2
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 20 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 20 + i1 + 5], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 20 + i1 + 10], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 20 + i1 + 15], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %644 = sigmoid f64[16] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = sigmoid(v2[i0 * L + l]);
-    }
-  }
-  // %645 = contract f64[16,8] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1) * L + l] = v3[(i0 * 8 + i1) * L + l] * v5[i0 * L + l];
-      }
-    }
-  }
-  // %637 = contract f64[16,8] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 5], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 10], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 15], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %605 = layernorm f64[5] -> v4
+  // %605 = layernorm f64[5] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6095,8 +5628,8 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e142 = u_stages[(i0 + 5) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e142 * e142);
+        const T e44 = u_stages[(i0 + 5) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e44 * e44);
       }
     }
   }
@@ -6108,147 +5641,17 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = (u_stages[(i0 + 5) * L + l] - mean_v[l]) * rstd_v[l];
+      v2[i0 * L + l] = (u_stages[(i0 + 5) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %607 = add f64[5] -> v7
+  // %607 = add f64[5] -> v3
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v4[i0 * L + l]);
+      v3[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v2[i0 * L + l]);
     }
   }
-  // %610 = contract f64[16,8] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2], v7[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 5], v7[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 10], v7[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 15], v7[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %611 = softmax f64[16,8] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v8[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v8[(i0 * 8 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[i1 * L + l] = vm::exp(v8[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v8[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 8 + i1) * L + l] = v10[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %615 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 20 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 20 + i1 + 5], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 20 + i1 + 10], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 20 + i1 + 15], v7[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %616 = sigmoid f64[16] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = sigmoid(v8[i0 * L + l]);
-    }
-  }
-  // %617 = contract f64[16,8] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 8 + i1) * L + l] = v9[(i0 * 8 + i1) * L + l] * v11[i0 * L + l];
-      }
-    }
-  }
-  // %609 = contract f64[16,8] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2], v7[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 5], v7[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 10], v7[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 15], v7[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %582 = layernorm f64[5] -> v10
+  // %582 = layernorm f64[5] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6268,8 +5671,8 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e271 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e271 * e271);
+        const T e75 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e75 * e75);
       }
     }
   }
@@ -6281,17 +5684,85 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v4[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %584 = add f64[5] -> v13
+  // %584 = add f64[5] -> v5
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v10[i0 * L + l]);
+      v5[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v4[i0 * L + l]);
     }
   }
-  // %587 = contract f64[16,8] -> v14
+  // %643 = contract f64[16] -> v6
+  // %615 = contract f64[16] -> v7
+  // %592 = contract f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 20 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 20 + i1], v3[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 20 + i1], v5[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 20 + i1 + 5], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 20 + i1 + 5], v3[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 20 + i1 + 5], v5[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 20 + i1 + 10], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 20 + i1 + 10], v3[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 20 + i1 + 10], v5[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 20 + i1 + 15], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 20 + i1 + 15], v3[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 20 + i1 + 15], v5[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc4_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v8[(i0 * 4) * L + l] = acc8_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %644 = sigmoid f64[16] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = sigmoid(v6[i0 * L + l]);
+    }
+  }
+  // %616 = sigmoid f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = sigmoid(v7[i0 * L + l]);
+    }
+  }
+  // %638 = contract f64[16,8] -> v10
+  // %610 = contract f64[16,8] -> v11
+  // %587 = contract f64[16,8] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6300,26 +5771,50 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2], v13[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 5], v13[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 10], v13[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 15], v13[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2], v3[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2], v5[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 5], v1[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 5], v3[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 5], v5[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 10], v1[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 10], v3[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 10], v5[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 15], v1[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 15], v3[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 15], v5[i2 * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v10[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v10[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v10[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v10[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v12[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
+        v12[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v12[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v12[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %588 = softmax f64[16,8] -> v15
+  // %639 = softmax f64[16,8] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6329,7 +5824,7 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v14[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v14[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+            (v10[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v10[(i0 * 8 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -6340,60 +5835,29 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[i1 * L + l] = vm::exp(v14[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v14[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v7[i1 * L + l] = vm::exp(v10[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v10[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 8 + i1) * L + l] = v16[i1 * L + l] / rowsum_v[l];
+        v13[(i0 * 8 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %592 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 20 + i1], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 20 + i1 + 5], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 20 + i1 + 10], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 20 + i1 + 15], v13[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %593 = sigmoid f64[16] -> v17
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = sigmoid(v14[i0 * L + l]);
-    }
-  }
-  // %594 = contract f64[16,8] -> v14
+  // %645 = contract f64[16,8] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 8 + i1) * L + l] = v15[(i0 * 8 + i1) * L + l] * v17[i0 * L + l];
+        v10[(i0 * 8 + i1) * L + l] = v13[(i0 * 8 + i1) * L + l] * v9[i0 * L + l];
       }
     }
   }
-  // %586 = contract f64[16,8] -> v18
+  // %637 = contract f64[16,8] -> v14
+  // %609 = contract f64[16,8] -> v15
+  // %586 = contract f64[16,8] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6402,22 +5866,135 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2], v13[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 5], v13[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 10], v13[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 15], v13[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2], v3[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2], v5[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 5], v1[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 5], v3[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 5], v5[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 10], v1[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 10], v3[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 10], v5[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 15], v1[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 15], v3[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 15], v5[i2 * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v18[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v18[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v18[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v14[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v14[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v14[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v14[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v15[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v16[(i0 * 8 + i1 * 4) * L + l] = acc8_v[l];
+        v16[(i0 * 8 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v16[(i0 * 8 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v16[(i0 * 8 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+  }
+  // %611 = softmax f64[16,8] -> v17
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v11[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[i1 * L + l] = vm::exp(v11[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v17[(i0 * 8 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %617 = contract f64[16,8] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 8 + i1) * L + l] = v17[(i0 * 8 + i1) * L + l] * v6[i0 * L + l];
+      }
+    }
+  }
+  // %588 = softmax f64[16,8] -> v18
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v12[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[i1 * L + l] = vm::exp(v12[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v18[(i0 * 8 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %593 = sigmoid f64[16] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = sigmoid(v8[i0 * L + l]);
+    }
+  }
+  // %594 = contract f64[16,8] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 8 + i1) * L + l] = v18[(i0 * 8 + i1) * L + l] * v7[i0 * L + l];
       }
     }
   }
@@ -6434,14 +6011,14 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v15[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v18[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v18[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v18[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v15[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v18[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -6457,7 +6034,7 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = vm::tanh(v18[i0 * L + l] - v19[i0 * L + l]);
+      v20[i0 * L + l] = vm::tanh(v16[i0 * L + l] - v19[i0 * L + l]);
     }
   }
   // %596 = div f64[16,8,8] -> v21
@@ -6467,7 +6044,7 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           v21[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              (v14[(i0 * 8 + i2) * L + l] * v20[(i0 * 8 + i1) * L + l]) / 4.0f;
+              (v12[(i0 * 8 + i2) * L + l] * v20[(i0 * 8 + i1) * L + l]) / 4.0f;
         }
       }
     }
@@ -6485,7 +6062,7 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %881 = contract f64[16,8] -> v18
+  // %881 = contract f64[16,8] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6498,22 +6075,22 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(v22[(i0 * 64 + i1 * 32 + i2) * L + l], v9[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v22[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v9[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
+          acc0_v[l] = std::fma(v22[(i0 * 64 + i1 * 32 + i2) * L + l], v17[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v22[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v17[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(v22[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v17[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(v22[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v17[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v18[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v18[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v18[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v16[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v16[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v16[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v16[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
@@ -6521,7 +6098,7 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = vm::tanh(v12[i0 * L + l] - v18[i0 * L + l]);
+      v19[i0 * L + l] = vm::tanh(v15[i0 * L + l] - v16[i0 * L + l]);
     }
   }
   // %885 = div f64[16,8,8] -> v23
@@ -6531,7 +6108,7 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           v23[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              (v19[(i0 * 8 + i1) * L + l] * v8[(i0 * 8 + i2) * L + l]) / 4.0f;
+              (v19[(i0 * 8 + i1) * L + l] * v11[(i0 * 8 + i2) * L + l]) / 4.0f;
         }
       }
     }
@@ -6549,7 +6126,7 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %890 = contract f64[16,8] -> v18
+  // %890 = contract f64[16,8] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6562,22 +6139,22 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(v24[(i0 * 64 + i1 * 32 + i2) * L + l], v9[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v24[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v9[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
+          acc0_v[l] = std::fma(v24[(i0 * 64 + i1 * 32 + i2) * L + l], v17[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v24[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v17[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(v24[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v17[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(v24[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v17[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v18[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v18[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v18[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v16[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v16[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v16[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v16[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
@@ -6585,7 +6162,7 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = vm::tanh(v12[i0 * L + l] - v18[i0 * L + l]);
+      v25[i0 * L + l] = vm::tanh(v15[i0 * L + l] - v16[i0 * L + l]);
     }
   }
   // %894 = div f64[16,8,8] -> v26
@@ -6595,7 +6172,7 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           v26[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              (v8[(i0 * 8 + i2) * L + l] * v25[(i0 * 8 + i1) * L + l]) / 4.0f;
+              (v11[(i0 * 8 + i2) * L + l] * v25[(i0 * 8 + i1) * L + l]) / 4.0f;
         }
       }
     }
@@ -6607,7 +6184,7 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v27[i0 * L + l] = z0_W[i0 * L + l] + (v26[i0 * L + l] * T(h));
     }
   }
-  // %1248 = contract f64[16,8] -> v12
+  // %1248 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6620,30 +6197,30 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(v27[(i0 * 64 + i1 * 32 + i2) * L + l], v3[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v27[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v3[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
+          acc0_v[l] = std::fma(v27[(i0 * 64 + i1 * 32 + i2) * L + l], v13[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v27[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v13[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(v27[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v3[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v13[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(v27[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v3[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v13[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1250 = tanh f64[16,8] -> v18
+  // %1250 = tanh f64[16,8] -> v16
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = vm::tanh(v6[i0 * L + l] - v12[i0 * L + l]);
+      v16[i0 * L + l] = vm::tanh(v14[i0 * L + l] - v15[i0 * L + l]);
     }
   }
   // %2139 = add f64[16,8,8] -> W
@@ -6654,7 +6231,7 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 64 + i1 * 8 + i2) * L + l] =
               (T(h) *
-               ((((v2[(i0 * 8 + i2) * L + l] * v18[(i0 * 8 + i1) * L + l]) / 4.0f) * 0.16666667f) +
+               ((((v10[(i0 * 8 + i2) * L + l] * v16[(i0 * 8 + i1) * L + l]) / 4.0f) * 0.16666667f) +
                 ((v26[(i0 * 64 + i1 * 8 + i2) * L + l] * 0.33333334f) +
                  ((v21[(i0 * 64 + i1 * 8 + i2) * L + l] * 0.16666667f) +
                   (v23[(i0 * 64 + i1 * 8 + i2) * L + l] * 0.33333334f))))) +
@@ -6670,7 +6247,7 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v21[i0 * L + l] = a0[i0 * L + l] / 4.0f;
     }
   }
-  // %1505 = contract f64[16,8] -> v6
+  // %1505 = contract f64[16,8] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6683,22 +6260,22 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v21[(i0 * 64 + i1 * 32 + i2) * L + l], v14[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(v21[(i0 * 64 + i1 * 32 + i2) * L + l], v12[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(v21[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v12[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(v21[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v12[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(v21[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v12[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v14[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v14[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v14[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v14[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
@@ -6706,7 +6283,7 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v6[i0 * L + l] * (1.0f - square(v20[i0 * L + l]));
+      v12[i0 * L + l] = v14[i0 * L + l] * (1.0f - square(v20[i0 * L + l]));
     }
   }
   // %2141 = div f64[16,8,8] -> v23
@@ -6717,13 +6294,13 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         for (int64_t l = 0; l < L; ++l) {
           v23[(i0 * 64 + i1 * 8 + i2) * L + l] =
               (a0[(i0 * 64 + i1 * 8 + i2) * L + l] +
-               (v12[(i0 * 8 + i1) * L + l] * (v15[(i0 * 8 + i2) * L + l] * (T(h) * 0.5f)))) /
+               (v12[(i0 * 8 + i1) * L + l] * (v18[(i0 * 8 + i2) * L + l] * (T(h) * 0.5f)))) /
               4.0f;
         }
       }
     }
   }
-  // %2142 = contract f64[16,8] -> v6
+  // %2142 = contract f64[16,8] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6736,30 +6313,30 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(v23[(i0 * 64 + i1 * 32 + i2) * L + l], v8[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v23[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v8[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
+          acc0_v[l] = std::fma(v23[(i0 * 64 + i1 * 32 + i2) * L + l], v11[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v23[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(v23[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v8[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(v23[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v8[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v14[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v14[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v14[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v14[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2143 = mul f64[16,8] -> v14
+  // %2143 = mul f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = (1.0f - square(v19[i0 * L + l])) * v6[i0 * L + l];
+      v15[i0 * L + l] = (1.0f - square(v19[i0 * L + l])) * v14[i0 * L + l];
     }
   }
   // %2146 = div f64[16,8,8] -> v26
@@ -6770,13 +6347,13 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         for (int64_t l = 0; l < L; ++l) {
           v26[(i0 * 64 + i1 * 8 + i2) * L + l] =
               (a0[(i0 * 64 + i1 * 8 + i2) * L + l] +
-               (v14[(i0 * 8 + i1) * L + l] * (v9[(i0 * 8 + i2) * L + l] * (T(h) * 0.5f)))) /
+               (v15[(i0 * 8 + i1) * L + l] * (v17[(i0 * 8 + i2) * L + l] * (T(h) * 0.5f)))) /
               4.0f;
         }
       }
     }
   }
-  // %2147 = contract f64[16,8] -> v6
+  // %2147 = contract f64[16,8] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6789,30 +6366,30 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(v26[(i0 * 64 + i1 * 32 + i2) * L + l], v8[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v26[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v8[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
+          acc0_v[l] = std::fma(v26[(i0 * 64 + i1 * 32 + i2) * L + l], v11[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v26[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(v26[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v8[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(v26[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v8[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v14[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v14[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v14[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v14[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2148 = mul f64[16,8] -> v8
+  // %2148 = mul f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v6[i0 * L + l] * (1.0f - square(v25[i0 * L + l]));
+      v11[i0 * L + l] = v14[i0 * L + l] * (1.0f - square(v25[i0 * L + l]));
     }
   }
   // %2156 = div f64[16,8,8] -> v28
@@ -6823,13 +6400,13 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         for (int64_t l = 0; l < L; ++l) {
           v28[(i0 * 64 + i1 * 8 + i2) * L + l] =
               (a0[(i0 * 64 + i1 * 8 + i2) * L + l] +
-               ((v8[(i0 * 8 + i1) * L + l] * T(h)) * v9[(i0 * 8 + i2) * L + l])) /
+               ((v11[(i0 * 8 + i1) * L + l] * T(h)) * v17[(i0 * 8 + i2) * L + l])) /
               4.0f;
         }
       }
     }
   }
-  // %2157 = contract f64[16,8] -> v6
+  // %2157 = contract f64[16,8] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6842,30 +6419,30 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(v28[(i0 * 64 + i1 * 32 + i2) * L + l], v2[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v28[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v2[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
+          acc0_v[l] = std::fma(v28[(i0 * 64 + i1 * 32 + i2) * L + l], v10[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v28[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v10[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(v28[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v2[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v10[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(v28[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v2[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v10[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v14[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v14[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v14[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v14[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2158 = mul f64[16,8] -> v2
+  // %2158 = mul f64[16,8] -> v10
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v6[i0 * L + l] * (1.0f - square(v18[i0 * L + l]));
+      v10[i0 * L + l] = v14[i0 * L + l] * (1.0f - square(v16[i0 * L + l]));
     }
   }
   // %2161 = add f64[16,8,8] -> a.W
@@ -6877,16 +6454,19 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
           a1[(i0 * 64 + i1 * 8 + i2) * L + l] =
               a0[(i0 * 64 + i1 * 8 + i2) * L + l] +
               (((((v12[(i0 * 8 + i1) * L + l] * (T(h) * 0.16666667f)) *
-                  v15[(i0 * 8 + i2) * L + l]) +
-                 (v14[(i0 * 8 + i1) * L + l] *
-                  (v9[(i0 * 8 + i2) * L + l] * (T(h) * 0.33333334f)))) +
-                ((v9[(i0 * 8 + i2) * L + l] * (T(h) * 0.33333334f)) * v8[(i0 * 8 + i1) * L + l])) +
-               ((v3[(i0 * 8 + i2) * L + l] * (T(h) * 0.16666667f)) * v2[(i0 * 8 + i1) * L + l]));
+                  v18[(i0 * 8 + i2) * L + l]) +
+                 (v15[(i0 * 8 + i1) * L + l] *
+                  (v17[(i0 * 8 + i2) * L + l] * (T(h) * 0.33333334f)))) +
+                ((v17[(i0 * 8 + i2) * L + l] * (T(h) * 0.33333334f)) *
+                 v11[(i0 * 8 + i1) * L + l])) +
+               ((v13[(i0 * 8 + i2) * L + l] * (T(h) * 0.16666667f)) * v10[(i0 * 8 + i1) * L + l]));
         }
       }
     }
   }
-  // %1523 = contract f64[16,5] -> v6
+  // %1523 = contract f64[16,5] -> v14
+  // %2180 = contract f64[16,5] -> v29
+  // %2190 = contract f64[16,5] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6894,36 +6474,66 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5], v12[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 40 + i1 * 5], v15[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wv[i0 * 40 + i1 * 5], v11[(i0 * 8 + i1) * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 1], v12[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 1], v15[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 1], v11[(i0 * 8 + i1) * L + l], acc9_v[l]);
         acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 2], v12[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 2], v15[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 2], v11[(i0 * 8 + i1) * L + l], acc10_v[l]);
         acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 3], v12[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 3], v15[(i0 * 8 + i1) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 3], v11[(i0 * 8 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5) * L + l] = acc0_v[l];
-      v6[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 5) * L + l] = acc0_v[l];
+      v14[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v29[(i0 * 5) * L + l] = acc4_v[l];
+      v29[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v29[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v29[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v30[(i0 * 5) * L + l] = acc8_v[l];
+      v30[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v30[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v30[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 4], v12[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 4], v15[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 4], v11[(i0 * 8 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v14[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v29[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v30[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %1510 = contract f64[16,8] -> v29
+  // %1510 = contract f64[16,8] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6948,10 +6558,10 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v29[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v29[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v29[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v31[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v31[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v31[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v31[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
@@ -6993,11 +6603,11 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v21[(i0 * 8 + i1) * L + l] =
-            (v29[(i0 * 8 + i1) * L + l] * v17[i0 * L + l]) - v20[(i0 * 8 + i1) * L + l];
+            (v31[(i0 * 8 + i1) * L + l] * v7[i0 * L + l]) - v20[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %1996 = contract f64[16] -> v20
+  // %1996 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7009,88 +6619,34 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 32 + i1) * L + l], v15[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v21[(i0 * 32 + i1) * L + l], v18[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 8) * L + l], v15[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v21[(i0 * 32 + i1 + 8) * L + l], v18[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 16) * L + l], v15[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v21[(i0 * 32 + i1 + 16) * L + l], v18[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 24) * L + l], v15[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v21[(i0 * 32 + i1 + 24) * L + l], v18[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2163 = mul f64[16,8] -> v30
+  // %2163 = mul f64[16,8] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 8 + i1) * L + l] =
-            v15[(i0 * 8 + i1) * L + l] * (v21[(i0 * 8 + i1) * L + l] - v20[i0 * L + l]);
+        v20[(i0 * 8 + i1) * L + l] =
+            v18[(i0 * 8 + i1) * L + l] * (v21[(i0 * 8 + i1) * L + l] - v8[i0 * L + l]);
       }
     }
   }
-  // %2164 = contract f64[16,5] -> v20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v30[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v30[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v30[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v30[(i0 * 8 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 5) * L + l] = acc0_v[l];
-      v20[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v30[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %2166 = reduce_sum f64[5] -> v16
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v6[(i0 + i1 * 5) * L + l] + v20[(i0 + i1 * 5) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1511 = contract f64[16] -> v6
+  // %1511 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7102,73 +6658,31 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 32 + i1) * L + l], v29[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v18[(i0 * 32 + i1) * L + l], v31[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v15[(i0 * 32 + i1 + 8) * L + l], v29[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v18[(i0 * 32 + i1 + 8) * L + l], v31[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v15[(i0 * 32 + i1 + 16) * L + l], v29[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v18[(i0 * 32 + i1 + 16) * L + l], v31[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v15[(i0 * 32 + i1 + 24) * L + l], v29[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v18[(i0 * 32 + i1 + 24) * L + l], v31[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1512 = mul f64[16] -> v15
+  // %1512 = mul f64[16] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = ((1.0f - v17[i0 * L + l]) * v17[i0 * L + l]) * v6[i0 * L + l];
+      v18[i0 * L + l] = ((1.0f - v7[i0 * L + l]) * v7[i0 * L + l]) * v8[i0 * L + l];
     }
   }
-  // %1513 = contract f64[5] -> v17
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 5], v15[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 * 5 + 1], v15[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 * 5 + 2], v15[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 * 5 + 3], v15[i0 * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v17[l] = acc0_v[l];
-    v17[1 * L + l] = acc1_v[l];
-    v17[2 * L + l] = acc2_v[l];
-    v17[3 * L + l] = acc3_v[l];
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 5 + 4], v15[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v17[4 * L + l] = acc0_v[l];
-  }
-  // %2231 = mul f64[5] -> v6
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = (v16[i0 * L + l] + v17[i0 * L + l]) * 0.16666667f;
-    }
-  }
-  // %2171 = contract f64[16,8] -> v20
+  // %2171 = contract f64[16,8] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7193,92 +6707,21 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v20[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v20[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v20[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v31[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v31[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v31[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v31[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2183 = contract f64[16] -> v17
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[(i0 * 32 + i1) * L + l], v20[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 8) * L + l], v20[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 16) * L + l], v20[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 24) * L + l], v20[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %753 = mul f64[16] -> v19
+  // %753 = mul f64[16] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = v11[i0 * L + l] * (1.0f - v11[i0 * L + l]);
+      v7[i0 * L + l] = v6[i0 * L + l] * (1.0f - v6[i0 * L + l]);
     }
   }
-  // %2184 = mul f64[16] -> v29
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = v17[i0 * L + l] * v19[i0 * L + l];
-    }
-  }
-  // %2185 = contract f64[5] -> v16
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 5], v29[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 * 5 + 1], v29[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 * 5 + 2], v29[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 * 5 + 3], v29[i0 * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v16[l] = acc0_v[l];
-    v16[1 * L + l] = acc1_v[l];
-    v16[2 * L + l] = acc2_v[l];
-    v16[3 * L + l] = acc3_v[l];
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 5 + 4], v29[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v16[4 * L + l] = acc0_v[l];
-  }
-  // %2173 = contract f64[16,8] -> v21
+  // %2173 = contract f64[16,8] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7291,36 +6734,36 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v22[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v14[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(v22[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v15[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(v22[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v15[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(v22[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v15[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(v22[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v15[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v21[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v21[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v21[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v19[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v19[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v19[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v19[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2174 = sub f64[16,8] -> v22
+  // %2174 = sub f64[16,8] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 8 + i1) * L + l] =
-            (v20[(i0 * 8 + i1) * L + l] * v11[i0 * L + l]) - v21[(i0 * 8 + i1) * L + l];
+        v21[(i0 * 8 + i1) * L + l] =
+            (v31[(i0 * 8 + i1) * L + l] * v6[i0 * L + l]) - v19[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %2175 = contract f64[16] -> v17
+  // %2175 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7332,132 +6775,34 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v22[(i0 * 32 + i1) * L + l], v9[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v21[(i0 * 32 + i1) * L + l], v17[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v22[(i0 * 32 + i1 + 8) * L + l], v9[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v21[(i0 * 32 + i1 + 8) * L + l], v17[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v22[(i0 * 32 + i1 + 16) * L + l], v9[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v21[(i0 * 32 + i1 + 16) * L + l], v17[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v22[(i0 * 32 + i1 + 24) * L + l], v9[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v21[(i0 * 32 + i1 + 24) * L + l], v17[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2178 = mul f64[16,8] -> v20
+  // %2178 = mul f64[16,8] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 8 + i1) * L + l] =
-            v9[(i0 * 8 + i1) * L + l] * (v22[(i0 * 8 + i1) * L + l] - v17[i0 * L + l]);
+        v19[(i0 * 8 + i1) * L + l] =
+            v17[(i0 * 8 + i1) * L + l] * (v21[(i0 * 8 + i1) * L + l] - v8[i0 * L + l]);
       }
     }
   }
-  // %2179 = contract f64[16,5] -> v21
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v20[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v20[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v20[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v20[(i0 * 8 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 5) * L + l] = acc0_v[l];
-      v21[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v20[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %2180 = contract f64[16,5] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5], v14[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 1], v14[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 2], v14[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 3], v14[(i0 * 8 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 5) * L + l] = acc0_v[l];
-      v22[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 4], v14[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %2182 = reduce_sum f64[5] -> v17
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v21[(i0 + i1 * 5) * L + l] + v22[(i0 + i1 * 5) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %2229 = mul f64[5] -> v21
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = (v16[i0 * L + l] + v17[i0 * L + l]) * 0.33333334f;
-    }
-  }
-  // %2191 = contract f64[16,8] -> v22
+  // %2191 = contract f64[16,8] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7482,6 +6827,74 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
+        v21[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v21[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v21[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v21[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %2202 = contract f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v21[(i0 * 32 + i1) * L + l], v17[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v21[(i0 * 32 + i1 + 8) * L + l], v17[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v21[(i0 * 32 + i1 + 16) * L + l], v17[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v21[(i0 * 32 + i1 + 24) * L + l], v17[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2203 = mul f64[16] -> v25
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[i0 * L + l] = v8[i0 * L + l] * v7[i0 * L + l];
+    }
+  }
+  // %2193 = contract f64[16,8] -> v22
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v24[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v11[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v24[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v24[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v24[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
         v22[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
         v22[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
         v22[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
@@ -7489,7 +6902,18 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       }
     }
   }
-  // %2202 = contract f64[16] -> v17
+  // %2194 = sub f64[16,8] -> v23
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v23[(i0 * 8 + i1) * L + l] =
+            (v21[(i0 * 8 + i1) * L + l] * v6[i0 * L + l]) - v22[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %2183 = contract f64[16] -> v6
+  // %2195 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7497,176 +6921,115 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v22[(i0 * 32 + i1) * L + l], v9[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v17[(i0 * 32 + i1) * L + l], v31[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v17[(i0 * 32 + i1) * L + l], v23[(i0 * 32 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v22[(i0 * 32 + i1 + 8) * L + l], v9[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v17[(i0 * 32 + i1 + 8) * L + l], v31[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v17[(i0 * 32 + i1 + 8) * L + l], v23[(i0 * 32 + i1 + 8) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v22[(i0 * 32 + i1 + 16) * L + l], v9[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v17[(i0 * 32 + i1 + 16) * L + l], v31[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v17[(i0 * 32 + i1 + 16) * L + l], v23[(i0 * 32 + i1 + 16) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v22[(i0 * 32 + i1 + 24) * L + l], v9[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v17[(i0 * 32 + i1 + 24) * L + l], v31[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v17[(i0 * 32 + i1 + 24) * L + l], v23[(i0 * 32 + i1 + 24) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc4_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2203 = mul f64[16] -> v25
+  // %2184 = mul f64[16] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v17[i0 * L + l] * v19[i0 * L + l];
+      v31[i0 * L + l] = v6[i0 * L + l] * v7[i0 * L + l];
     }
   }
-  // %2204 = contract f64[5] -> v16
+  // %1513 = contract f64[5] -> v6
+  // %2185 = contract f64[5] -> v7
+  // %2204 = contract f64[5] -> v21
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
     acc1_v[l] = 0.0f;
     acc2_v[l] = 0.0f;
     acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+    acc8_v[l] = 0.0f;
+    acc9_v[l] = 0.0f;
+    acc10_v[l] = 0.0f;
+    acc11_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 5], v25[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 * 5 + 1], v25[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 * 5 + 2], v25[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 * 5 + 3], v25[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 5], v18[i0 * L + l], acc0_v[l]);
+      acc4_v[l] = std::fma(Wb[i0 * 5], v31[i0 * L + l], acc4_v[l]);
+      acc8_v[l] = std::fma(Wb[i0 * 5], v25[i0 * L + l], acc8_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 5 + 1], v18[i0 * L + l], acc1_v[l]);
+      acc5_v[l] = std::fma(Wb[i0 * 5 + 1], v31[i0 * L + l], acc5_v[l]);
+      acc9_v[l] = std::fma(Wb[i0 * 5 + 1], v25[i0 * L + l], acc9_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 5 + 2], v18[i0 * L + l], acc2_v[l]);
+      acc6_v[l] = std::fma(Wb[i0 * 5 + 2], v31[i0 * L + l], acc6_v[l]);
+      acc10_v[l] = std::fma(Wb[i0 * 5 + 2], v25[i0 * L + l], acc10_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 5 + 3], v18[i0 * L + l], acc3_v[l]);
+      acc7_v[l] = std::fma(Wb[i0 * 5 + 3], v31[i0 * L + l], acc7_v[l]);
+      acc11_v[l] = std::fma(Wb[i0 * 5 + 3], v25[i0 * L + l], acc11_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v16[l] = acc0_v[l];
-    v16[1 * L + l] = acc1_v[l];
-    v16[2 * L + l] = acc2_v[l];
-    v16[3 * L + l] = acc3_v[l];
+    v6[l] = acc0_v[l];
+    v6[1 * L + l] = acc1_v[l];
+    v6[2 * L + l] = acc2_v[l];
+    v6[3 * L + l] = acc3_v[l];
+    v7[l] = acc4_v[l];
+    v7[1 * L + l] = acc5_v[l];
+    v7[2 * L + l] = acc6_v[l];
+    v7[3 * L + l] = acc7_v[l];
+    v21[l] = acc8_v[l];
+    v21[1 * L + l] = acc9_v[l];
+    v21[2 * L + l] = acc10_v[l];
+    v21[3 * L + l] = acc11_v[l];
     acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 5 + 4], v25[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 5 + 4], v18[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 5 + 4], v31[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 5 + 4], v25[i0 * L + l], acc2_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v16[4 * L + l] = acc0_v[l];
-  }
-  // %2190 = contract f64[16,5] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5], v8[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 1], v8[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 2], v8[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 3], v8[(i0 * 8 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 5) * L + l] = acc0_v[l];
-      v19[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 4], v8[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %2193 = contract f64[16,8] -> v23
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v24[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v8[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v24[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v8[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v24[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v8[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v24[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v8[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v23[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v23[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v23[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %2194 = sub f64[16,8] -> v24
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 8 + i1) * L + l] =
-            (v22[(i0 * 8 + i1) * L + l] * v11[i0 * L + l]) - v23[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %2195 = contract f64[16] -> v11
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[(i0 * 32 + i1) * L + l], v24[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 8) * L + l], v24[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 16) * L + l], v24[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 24) * L + l], v24[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
+    v6[4 * L + l] = acc0_v[l];
+    v7[4 * L + l] = acc1_v[l];
+    v21[4 * L + l] = acc2_v[l];
   }
   // %2198 = mul f64[16,8] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -7674,11 +7037,13 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v22[(i0 * 8 + i1) * L + l] =
-            (v24[(i0 * 8 + i1) * L + l] - v11[i0 * L + l]) * v9[(i0 * 8 + i1) * L + l];
+            (v23[(i0 * 8 + i1) * L + l] - v8[i0 * L + l]) * v17[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %2199 = contract f64[16,5] -> v9
+  // %2164 = contract f64[16,5] -> v17
+  // %2179 = contract f64[16,5] -> v23
+  // %2199 = contract f64[16,5] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7686,36 +7051,66 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v22[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v22[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v22[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v22[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v20[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v19[(i0 * 8 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v22[(i0 * 8 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v20[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v19[(i0 * 8 + i1) * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v22[(i0 * 8 + i1) * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v20[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v19[(i0 * 8 + i1) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v22[(i0 * 8 + i1) * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v20[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v19[(i0 * 8 + i1) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v22[(i0 * 8 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 5) * L + l] = acc0_v[l];
-      v9[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 5) * L + l] = acc0_v[l];
+      v17[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 5) * L + l] = acc4_v[l];
+      v23[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v23[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v23[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v24[(i0 * 5) * L + l] = acc8_v[l];
+      v24[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v24[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v24[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v22[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v20[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v19[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v22[(i0 * 8 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v17[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v23[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v24[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %2201 = reduce_sum f64[5] -> v11
+  // %2166 = reduce_sum f64[5] -> v8
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7724,22 +7119,70 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v19[(i0 + i1 * 5) * L + l] + v9[(i0 + i1 * 5) * L + l]);
+        acc_v[l] = acc_v[l] + (v14[(i0 + i1 * 5) * L + l] + v17[(i0 + i1 * 5) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = acc_v[l];
+      v8[i0 * L + l] = acc_v[l];
     }
   }
-  // %2206 = mul f64[5] -> v17
+  // %2231 = mul f64[5] -> v14
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = (v16[i0 * L + l] + v11[i0 * L + l]) * 0.33333334f;
+      v14[i0 * L + l] = (v8[i0 * L + l] + v6[i0 * L + l]) * 0.16666667f;
     }
   }
-  // %2209 = contract f64[16,8] -> v9
+  // %2182 = reduce_sum f64[5] -> v6
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v23[(i0 + i1 * 5) * L + l] + v29[(i0 + i1 * 5) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %2229 = mul f64[5] -> v8
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = (v7[i0 * L + l] + v6[i0 * L + l]) * 0.33333334f;
+    }
+  }
+  // %2201 = reduce_sum f64[5] -> v6
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v30[(i0 + i1 * 5) * L + l] + v24[(i0 + i1 * 5) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %2206 = mul f64[5] -> v7
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = (v21[i0 * L + l] + v6[i0 * L + l]) * 0.33333334f;
+    }
+  }
+  // %2209 = contract f64[16,8] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7752,26 +7195,26 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v28[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v18[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(v28[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v16[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(v28[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v18[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v16[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(v28[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v18[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v16[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(v28[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v18[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v16[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v17[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v17[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v17[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v17[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2210 = contract f64[16] -> v11
+  // %2210 = contract f64[16] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7783,31 +7226,31 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 32 + i1) * L + l], v9[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v13[(i0 * 32 + i1) * L + l], v17[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 32 + i1 + 8) * L + l], v9[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v13[(i0 * 32 + i1 + 8) * L + l], v17[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 32 + i1 + 16) * L + l], v9[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v13[(i0 * 32 + i1 + 16) * L + l], v17[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 32 + i1 + 24) * L + l], v9[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v13[(i0 * 32 + i1 + 24) * L + l], v17[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2211 = mul f64[16] -> v18
+  // %2211 = mul f64[16] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = v11[i0 * L + l] * ((1.0f - v5[i0 * L + l]) * v5[i0 * L + l]);
+      v29[i0 * L + l] = v6[i0 * L + l] * ((1.0f - v9[i0 * L + l]) * v9[i0 * L + l]);
     }
   }
-  // %2212 = contract f64[5] -> v16
+  // %2212 = contract f64[5] -> v6
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -7818,31 +7261,31 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 5], v18[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 * 5 + 1], v18[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 * 5 + 2], v18[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 * 5 + 3], v18[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 5], v29[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 5 + 1], v29[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 5 + 2], v29[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 5 + 3], v29[i0 * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v16[l] = acc0_v[l];
-    v16[1 * L + l] = acc1_v[l];
-    v16[2 * L + l] = acc2_v[l];
-    v16[3 * L + l] = acc3_v[l];
+    v6[l] = acc0_v[l];
+    v6[1 * L + l] = acc1_v[l];
+    v6[2 * L + l] = acc2_v[l];
+    v6[3 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 5 + 4], v18[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 5 + 4], v29[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v16[4 * L + l] = acc0_v[l];
+    v6[4 * L + l] = acc0_v[l];
   }
-  // %2214 = contract f64[16,8] -> v19
+  // %2214 = contract f64[16,8] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7855,36 +7298,36 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v27[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v2[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(v27[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v10[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(v27[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v2[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v10[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(v27[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v2[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v10[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(v27[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v2[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v10[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v19[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v19[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v19[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v16[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v16[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v16[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v16[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2215 = sub f64[16,8] -> v23
+  // %2215 = sub f64[16,8] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 8 + i1) * L + l] =
-            (v9[(i0 * 8 + i1) * L + l] * v5[i0 * L + l]) - v19[(i0 * 8 + i1) * L + l];
+        v21[(i0 * 8 + i1) * L + l] =
+            (v17[(i0 * 8 + i1) * L + l] * v9[i0 * L + l]) - v16[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %2216 = contract f64[16] -> v5
+  // %2216 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7896,71 +7339,34 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v23[(i0 * 32 + i1) * L + l], v3[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v21[(i0 * 32 + i1) * L + l], v13[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v23[(i0 * 32 + i1 + 8) * L + l], v3[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v21[(i0 * 32 + i1 + 8) * L + l], v13[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v23[(i0 * 32 + i1 + 16) * L + l], v3[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v21[(i0 * 32 + i1 + 16) * L + l], v13[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v23[(i0 * 32 + i1 + 24) * L + l], v3[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v21[(i0 * 32 + i1 + 24) * L + l], v13[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2219 = mul f64[16,8] -> v9
+  // %2219 = mul f64[16,8] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 8 + i1) * L + l] =
-            v3[(i0 * 8 + i1) * L + l] * (v23[(i0 * 8 + i1) * L + l] - v5[i0 * L + l]);
+        v16[(i0 * 8 + i1) * L + l] =
+            v13[(i0 * 8 + i1) * L + l] * (v21[(i0 * 8 + i1) * L + l] - v9[i0 * L + l]);
       }
     }
   }
-  // %2220 = contract f64[16,5] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v9[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v9[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v9[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v9[(i0 * 8 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 5) * L + l] = acc0_v[l];
-      v3[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v9[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %2221 = contract f64[16,5] -> v19
+  // %2220 = contract f64[16,5] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7972,32 +7378,69 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5], v2[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 1], v2[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 2], v2[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 3], v2[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v16[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v16[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v16[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v16[(i0 * 8 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 5) * L + l] = acc0_v[l];
-      v19[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v30[(i0 * 5) * L + l] = acc0_v[l];
+      v30[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v30[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v30[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 4], v2[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v16[(i0 * 8 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v30[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %2223 = reduce_sum f64[5] -> v5
+  // %2221 = contract f64[16,5] -> v13
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5], v10[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 1], v10[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 2], v10[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 3], v10[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 5) * L + l] = acc0_v[l];
+      v13[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 4], v10[(i0 * 8 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %2223 = reduce_sum f64[5] -> v9
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8006,19 +7449,19 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v3[(i0 + i1 * 5) * L + l] + v19[(i0 + i1 * 5) * L + l]);
+        acc_v[l] = acc_v[l] + (v30[(i0 + i1 * 5) * L + l] + v13[(i0 + i1 * 5) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = acc_v[l];
+      v9[i0 * L + l] = acc_v[l];
     }
   }
-  // %2224 = add f64[5] -> v11
+  // %2224 = add f64[5] -> v30
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v16[i0 * L + l] + v5[i0 * L + l];
+      v30[i0 * L + l] = v6[i0 * L + l] + v9[i0 * L + l];
     }
   }
   // %2334 = mul f64[5] -> adj.ln.gain
@@ -8027,9 +7470,9 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v10[i0 * L + l] * v6[i0 * L + l])) - (v4[i0 * L + l] * v21[i0 * L + l])) -
-                   (v17[i0 * L + l] * v4[i0 * L + l])) -
-                  ((v0[i0 * L + l] * v11[i0 * L + l]) * 0.16666667f)) *
+        sum[l] = ((((-(v4[i0 * L + l] * v14[i0 * L + l])) - (v2[i0 * L + l] * v8[i0 * L + l])) -
+                   (v7[i0 * L + l] * v2[i0 * L + l])) -
+                  ((v0[i0 * L + l] * v30[i0 * L + l]) * 0.16666667f)) *
                  T(h);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
@@ -8041,8 +7484,8 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-v21[i0 * L + l]) - v6[i0 * L + l]) - v17[i0 * L + l]) -
-                         (v11[i0 * L + l] * 0.16666667f));
+        sum[l] = T(h) * ((((-v8[i0 * L + l]) - v14[i0 * L + l]) - v7[i0 * L + l]) -
+                         (v30[i0 * L + l] * 0.16666667f));
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
@@ -8054,10 +7497,10 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-((v7[i1 * L + l] * (T(h) * 0.33333334f)) * v29[i0 * L + l])) -
-                     (v15[i0 * L + l] * (v13[i1 * L + l] * (T(h) * 0.16666667f)))) -
-                    ((v7[i1 * L + l] * (T(h) * 0.33333334f)) * v25[i0 * L + l])) -
-                   ((v1[i1 * L + l] * (T(h) * 0.16666667f)) * v18[i0 * L + l]);
+          sum[l] = (((-((v3[i1 * L + l] * (T(h) * 0.33333334f)) * v31[i0 * L + l])) -
+                     (v18[i0 * L + l] * (v5[i1 * L + l] * (T(h) * 0.16666667f)))) -
+                    ((v3[i1 * L + l] * (T(h) * 0.33333334f)) * v25[i0 * L + l])) -
+                   ((v1[i1 * L + l] * (T(h) * 0.16666667f)) * v29[i0 * L + l]);
         }
         dtheta_Wb[i0 * 5 + i1] += lane_sum<L>(sum);
       }
@@ -8071,10 +7514,10 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v30[(i0 * 8 + i1) * L + l] * (v13[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                       (v20[(i0 * 8 + i1) * L + l] * (v7[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                      (v22[(i0 * 8 + i1) * L + l] * (v7[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                     (v9[(i0 * 8 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = (((-(v20[(i0 * 8 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                       (v19[(i0 * 8 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                      (v22[(i0 * 8 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                     (v16[(i0 * 8 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 40 + i1 * 5 + i2] += lane_sum<L>(sum);
         }
@@ -8089,10 +7532,10 @@ extern "C" void fwp_delta_rde_adjoint_step(const void* /*ctx*/, double /*t*/, do
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v12[(i0 * 8 + i1) * L + l] * (v13[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                       (v14[(i0 * 8 + i1) * L + l] * (v7[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                      (v8[(i0 * 8 + i1) * L + l] * (v7[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                     (v2[(i0 * 8 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = (((-(v12[(i0 * 8 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                       (v15[(i0 * 8 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                      (v11[(i0 * 8 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                     (v10[(i0 * 8 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 40 + i1 * 5 + i2] += lane_sum<L>(sum);
         }
@@ -9635,11 +9078,11 @@ const plastic_model kModel = {
             .init_state = 0,
             .init_state_vjp = 0,
             .field = 17024,
-            .field_vjp = 62080,
-            .adjoint_field = 116096,
-            .step = 144512,
-            .step_vjp = 314368,
-            .adjoint_step = 289792,
+            .field_vjp = 58496,
+            .adjoint_field = 112512,
+            .step = 146176,
+            .step_vjp = 314496,
+            .adjoint_step = 290944,
             .output = 12928,
             .output_vjp = 39616,
             .loss = 128,

@@ -2776,15 +2776,20 @@ extern "C" void fwp_delta_xprime_cde_step(const void* /*ctx*/, double /*t*/, dou
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 704);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1408);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3968);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6528);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9088);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11648);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14208);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16768);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19328);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19456);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22016);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2112);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2816);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2944);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3072);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3200);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5760);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8320);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10880);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13440);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16000);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18560);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21120);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23680);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26240);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -2792,6 +2797,14 @@ extern "C" void fwp_delta_xprime_cde_step(const void* /*ctx*/, double /*t*/, dou
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
+  T acc8_v[L] = {};
+  T acc9_v[L] = {};
+  T acc10_v[L] = {};
+  T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_delta_xprime_cde.field.step.rk4: 82 nodes
@@ -2838,174 +2851,6 @@ extern "C" void fwp_delta_xprime_cde_step(const void* /*ctx*/, double /*t*/, dou
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %568 = contract f64[4,20] -> v2
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %563 = contract f64[4,20] -> v3
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %564 = softmax f64[4,20] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v3[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v3[(i0 * 20 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v3[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v3[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 20 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %569 = contract f64[4,20] -> v3
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v4[(i0 * 20 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v4[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v4[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v4[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %571 = tanh f64[4,20] -> v5
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = vm::tanh(v2[i0 * L + l] - v3[i0 * L + l]);
-    }
-  }
-  // %565 = contract f64[4] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0], v1[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 + 21], v1[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 + 42], v1[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 + 63], v1[i0 * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v0[l] = acc0_v[l];
-    v0[1 * L + l] = acc1_v[l];
-    v0[2 * L + l] = acc2_v[l];
-    v0[3 * L + l] = acc3_v[l];
-  }
-  // %566 = sigmoid f64[4] -> v1
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = sigmoid(v0[i0 * L + l]);
-    }
-  }
-  // %898 = contract f64[4,20] -> v2
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 20 + i1) * L + l] =
-            v5[(i0 * 20 + i1) * L + l] * (v1[i0 * L + l] * (T(h) * 0.16666667f));
-      }
-    }
-  }
   // %581 = layernorm f64[21] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -3026,8 +2871,8 @@ extern "C" void fwp_delta_xprime_cde_step(const void* /*ctx*/, double /*t*/, dou
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e172 = u_stages[(i0 + 21) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e172 * e172);
+        const T e43 = u_stages[(i0 + 21) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e43 * e43);
       }
     }
   }
@@ -3042,249 +2887,11 @@ extern "C" void fwp_delta_xprime_cde_step(const void* /*ctx*/, double /*t*/, dou
       v0[i0 * L + l] = (u_stages[(i0 + 21) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %583 = add f64[21] -> v3
+  // %583 = add f64[21] -> v2
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
-    }
-  }
-  // %585 = contract f64[4,20] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2], v3[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], v3[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], v3[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], v3[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %586 = softmax f64[4,20] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v6[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v6[(i0 * 20 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v6[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v6[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %587 = contract f64[4] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0], v3[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 + 21], v3[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 + 42], v3[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 + 63], v3[i0 * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v0[l] = acc0_v[l];
-    v0[1 * L + l] = acc1_v[l];
-    v0[2 * L + l] = acc2_v[l];
-    v0[3 * L + l] = acc3_v[l];
-  }
-  // %588 = sigmoid f64[4] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = sigmoid(v0[i0 * L + l]);
-    }
-  }
-  // %589 = contract f64[4,20] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 20 + i1) * L + l] = v7[(i0 * 20 + i1) * L + l] * v6[i0 * L + l];
-      }
-    }
-  }
-  // %590 = contract f64[4,20] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v3[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v3[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v3[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v3[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %845 = contract f64[4,20] -> v3
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v7[(i0 * 20 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v7[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v7[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v7[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %842 = contract f64[4] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v7[i0 * L + l], v4[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v7[(i0 + 20) * L + l], v4[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v7[(i0 + 40) * L + l], v4[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v7[(i0 + 60) * L + l], v4[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v0[l] = acc0_v[l];
-    v0[1 * L + l] = acc1_v[l];
-    v0[2 * L + l] = acc2_v[l];
-    v0[3 * L + l] = acc3_v[l];
-  }
-  // %843 = contract f64[4] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = (v1[i0 * L + l] * (T(h) * 0.5f)) * v0[i0 * L + l];
-    }
-  }
-  // %906 = tanh f64[4,20] -> v10
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 20 + i1) * L + l] =
-            vm::tanh(v6[(i0 * 20 + i1) * L + l] -
-                     ((v5[(i0 * 20 + i1) * L + l] * v9[i0 * L + l]) + v3[(i0 * 20 + i1) * L + l]));
-      }
-    }
-  }
-  // %853 = contract f64[4] -> v9
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v7[i0 * L + l], v8[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v7[(i0 + 20) * L + l], v8[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v7[(i0 + 40) * L + l], v8[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v7[(i0 + 60) * L + l], v8[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v9[l] = acc0_v[l];
-    v9[1 * L + l] = acc1_v[l];
-    v9[2 * L + l] = acc2_v[l];
-    v9[3 * L + l] = acc3_v[l];
-  }
-  // %910 = tanh f64[4,20] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 20 + i1) * L + l] =
-            vm::tanh(v6[(i0 * 20 + i1) * L + l] -
-                     (v3[(i0 * 20 + i1) * L + l] +
-                      (v10[(i0 * 20 + i1) * L + l] * (v9[i0 * L + l] * (T(h) * 0.5f)))));
-      }
+      v2[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
     }
   }
   // %607 = layernorm f64[21] -> v0
@@ -3307,8 +2914,8 @@ extern "C" void fwp_delta_xprime_cde_step(const void* /*ctx*/, double /*t*/, dou
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e398 = u_stages[(i0 + 63) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e398 * e398);
+        const T e74 = u_stages[(i0 + 63) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e74 * e74);
       }
     }
   }
@@ -3323,14 +2930,80 @@ extern "C" void fwp_delta_xprime_cde_step(const void* /*ctx*/, double /*t*/, dou
       v0[i0 * L + l] = (u_stages[(i0 + 63) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %609 = add f64[21] -> v1
+  // %609 = add f64[21] -> v3
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
+      v3[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
     }
   }
-  // %616 = contract f64[4,20] -> v3
+  // %565 = contract f64[4] -> v0
+  // %587 = contract f64[4] -> v4
+  // %613 = contract f64[4] -> v5
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+    acc8_v[l] = 0.0f;
+    acc9_v[l] = 0.0f;
+    acc10_v[l] = 0.0f;
+    acc11_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0], v1[i0 * L + l], acc0_v[l]);
+      acc4_v[l] = std::fma(Wb[i0], v2[i0 * L + l], acc4_v[l]);
+      acc8_v[l] = std::fma(Wb[i0], v3[i0 * L + l], acc8_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 + 21], v1[i0 * L + l], acc1_v[l]);
+      acc5_v[l] = std::fma(Wb[i0 + 21], v2[i0 * L + l], acc5_v[l]);
+      acc9_v[l] = std::fma(Wb[i0 + 21], v3[i0 * L + l], acc9_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 + 42], v1[i0 * L + l], acc2_v[l]);
+      acc6_v[l] = std::fma(Wb[i0 + 42], v2[i0 * L + l], acc6_v[l]);
+      acc10_v[l] = std::fma(Wb[i0 + 42], v3[i0 * L + l], acc10_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 + 63], v1[i0 * L + l], acc3_v[l]);
+      acc7_v[l] = std::fma(Wb[i0 + 63], v2[i0 * L + l], acc7_v[l]);
+      acc11_v[l] = std::fma(Wb[i0 + 63], v3[i0 * L + l], acc11_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v0[l] = acc0_v[l];
+    v0[1 * L + l] = acc1_v[l];
+    v0[2 * L + l] = acc2_v[l];
+    v0[3 * L + l] = acc3_v[l];
+    v4[l] = acc4_v[l];
+    v4[1 * L + l] = acc5_v[l];
+    v4[2 * L + l] = acc6_v[l];
+    v4[3 * L + l] = acc7_v[l];
+    v5[l] = acc8_v[l];
+    v5[1 * L + l] = acc9_v[l];
+    v5[2 * L + l] = acc10_v[l];
+    v5[3 * L + l] = acc11_v[l];
+  }
+  // %566 = sigmoid f64[4] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = sigmoid(v0[i0 * L + l]);
+    }
+  }
+  // %588 = sigmoid f64[4] -> v0
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = sigmoid(v4[i0 * L + l]);
+    }
+  }
+  // %568 = contract f64[4,20] -> v7
+  // %590 = contract f64[4,20] -> v8
+  // %616 = contract f64[4,20] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3339,26 +3012,52 @@ extern "C" void fwp_delta_xprime_cde_step(const void* /*ctx*/, double /*t*/, dou
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v2[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v3[i2 * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v2[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v3[i2 * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v2[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v3[i2 * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v2[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v3[i2 * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v7[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v8[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v8[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v8[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v8[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v9[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v9[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v9[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v9[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %611 = contract f64[4,20] -> v6
+  // %563 = contract f64[4,20] -> v10
+  // %585 = contract f64[4,20] -> v11
+  // %611 = contract f64[4,20] -> v12
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3367,26 +3066,50 @@ extern "C" void fwp_delta_xprime_cde_step(const void* /*ctx*/, double /*t*/, dou
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2], v2[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2], v3[i2 * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], v2[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], v3[i2 * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], v2[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], v3[i2 * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], v2[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], v3[i2 * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v10[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v10[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v10[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v10[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v11[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v11[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v11[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v12[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v12[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v12[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v12[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %612 = softmax f64[4,20] -> v7
+  // %564 = softmax f64[4,20] -> v13
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3396,7 +3119,7 @@ extern "C" void fwp_delta_xprime_cde_step(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v6[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v6[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+            (v10[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v10[(i0 * 20 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3407,18 +3130,137 @@ extern "C" void fwp_delta_xprime_cde_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v6[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v6[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        v1[i1 * L + l] = vm::exp(v10[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v10[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+        v13[(i0 * 20 + i1) * L + l] = v1[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %879 = contract f64[4,20] -> v6
+  // %586 = softmax f64[4,20] -> v10
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v11[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v1[i1 * L + l] = vm::exp(v11[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 20 + i1) * L + l] = v1[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %589 = contract f64[4,20] -> v11
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 20 + i1) * L + l] = v10[(i0 * 20 + i1) * L + l] * v0[i0 * L + l];
+      }
+    }
+  }
+  // %842 = contract f64[4] -> v4
+  // %853 = contract f64[4] -> v0
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v10[i0 * L + l], v13[i0 * L + l], acc0_v[l]);
+      acc4_v[l] = std::fma(v10[i0 * L + l], v11[i0 * L + l], acc4_v[l]);
+      acc1_v[l] = std::fma(v10[(i0 + 20) * L + l], v13[(i0 + 20) * L + l], acc1_v[l]);
+      acc5_v[l] = std::fma(v10[(i0 + 20) * L + l], v11[(i0 + 20) * L + l], acc5_v[l]);
+      acc2_v[l] = std::fma(v10[(i0 + 40) * L + l], v13[(i0 + 40) * L + l], acc2_v[l]);
+      acc6_v[l] = std::fma(v10[(i0 + 40) * L + l], v11[(i0 + 40) * L + l], acc6_v[l]);
+      acc3_v[l] = std::fma(v10[(i0 + 60) * L + l], v13[(i0 + 60) * L + l], acc3_v[l]);
+      acc7_v[l] = std::fma(v10[(i0 + 60) * L + l], v11[(i0 + 60) * L + l], acc7_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[l] = acc0_v[l];
+    v4[1 * L + l] = acc1_v[l];
+    v4[2 * L + l] = acc2_v[l];
+    v4[3 * L + l] = acc3_v[l];
+    v0[l] = acc4_v[l];
+    v0[1 * L + l] = acc5_v[l];
+    v0[2 * L + l] = acc6_v[l];
+    v0[3 * L + l] = acc7_v[l];
+  }
+  // %843 = contract f64[4] -> v1
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = (v6[i0 * L + l] * (T(h) * 0.5f)) * v4[i0 * L + l];
+    }
+  }
+  // %612 = softmax f64[4,20] -> v14
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v12[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[i1 * L + l] = vm::exp(v12[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 20 + i1) * L + l] = v2[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %569 = contract f64[4,20] -> v12
+  // %845 = contract f64[4,20] -> v15
+  // %879 = contract f64[4,20] -> v16
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3427,30 +3269,102 @@ extern "C" void fwp_delta_xprime_cde_step(const void* /*ctx*/, double /*t*/, dou
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v7[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v13[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
+          acc4_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v10[(i0 * 20 + i2) * L + l],
+                               acc4_v[l]);
+          acc8_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v14[(i0 * 20 + i2) * L + l],
+                               acc8_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v7[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v13[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v10[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v14[(i0 * 20 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v7[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v13[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                               v10[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                                v14[(i0 * 20 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v7[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v13[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                               v10[(i0 * 20 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                                v14[(i0 * 20 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v12[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v12[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v15[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v15[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v15[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v15[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v16[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v16[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v16[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v16[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %876 = contract f64[4] -> v9
+  // %571 = tanh f64[4,20] -> v10
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = vm::tanh(v7[i0 * L + l] - v12[i0 * L + l]);
+    }
+  }
+  // %898 = contract f64[4,20] -> v7
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 20 + i1) * L + l] =
+            v10[(i0 * 20 + i1) * L + l] * (v6[i0 * L + l] * (T(h) * 0.16666667f));
+      }
+    }
+  }
+  // %906 = tanh f64[4,20] -> v12
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 20 + i1) * L + l] =
+            vm::tanh(v8[(i0 * 20 + i1) * L + l] - ((v10[(i0 * 20 + i1) * L + l] * v1[i0 * L + l]) +
+                                                   v15[(i0 * 20 + i1) * L + l]));
+      }
+    }
+  }
+  // %910 = tanh f64[4,20] -> v10
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 20 + i1) * L + l] =
+            vm::tanh(v8[(i0 * 20 + i1) * L + l] -
+                     (v15[(i0 * 20 + i1) * L + l] +
+                      (v12[(i0 * 20 + i1) * L + l] * (v0[i0 * L + l] * (T(h) * 0.5f)))));
+      }
+    }
+  }
+  // %876 = contract f64[4] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -3461,60 +3375,36 @@ extern "C" void fwp_delta_xprime_cde_step(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v7[i0 * L + l], v8[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v7[(i0 + 20) * L + l], v8[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v7[(i0 + 40) * L + l], v8[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v7[(i0 + 60) * L + l], v8[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v14[i0 * L + l], v11[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v14[(i0 + 20) * L + l], v11[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v14[(i0 + 40) * L + l], v11[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v14[(i0 + 60) * L + l], v11[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v9[l] = acc0_v[l];
-    v9[1 * L + l] = acc1_v[l];
-    v9[2 * L + l] = acc2_v[l];
-    v9[3 * L + l] = acc3_v[l];
+    v4[l] = acc0_v[l];
+    v4[1 * L + l] = acc1_v[l];
+    v4[2 * L + l] = acc2_v[l];
+    v4[3 * L + l] = acc3_v[l];
   }
-  // %613 = contract f64[4] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0], v1[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 + 21], v1[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 + 42], v1[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 + 63], v1[i0 * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v0[l] = acc0_v[l];
-    v0[1 * L + l] = acc1_v[l];
-    v0[2 * L + l] = acc2_v[l];
-    v0[3 * L + l] = acc3_v[l];
-  }
-  // %901 = contract f64[4] -> v1
+  // %901 = contract f64[4] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = sigmoid(v0[i0 * L + l]) * (T(h) * 0.16666667f);
+      v6[i0 * L + l] = sigmoid(v5[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
-  // %915 = contract f64[4,20] -> v11
+  // %915 = contract f64[4,20] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 20 + i1) * L + l] =
-            vm::tanh(v3[(i0 * 20 + i1) * L + l] -
-                     (v6[(i0 * 20 + i1) * L + l] +
-                      (v5[(i0 * 20 + i1) * L + l] * (v9[i0 * L + l] * T(h))))) *
-            v1[i0 * L + l];
+        v8[(i0 * 20 + i1) * L + l] =
+            vm::tanh(v9[(i0 * 20 + i1) * L + l] -
+                     (v16[(i0 * 20 + i1) * L + l] +
+                      (v10[(i0 * 20 + i1) * L + l] * (v4[i0 * L + l] * T(h))))) *
+            v6[i0 * L + l];
       }
     }
   }
@@ -3526,12 +3416,12 @@ extern "C" void fwp_delta_xprime_cde_step(const void* /*ctx*/, double /*t*/, dou
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 400 + i1 * 20 + i2) * L + l] =
               z0_W[(i0 * 400 + i1 * 20 + i2) * L + l] +
-              (((v2[(i0 * 20 + i1) * L + l] * v4[(i0 * 20 + i2) * L + l]) +
-                (((v8[(i0 * 20 + i2) * L + l] * (T(h) * 0.33333334f)) *
-                  v5[(i0 * 20 + i1) * L + l]) +
-                 ((v10[(i0 * 20 + i1) * L + l] * (T(h) * 0.33333334f)) *
-                  v8[(i0 * 20 + i2) * L + l]))) +
-               (v11[(i0 * 20 + i1) * L + l] * v7[(i0 * 20 + i2) * L + l]));
+              (((v7[(i0 * 20 + i1) * L + l] * v13[(i0 * 20 + i2) * L + l]) +
+                (((v11[(i0 * 20 + i2) * L + l] * (T(h) * 0.33333334f)) *
+                  v10[(i0 * 20 + i1) * L + l]) +
+                 ((v12[(i0 * 20 + i1) * L + l] * (T(h) * 0.33333334f)) *
+                  v11[(i0 * 20 + i2) * L + l]))) +
+               (v8[(i0 * 20 + i1) * L + l] * v14[(i0 * 20 + i2) * L + l]));
         }
       }
     }
@@ -3567,33 +3457,37 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 704);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1408);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3968);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6528);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9088);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9728);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10432);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11136);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13696);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14400);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15104);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17664);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20224);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2112);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2816);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3520);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4224);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6784);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9344);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11904);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14464);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17024);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19584);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22144);
   T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22784);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25344);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27904);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30464);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33024);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33152);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22912);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23040);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25600);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28160);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30720);
   T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33280);
   T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35840);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38400);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40960);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43520);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46080);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48640);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51328);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51456);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35968);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38528);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41088);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43648);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46208);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48768);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51328);
   T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 54016);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56704);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59392);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62080);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64768);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3601,6 +3495,14 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
+  T acc8_v[L] = {};
+  T acc9_v[L] = {};
+  T acc10_v[L] = {};
+  T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
@@ -3648,127 +3550,7 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
       v1[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
     }
   }
-  // %616 = contract f64[4,20] -> v2
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %611 = contract f64[4,20] -> v3
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %612 = softmax f64[4,20] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v3[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v3[(i0 * 20 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[i1 * L + l] = vm::exp(v3[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v3[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 20 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %879 = contract f64[4,20] -> v3
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v4[(i0 * 20 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v4[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v4[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v4[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %581 = layernorm f64[21] -> v6
+  // %581 = layernorm f64[21] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3788,8 +3570,8 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e136 = u_stages[(i0 + 21) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e136 * e136);
+        const T e43 = u_stages[(i0 + 21) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e43 * e43);
       }
     }
   }
@@ -3801,45 +3583,17 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = (u_stages[(i0 + 21) * L + l] - mean_v[l]) * rstd_v[l];
+      v2[i0 * L + l] = (u_stages[(i0 + 21) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %583 = add f64[21] -> v7
+  // %583 = add f64[21] -> v3
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v6[i0 * L + l]);
+      v3[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v2[i0 * L + l]);
     }
   }
-  // %590 = contract f64[4,20] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v7[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v7[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v7[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v7[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %559 = layernorm f64[21] -> v9
+  // %559 = layernorm f64[21] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3859,8 +3613,8 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e191 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e191 * e191);
+        const T e74 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e74 * e74);
       }
     }
   }
@@ -3872,17 +3626,19 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v4[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %561 = add f64[21] -> v10
+  // %561 = add f64[21] -> v5
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = ln_bias[i0] + (v9[i0 * L + l] * ln_gain[i0]);
+      v5[i0 * L + l] = ln_bias[i0] + (v4[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %568 = contract f64[4,20] -> v11
+  // %616 = contract f64[4,20] -> v6
+  // %590 = contract f64[4,20] -> v7
+  // %568 = contract f64[4,20] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3891,14 +3647,312 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v10[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v10[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v10[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v10[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v3[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v5[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v3[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v5[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v3[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v5[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v3[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v5[i2 * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v7[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v8[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v8[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v8[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v8[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+  }
+  // %611 = contract f64[4,20] -> v9
+  // %563 = contract f64[4,20] -> v10
+  // %585 = contract f64[4,20] -> v11
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 21; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2], v5[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2], v3[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], v5[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], v3[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], v5[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], v3[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], v5[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], v3[i2 * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v9[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v9[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v9[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v10[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v10[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v10[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v10[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v11[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v11[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v11[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v11[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+  }
+  // %612 = softmax f64[4,20] -> v12
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v9[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v9[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[i1 * L + l] = vm::exp(v9[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v9[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 20 + i1) * L + l] = v13[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %564 = softmax f64[4,20] -> v9
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v10[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v10[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[i1 * L + l] = vm::exp(v10[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v10[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 20 + i1) * L + l] = v13[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %565 = contract f64[4] -> v13
+  // %587 = contract f64[4] -> v10
+  // %613 = contract f64[4] -> v14
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+    acc8_v[l] = 0.0f;
+    acc9_v[l] = 0.0f;
+    acc10_v[l] = 0.0f;
+    acc11_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0], v5[i0 * L + l], acc0_v[l]);
+      acc4_v[l] = std::fma(Wb[i0], v3[i0 * L + l], acc4_v[l]);
+      acc8_v[l] = std::fma(Wb[i0], v1[i0 * L + l], acc8_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 + 21], v5[i0 * L + l], acc1_v[l]);
+      acc5_v[l] = std::fma(Wb[i0 + 21], v3[i0 * L + l], acc5_v[l]);
+      acc9_v[l] = std::fma(Wb[i0 + 21], v1[i0 * L + l], acc9_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 + 42], v5[i0 * L + l], acc2_v[l]);
+      acc6_v[l] = std::fma(Wb[i0 + 42], v3[i0 * L + l], acc6_v[l]);
+      acc10_v[l] = std::fma(Wb[i0 + 42], v1[i0 * L + l], acc10_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 + 63], v5[i0 * L + l], acc3_v[l]);
+      acc7_v[l] = std::fma(Wb[i0 + 63], v3[i0 * L + l], acc7_v[l]);
+      acc11_v[l] = std::fma(Wb[i0 + 63], v1[i0 * L + l], acc11_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v13[l] = acc0_v[l];
+    v13[1 * L + l] = acc1_v[l];
+    v13[2 * L + l] = acc2_v[l];
+    v13[3 * L + l] = acc3_v[l];
+    v10[l] = acc4_v[l];
+    v10[1 * L + l] = acc5_v[l];
+    v10[2 * L + l] = acc6_v[l];
+    v10[3 * L + l] = acc7_v[l];
+    v14[l] = acc8_v[l];
+    v14[1 * L + l] = acc9_v[l];
+    v14[2 * L + l] = acc10_v[l];
+    v14[3 * L + l] = acc11_v[l];
+  }
+  // %566 = sigmoid f64[4] -> v15
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = sigmoid(v13[i0 * L + l]);
+    }
+  }
+  // %567 = contract f64[4,20] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 20 + i1) * L + l] = v9[(i0 * 20 + i1) * L + l] * v15[i0 * L + l];
+      }
+    }
+  }
+  // %586 = softmax f64[4,20] -> v17
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v11[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[i1 * L + l] = vm::exp(v11[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v17[(i0 * 20 + i1) * L + l] = v13[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %879 = contract f64[4,20] -> v11
+  // %569 = contract f64[4,20] -> v18
+  // %845 = contract f64[4,20] -> v19
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v12[(i0 * 20 + i2) * L + l],
+                               acc0_v[l]);
+          acc4_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v9[(i0 * 20 + i2) * L + l],
+                               acc4_v[l]);
+          acc8_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v17[(i0 * 20 + i2) * L + l],
+                               acc8_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v12[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v9[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v17[(i0 * 20 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                               v12[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                               v9[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                                v17[(i0 * 20 + i2) * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                               v12[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                               v9[(i0 * 20 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                                v17[(i0 * 20 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -3907,209 +3961,25 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
         v11[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
         v11[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
         v11[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v18[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v18[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v18[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v18[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v19[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v19[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v19[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v19[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %563 = contract f64[4,20] -> v12
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2], v10[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], v10[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], v10[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], v10[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %564 = softmax f64[4,20] -> v13
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v12[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 20 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[i1 * L + l] = vm::exp(v12[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 20 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %569 = contract f64[4,20] -> v12
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v13[(i0 * 20 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v13[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v13[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v13[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %571 = tanh f64[4,20] -> v14
+  // %571 = tanh f64[4,20] -> v20
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = vm::tanh(v11[i0 * L + l] - v12[i0 * L + l]);
+      v20[i0 * L + l] = vm::tanh(v8[i0 * L + l] - v18[i0 * L + l]);
     }
   }
-  // %565 = contract f64[4] -> v5
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0], v10[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 + 21], v10[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 + 42], v10[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 + 63], v10[i0 * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v5[l] = acc0_v[l];
-    v5[1 * L + l] = acc1_v[l];
-    v5[2 * L + l] = acc2_v[l];
-    v5[3 * L + l] = acc3_v[l];
-  }
-  // %566 = sigmoid f64[4] -> v11
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = sigmoid(v5[i0 * L + l]);
-    }
-  }
-  // %567 = contract f64[4,20] -> v12
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 20 + i1) * L + l] = v13[(i0 * 20 + i1) * L + l] * v11[i0 * L + l];
-      }
-    }
-  }
-  // %585 = contract f64[4,20] -> v15
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2], v7[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], v7[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], v7[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], v7[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %586 = softmax f64[4,20] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v15[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v15[(i0 * 20 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[i1 * L + l] = vm::exp(v15[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v15[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 20 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %1083 = contract f64[4] -> v5
+  // %1083 = contract f64[4] -> v13
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4120,104 +3990,48 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v12[i0 * L + l], v16[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v12[(i0 + 20) * L + l], v16[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v12[(i0 + 40) * L + l], v16[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v12[(i0 + 60) * L + l], v16[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v16[i0 * L + l], v17[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v16[(i0 + 20) * L + l], v17[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v16[(i0 + 40) * L + l], v17[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v16[(i0 + 60) * L + l], v17[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v5[l] = acc0_v[l];
-    v5[1 * L + l] = acc1_v[l];
-    v5[2 * L + l] = acc2_v[l];
-    v5[3 * L + l] = acc3_v[l];
+    v13[l] = acc0_v[l];
+    v13[1 * L + l] = acc1_v[l];
+    v13[2 * L + l] = acc2_v[l];
+    v13[3 * L + l] = acc3_v[l];
   }
-  // %845 = contract f64[4,20] -> v15
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v16[(i0 * 20 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v16[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v16[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v16[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1321 = tanh f64[4,20] -> v17
+  // %1321 = tanh f64[4,20] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 20 + i1) * L + l] =
-            vm::tanh(v8[(i0 * 20 + i1) * L + l] -
-                     ((v14[(i0 * 20 + i1) * L + l] * (v5[i0 * L + l] * (T(h) * 0.5f))) +
-                      v15[(i0 * 20 + i1) * L + l]));
+        v8[(i0 * 20 + i1) * L + l] =
+            vm::tanh(v7[(i0 * 20 + i1) * L + l] -
+                     ((v20[(i0 * 20 + i1) * L + l] * (v13[i0 * L + l] * (T(h) * 0.5f))) +
+                      v19[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %587 = contract f64[4] -> v18
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0], v7[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 + 21], v7[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 + 42], v7[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 + 63], v7[i0 * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v18[l] = acc0_v[l];
-    v18[1 * L + l] = acc1_v[l];
-    v18[2 * L + l] = acc2_v[l];
-    v18[3 * L + l] = acc3_v[l];
-  }
-  // %588 = sigmoid f64[4] -> v19
+  // %588 = sigmoid f64[4] -> v18
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = sigmoid(v18[i0 * L + l]);
+      v18[i0 * L + l] = sigmoid(v10[i0 * L + l]);
     }
   }
-  // %589 = contract f64[4,20] -> v20
+  // %589 = contract f64[4,20] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 20 + i1) * L + l] = v16[(i0 * 20 + i1) * L + l] * v19[i0 * L + l];
+        v10[(i0 * 20 + i1) * L + l] = v17[(i0 * 20 + i1) * L + l] * v18[i0 * L + l];
       }
     }
   }
-  // %853 = contract f64[4] -> v18
+  // %853 = contract f64[4] -> v21
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4228,32 +4042,32 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v16[i0 * L + l], v20[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v16[(i0 + 20) * L + l], v20[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v16[(i0 + 40) * L + l], v20[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v16[(i0 + 60) * L + l], v20[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v17[i0 * L + l], v10[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v17[(i0 + 20) * L + l], v10[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v17[(i0 + 40) * L + l], v10[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v17[(i0 + 60) * L + l], v10[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v18[l] = acc0_v[l];
-    v18[1 * L + l] = acc1_v[l];
-    v18[2 * L + l] = acc2_v[l];
-    v18[3 * L + l] = acc3_v[l];
+    v21[l] = acc0_v[l];
+    v21[1 * L + l] = acc1_v[l];
+    v21[2 * L + l] = acc2_v[l];
+    v21[3 * L + l] = acc3_v[l];
   }
-  // %1325 = tanh f64[4,20] -> v21
+  // %1325 = tanh f64[4,20] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 20 + i1) * L + l] =
-            vm::tanh(v8[(i0 * 20 + i1) * L + l] -
-                     ((v17[(i0 * 20 + i1) * L + l] * (v18[i0 * L + l] * (T(h) * 0.5f))) +
-                      v15[(i0 * 20 + i1) * L + l]));
+        v22[(i0 * 20 + i1) * L + l] =
+            vm::tanh(v7[(i0 * 20 + i1) * L + l] -
+                     ((v8[(i0 * 20 + i1) * L + l] * (v21[i0 * L + l] * (T(h) * 0.5f))) +
+                      v19[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %876 = contract f64[4] -> v8
+  // %876 = contract f64[4] -> v7
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4264,71 +4078,49 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v4[i0 * L + l], v20[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v4[(i0 + 20) * L + l], v20[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v4[(i0 + 40) * L + l], v20[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v4[(i0 + 60) * L + l], v20[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v12[i0 * L + l], v10[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v12[(i0 + 20) * L + l], v10[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v12[(i0 + 40) * L + l], v10[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v12[(i0 + 60) * L + l], v10[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v8[l] = acc0_v[l];
-    v8[1 * L + l] = acc1_v[l];
-    v8[2 * L + l] = acc2_v[l];
-    v8[3 * L + l] = acc3_v[l];
+    v7[l] = acc0_v[l];
+    v7[1 * L + l] = acc1_v[l];
+    v7[2 * L + l] = acc2_v[l];
+    v7[3 * L + l] = acc3_v[l];
   }
-  // %1329 = tanh f64[4,20] -> v15
+  // %1329 = tanh f64[4,20] -> v19
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 20 + i1) * L + l] = vm::tanh(
-            v2[(i0 * 20 + i1) * L + l] -
-            (v3[(i0 * 20 + i1) * L + l] + (v21[(i0 * 20 + i1) * L + l] * (v8[i0 * L + l] * T(h)))));
+        v19[(i0 * 20 + i1) * L + l] = vm::tanh(
+            v6[(i0 * 20 + i1) * L + l] - (v11[(i0 * 20 + i1) * L + l] +
+                                          (v22[(i0 * 20 + i1) * L + l] * (v7[i0 * L + l] * T(h)))));
       }
     }
   }
-  // %613 = contract f64[4] -> v2
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0], v1[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 + 21], v1[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 + 42], v1[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 + 63], v1[i0 * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v2[l] = acc0_v[l];
-    v2[1 * L + l] = acc1_v[l];
-    v2[2 * L + l] = acc2_v[l];
-    v2[3 * L + l] = acc3_v[l];
-  }
-  // %614 = sigmoid f64[4] -> v3
+  // %614 = sigmoid f64[4] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = sigmoid(v2[i0 * L + l]);
+      v6[i0 * L + l] = sigmoid(v14[i0 * L + l]);
     }
   }
-  // %615 = contract f64[4,20] -> v2
+  // %615 = contract f64[4,20] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 20 + i1) * L + l] = v4[(i0 * 20 + i1) * L + l] * v3[i0 * L + l];
+        v11[(i0 * 20 + i1) * L + l] = v12[(i0 * 20 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
-  // %1332 = contract f64[4,20] -> v22
+  // %1332 = contract f64[4,20] -> v23
+  // %1110 = contract f64[4,20] -> v24
+  // %1140 = contract f64[4,20] -> v25
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4337,66 +4129,66 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2) * L + l],
-                               v2[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v11[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2) * L + l],
+                               v10[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2) * L + l],
+                               v16[(i0 * 20 + i2) * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v2[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v11[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v10[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v16[(i0 * 20 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v2[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v11[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                               v10[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                                v16[(i0 * 20 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v2[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v11[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                               v10[(i0 * 20 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                                v16[(i0 * 20 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-        v22[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-        v22[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-        v22[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+        v23[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v23[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+        v23[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v23[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+        v24[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l] * (T(h) * 0.33333334f);
+        v24[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.33333334f);
+        v24[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.33333334f);
+        v24[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.33333334f);
+        v25[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
+        v25[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
+        v25[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
+        v25[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
       }
     }
   }
-  // %1333 = mul f64[4,20] -> v2
+  // %1333 = mul f64[4,20] -> v11
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (1.0f - square(v15[i0 * L + l])) * v22[i0 * L + l];
-    }
-  }
-  // %1110 = contract f64[4,20] -> v22
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2) * L + l],
-                               v20[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v20[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v20[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v20[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-        v22[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-        v22[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
-        v22[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
-      }
+      v11[i0 * L + l] = (1.0f - square(v19[i0 * L + l])) * v23[i0 * L + l];
     }
   }
   // %1340 = mul f64[4,20] -> v23
@@ -4404,53 +4196,21 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 20 + i1) * L + l] =
-            (v22[(i0 * 20 + i1) * L + l] - (v2[(i0 * 20 + i1) * L + l] * (v8[i0 * L + l] * T(h)))) *
-            (1.0f - square(v21[(i0 * 20 + i1) * L + l]));
+        v23[(i0 * 20 + i1) * L + l] = (v24[(i0 * 20 + i1) * L + l] -
+                                       (v11[(i0 * 20 + i1) * L + l] * (v7[i0 * L + l] * T(h)))) *
+                                      (1.0f - square(v22[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %1347 = mul f64[4,20] -> v8
+  // %1347 = mul f64[4,20] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 20 + i1) * L + l] =
-            (v22[(i0 * 20 + i1) * L + l] -
-             (v23[(i0 * 20 + i1) * L + l] * (v18[i0 * L + l] * (T(h) * 0.5f)))) *
-            (1.0f - square(v17[(i0 * 20 + i1) * L + l]));
-      }
-    }
-  }
-  // %1140 = contract f64[4,20] -> v22
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2) * L + l],
-                               v12[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v12[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v12[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v12[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-        v22[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-        v22[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-        v22[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+        v7[(i0 * 20 + i1) * L + l] =
+            (v24[(i0 * 20 + i1) * L + l] -
+             (v23[(i0 * 20 + i1) * L + l] * (v21[i0 * L + l] * (T(h) * 0.5f)))) *
+            (1.0f - square(v8[(i0 * 20 + i1) * L + l]));
       }
     }
   }
@@ -4460,9 +4220,9 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v24[(i0 * 20 + i1) * L + l] =
-            (1.0f - square(v14[(i0 * 20 + i1) * L + l])) *
-            (v22[(i0 * 20 + i1) * L + l] -
-             (v8[(i0 * 20 + i1) * L + l] * (v5[i0 * L + l] * (T(h) * 0.5f))));
+            (1.0f - square(v20[(i0 * 20 + i1) * L + l])) *
+            (v25[(i0 * 20 + i1) * L + l] -
+             (v7[(i0 * 20 + i1) * L + l] * (v13[i0 * L + l] * (T(h) * 0.5f))));
       }
     }
   }
@@ -4474,15 +4234,17 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
         for (int64_t l = 0; l < L; ++l) {
           z0_bar_W[(i0 * 400 + i1 * 20 + i2) * L + l] +=
               (((z1_bar_W[(i0 * 400 + i1 * 20 + i2) * L + l] -
-                 (v2[(i0 * 20 + i1) * L + l] * v4[(i0 * 20 + i2) * L + l])) -
-                (v16[(i0 * 20 + i2) * L + l] * v23[(i0 * 20 + i1) * L + l])) -
-               (v8[(i0 * 20 + i1) * L + l] * v16[(i0 * 20 + i2) * L + l])) -
-              (v24[(i0 * 20 + i1) * L + l] * v13[(i0 * 20 + i2) * L + l]);
+                 (v11[(i0 * 20 + i1) * L + l] * v12[(i0 * 20 + i2) * L + l])) -
+                (v17[(i0 * 20 + i2) * L + l] * v23[(i0 * 20 + i1) * L + l])) -
+               (v7[(i0 * 20 + i1) * L + l] * v17[(i0 * 20 + i2) * L + l])) -
+              (v24[(i0 * 20 + i1) * L + l] * v9[(i0 * 20 + i2) * L + l]);
         }
       }
     }
   }
-  // %1360 = contract f64[4,20] -> v22
+  // %1360 = contract f64[4,20] -> v25
+  // %1355 = contract f64[4,20] -> v26
+  // %1191 = contract f64[4,20] -> v27
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4491,30 +4253,62 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v17[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v8[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v20[(i0 * 20 + i2) * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v17[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v8[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v20[(i0 * 20 + i2) * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v17[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v8[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                                v20[(i0 * 20 + i2) * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v17[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v8[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                                v20[(i0 * 20 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-        v22[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-        v22[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
-        v22[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
+        v25[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
+        v25[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
+        v25[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
+        v25[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
+        v26[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l] * (T(h) * 0.33333334f);
+        v26[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.33333334f);
+        v26[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.33333334f);
+        v26[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.33333334f);
+        v27[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
+        v27[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
+        v27[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
+        v27[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
       }
     }
   }
-  // %1361 = contract f64[4] -> v18
+  // %1361 = contract f64[4] -> v14
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4525,52 +4319,20 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v17[i0 * L + l], v23[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v17[(i0 + 20) * L + l], v23[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v17[(i0 + 40) * L + l], v23[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v17[(i0 + 60) * L + l], v23[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v8[i0 * L + l], v23[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v8[(i0 + 20) * L + l], v23[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v8[(i0 + 40) * L + l], v23[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v8[(i0 + 60) * L + l], v23[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v18[l] = acc0_v[l];
-    v18[1 * L + l] = acc1_v[l];
-    v18[2 * L + l] = acc2_v[l];
-    v18[3 * L + l] = acc3_v[l];
+    v14[l] = acc0_v[l];
+    v14[1 * L + l] = acc1_v[l];
+    v14[2 * L + l] = acc2_v[l];
+    v14[3 * L + l] = acc3_v[l];
   }
-  // %1355 = contract f64[4,20] -> v17
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v21[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v21[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v21[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v21[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.33333334f);
-        v17[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.33333334f);
-        v17[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.33333334f);
-        v17[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.33333334f);
-      }
-    }
-  }
-  // %1356 = contract f64[4] -> v5
+  // %1356 = contract f64[4] -> v21
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4581,32 +4343,126 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v21[i0 * L + l], v2[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v21[(i0 + 20) * L + l], v2[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v21[(i0 + 40) * L + l], v2[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v21[(i0 + 60) * L + l], v2[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v22[i0 * L + l], v11[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v22[(i0 + 20) * L + l], v11[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v22[(i0 + 40) * L + l], v11[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v22[(i0 + 60) * L + l], v11[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v5[l] = acc0_v[l];
-    v5[1 * L + l] = acc1_v[l];
-    v5[2 * L + l] = acc2_v[l];
-    v5[3 * L + l] = acc3_v[l];
+    v21[l] = acc0_v[l];
+    v21[1 * L + l] = acc1_v[l];
+    v21[2 * L + l] = acc2_v[l];
+    v21[3 * L + l] = acc3_v[l];
   }
-  // %1365 = add f64[4,20] -> v21
+  // %1365 = add f64[4,20] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 20 + i1) * L + l] =
-            (v22[(i0 * 20 + i1) * L + l] -
-             (v16[(i0 * 20 + i1) * L + l] * (v18[i0 * L + l] * (T(h) * 0.5f)))) +
-            (v17[(i0 * 20 + i1) * L + l] - (v4[(i0 * 20 + i1) * L + l] * (v5[i0 * L + l] * T(h))));
+        v8[(i0 * 20 + i1) * L + l] =
+            (v25[(i0 * 20 + i1) * L + l] -
+             (v17[(i0 * 20 + i1) * L + l] * (v14[i0 * L + l] * (T(h) * 0.5f)))) +
+            (v26[(i0 * 20 + i1) * L + l] -
+             (v12[(i0 * 20 + i1) * L + l] * (v21[i0 * L + l] * T(h))));
       }
     }
   }
-  // %1387 = contract f64[4] -> v17
+  // %1383 = add f64[4,20] -> v22
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[i0 * L + l] = v7[i0 * L + l] + v23[i0 * L + l];
+    }
+  }
+  // %1384 = contract f64[4,21] -> v28
+  // %1405 = contract f64[4,21] -> v29
+  // %1410 = contract f64[4,21] -> v30
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21], v22[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21], v24[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21], v11[(i0 * 20 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 1], v22[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 1], v24[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 1], v11[(i0 * 20 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 2], v22[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 2], v24[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 2], v11[(i0 * 20 + i2) * L + l],
+                                acc10_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 3], v22[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 3], v24[(i0 * 20 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 3], v11[(i0 * 20 + i2) * L + l],
+                                acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v28[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v28[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v28[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v28[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v29[(i0 * 21 + i1 * 4) * L + l] = acc4_v[l];
+        v29[(i0 * 21 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v29[(i0 * 21 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v29[(i0 * 21 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v30[(i0 * 21 + i1 * 4) * L + l] = acc8_v[l];
+        v30[(i0 * 21 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v30[(i0 * 21 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v30[(i0 * 21 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v22[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v24[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v11[(i0 * 20 + i1) * L + l], acc2_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[(i0 * 21 + 20) * L + l] = acc0_v[l];
+      v29[(i0 * 21 + 20) * L + l] = acc1_v[l];
+      v30[(i0 * 21 + 20) * L + l] = acc2_v[l];
+    }
+  }
+  // %1368 = contract f64[4] -> v13
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4617,27 +4473,361 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v16[i0 * L + l], v21[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v16[(i0 + 20) * L + l], v21[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v16[(i0 + 40) * L + l], v21[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v16[(i0 + 60) * L + l], v21[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v7[i0 * L + l], v20[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v7[(i0 + 20) * L + l], v20[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v7[(i0 + 40) * L + l], v20[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v7[(i0 + 60) * L + l], v20[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v17[l] = acc0_v[l];
-    v17[1 * L + l] = acc1_v[l];
-    v17[2 * L + l] = acc2_v[l];
-    v17[3 * L + l] = acc3_v[l];
+    v13[l] = acc0_v[l];
+    v13[1 * L + l] = acc1_v[l];
+    v13[2 * L + l] = acc2_v[l];
+    v13[3 * L + l] = acc3_v[l];
   }
-  // %1388 = mul f64[4] -> v22
+  // %1367 = contract f64[4,20] -> v20
+  // %1373 = contract f64[4,20] -> v25
+  // %1398 = contract f64[4,20] -> v26
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v7[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v23[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v24[(i0 * 20 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v7[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v23[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v24[(i0 * 20 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v7[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v23[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                                v24[(i0 * 20 + i2) * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v7[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v23[(i0 * 20 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                                v24[(i0 * 20 + i2) * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v20[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v20[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v20[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v25[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v25[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v25[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v25[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v26[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v26[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v26[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v26[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+  }
+  // %1377 = add f64[4,20] -> v7
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 20 + i1) * L + l] =
+            ((-((v16[(i0 * 20 + i1) * L + l] * (v13[i0 * L + l] * (T(h) * 0.5f))) +
+                v20[(i0 * 20 + i1) * L + l])) -
+             ((v10[(i0 * 20 + i1) * L + l] * (v14[i0 * L + l] * (T(h) * 0.5f))) +
+              v25[(i0 * 20 + i1) * L + l])) +
+            (v8[(i0 * 20 + i1) * L + l] * v18[i0 * L + l]);
+      }
+    }
+  }
+  // %1387 = contract f64[4] -> v14
+  // %1378 = contract f64[4] -> v16
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v17[i0 * L + l], v8[i0 * L + l], acc0_v[l]);
+      acc4_v[l] = std::fma(v17[i0 * L + l], v7[i0 * L + l], acc4_v[l]);
+      acc1_v[l] = std::fma(v17[(i0 + 20) * L + l], v8[(i0 + 20) * L + l], acc1_v[l]);
+      acc5_v[l] = std::fma(v17[(i0 + 20) * L + l], v7[(i0 + 20) * L + l], acc5_v[l]);
+      acc2_v[l] = std::fma(v17[(i0 + 40) * L + l], v8[(i0 + 40) * L + l], acc2_v[l]);
+      acc6_v[l] = std::fma(v17[(i0 + 40) * L + l], v7[(i0 + 40) * L + l], acc6_v[l]);
+      acc3_v[l] = std::fma(v17[(i0 + 60) * L + l], v8[(i0 + 60) * L + l], acc3_v[l]);
+      acc7_v[l] = std::fma(v17[(i0 + 60) * L + l], v7[(i0 + 60) * L + l], acc7_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v14[l] = acc0_v[l];
+    v14[1 * L + l] = acc1_v[l];
+    v14[2 * L + l] = acc2_v[l];
+    v14[3 * L + l] = acc3_v[l];
+    v16[l] = acc4_v[l];
+    v16[1 * L + l] = acc5_v[l];
+    v16[2 * L + l] = acc6_v[l];
+    v16[3 * L + l] = acc7_v[l];
+  }
+  // %1388 = mul f64[4] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v17[i0 * L + l] * (v19[i0 * L + l] * (1.0f - v19[i0 * L + l]));
+      v8[i0 * L + l] = v14[i0 * L + l] * (v18[i0 * L + l] * (1.0f - v18[i0 * L + l]));
     }
   }
-  // %1389 = contract f64[21] -> v17
+  // %1381 = mul f64[4,20] -> v18
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v18[(i0 * 20 + i1) * L + l] =
+            (v7[(i0 * 20 + i1) * L + l] - v16[i0 * L + l]) * v17[(i0 * 20 + i1) * L + l];
+      }
+    }
+  }
+  // %1393 = sub f64[4,20] -> v7
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 20 + i1) * L + l] =
+            v27[(i0 * 20 + i1) * L + l] -
+            (v17[(i0 * 20 + i1) * L + l] * (v13[i0 * L + l] * (T(h) * 0.5f)));
+      }
+    }
+  }
+  // %1399 = sub f64[4,20] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 20 + i1) * L + l] =
+            (v7[(i0 * 20 + i1) * L + l] * v15[i0 * L + l]) - v26[(i0 * 20 + i1) * L + l];
+      }
+    }
+  }
+  // %1400 = contract f64[4] -> v14
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v16[i0 * L + l], v9[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v16[(i0 + 20) * L + l], v9[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v16[(i0 + 40) * L + l], v9[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v16[(i0 + 60) * L + l], v9[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v14[l] = acc0_v[l];
+    v14[1 * L + l] = acc1_v[l];
+    v14[2 * L + l] = acc2_v[l];
+    v14[3 * L + l] = acc3_v[l];
+  }
+  // %1403 = mul f64[4,20] -> v17
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v17[(i0 * 20 + i1) * L + l] =
+            (v16[(i0 * 20 + i1) * L + l] - v14[i0 * L + l]) * v9[(i0 * 20 + i1) * L + l];
+      }
+    }
+  }
+  // %1394 = contract f64[4] -> v14
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v7[i0 * L + l], v9[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v7[(i0 + 20) * L + l], v9[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v7[(i0 + 40) * L + l], v9[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v7[(i0 + 60) * L + l], v9[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v14[l] = acc0_v[l];
+    v14[1 * L + l] = acc1_v[l];
+    v14[2 * L + l] = acc2_v[l];
+    v14[3 * L + l] = acc3_v[l];
+  }
+  // %1395 = mul f64[4] -> v13
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = v14[i0 * L + l] * ((1.0f - v15[i0 * L + l]) * v15[i0 * L + l]);
+    }
+  }
+  // %1411 = contract f64[4,20] -> v7
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v19[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v19[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v19[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v19[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+      }
+    }
+  }
+  // %1413 = contract f64[4,20] -> v9
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v11[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v11[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v11[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v11[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v9[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v9[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v9[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1416 = sub f64[4,20] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 20 + i1) * L + l] =
+            (v7[(i0 * 20 + i1) * L + l] * v6[i0 * L + l]) -
+            ((v10[(i0 * 20 + i1) * L + l] * (v21[i0 * L + l] * T(h))) + v9[(i0 * 20 + i1) * L + l]);
+      }
+    }
+  }
+  // %1424 = contract f64[4] -> v14
+  // %1417 = contract f64[4] -> v15
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v12[i0 * L + l], v7[i0 * L + l], acc0_v[l]);
+      acc4_v[l] = std::fma(v12[i0 * L + l], v16[i0 * L + l], acc4_v[l]);
+      acc1_v[l] = std::fma(v12[(i0 + 20) * L + l], v7[(i0 + 20) * L + l], acc1_v[l]);
+      acc5_v[l] = std::fma(v12[(i0 + 20) * L + l], v16[(i0 + 20) * L + l], acc5_v[l]);
+      acc2_v[l] = std::fma(v12[(i0 + 40) * L + l], v7[(i0 + 40) * L + l], acc2_v[l]);
+      acc6_v[l] = std::fma(v12[(i0 + 40) * L + l], v16[(i0 + 40) * L + l], acc6_v[l]);
+      acc3_v[l] = std::fma(v12[(i0 + 60) * L + l], v7[(i0 + 60) * L + l], acc3_v[l]);
+      acc7_v[l] = std::fma(v12[(i0 + 60) * L + l], v16[(i0 + 60) * L + l], acc7_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v14[l] = acc0_v[l];
+    v14[1 * L + l] = acc1_v[l];
+    v14[2 * L + l] = acc2_v[l];
+    v14[3 * L + l] = acc3_v[l];
+    v15[l] = acc4_v[l];
+    v15[1 * L + l] = acc5_v[l];
+    v15[2 * L + l] = acc6_v[l];
+    v15[3 * L + l] = acc7_v[l];
+  }
+  // %1425 = mul f64[4] -> v21
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = (v6[i0 * L + l] * (1.0f - v6[i0 * L + l])) * v14[i0 * L + l];
+    }
+  }
+  // %1389 = contract f64[21] -> v6
+  // %1396 = contract f64[21] -> v7
+  // %1426 = contract f64[21] -> v9
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4645,228 +4835,81 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v22[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v22[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v22[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v22[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v8[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v13[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v21[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v13[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v21[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v13[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v21[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v8[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v13[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v21[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc4_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v9[(i0 * 4) * L + l] = acc8_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v22[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v17[20 * L + l] = acc0_v[l];
-  }
-  // %1383 = add f64[4,20] -> v25
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v8[i0 * L + l] + v23[i0 * L + l];
-    }
-  }
-  // %1384 = contract f64[4,21] -> v26
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21], v25[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 1], v25[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 2], v25[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 3], v25[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v26[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v26[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v26[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v25[(i0 * 20 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 21 + 20) * L + l] = acc0_v[l];
-    }
-  }
-  // %1368 = contract f64[4] -> v27
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
     acc1_v[l] = 0.0f;
     acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
   }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v8[i0 * L + l], v14[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v8[(i0 + 20) * L + l], v14[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v8[(i0 + 40) * L + l], v14[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v8[(i0 + 60) * L + l], v14[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 21 + 20], v13[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 21 + 20], v21[i0 * L + l], acc2_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v27[l] = acc0_v[l];
-    v27[1 * L + l] = acc1_v[l];
-    v27[2 * L + l] = acc2_v[l];
-    v27[3 * L + l] = acc3_v[l];
+    v6[20 * L + l] = acc0_v[l];
+    v7[20 * L + l] = acc1_v[l];
+    v9[20 * L + l] = acc2_v[l];
   }
-  // %1367 = contract f64[4,20] -> v28
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v28[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v28[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v28[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1373 = contract f64[4,20] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v23[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v23[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v23[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v23[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1377 = add f64[4,20] -> v23
+  // %1420 = mul f64[4,20] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 20 + i1) * L + l] =
-            ((-((v12[(i0 * 20 + i1) * L + l] * (v27[i0 * L + l] * (T(h) * 0.5f))) +
-                v28[(i0 * 20 + i1) * L + l])) -
-             ((v20[(i0 * 20 + i1) * L + l] * (v18[i0 * L + l] * (T(h) * 0.5f))) +
-              v8[(i0 * 20 + i1) * L + l])) +
-            (v21[(i0 * 20 + i1) * L + l] * v19[i0 * L + l]);
+        v10[(i0 * 20 + i1) * L + l] =
+            (v16[(i0 * 20 + i1) * L + l] - v15[i0 * L + l]) * v12[(i0 * 20 + i1) * L + l];
       }
     }
   }
-  // %1378 = contract f64[4] -> v18
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v16[i0 * L + l], v23[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v16[(i0 + 20) * L + l], v23[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v16[(i0 + 40) * L + l], v23[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v16[(i0 + 60) * L + l], v23[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v18[l] = acc0_v[l];
-    v18[1 * L + l] = acc1_v[l];
-    v18[2 * L + l] = acc2_v[l];
-    v18[3 * L + l] = acc3_v[l];
-  }
-  // %1381 = mul f64[4,20] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 20 + i1) * L + l] =
-            (v23[(i0 * 20 + i1) * L + l] - v18[i0 * L + l]) * v16[(i0 * 20 + i1) * L + l];
-      }
-    }
-  }
-  // %1382 = contract f64[4,21] -> v29
+  // %1382 = contract f64[4,21] -> v31
+  // %1404 = contract f64[4,21] -> v32
+  // %1421 = contract f64[4,21] -> v33
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4875,41 +4918,79 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21], v8[(i0 * 20 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21], v18[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21], v17[(i0 * 20 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21], v10[(i0 * 20 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 1], v8[(i0 * 20 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 1], v18[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 1], v17[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 1], v10[(i0 * 20 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 2], v8[(i0 * 20 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 2], v18[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 2], v17[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 2], v10[(i0 * 20 + i2) * L + l],
+                                acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 3], v8[(i0 * 20 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 3], v18[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 3], v17[(i0 * 20 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 3], v10[(i0 * 20 + i2) * L + l],
+                                acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v29[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v29[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v29[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v31[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v31[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v31[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v31[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v32[(i0 * 21 + i1 * 4) * L + l] = acc4_v[l];
+        v32[(i0 * 21 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v32[(i0 * 21 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v32[(i0 * 21 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v33[(i0 * 21 + i1 * 4) * L + l] = acc8_v[l];
+        v33[(i0 * 21 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v33[(i0 * 21 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v33[(i0 * 21 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v8[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v17[(i0 * 20 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v10[(i0 * 20 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[(i0 * 21 + 20) * L + l] = acc0_v[l];
+      v31[(i0 * 21 + 20) * L + l] = acc0_v[l];
+      v32[(i0 * 21 + 20) * L + l] = acc1_v[l];
+      v33[(i0 * 21 + 20) * L + l] = acc2_v[l];
     }
   }
   // %1386 = reduce_sum f64[21] -> v12
@@ -4921,7 +5002,7 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v26[(i0 + i1 * 21) * L + l] + v29[(i0 + i1 * 21) * L + l]);
+        acc_v[l] = acc_v[l] + (v28[(i0 + i1 * 21) * L + l] + v31[(i0 + i1 * 21) * L + l]);
       }
     }
     PLASTIC_SIMD
@@ -4929,225 +5010,14 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
       v12[i0 * L + l] = acc_v[l];
     }
   }
-  // %1390 = add f64[21] -> v21
+  // %1390 = add f64[21] -> v16
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = v17[i0 * L + l] + v12[i0 * L + l];
+      v16[i0 * L + l] = v6[i0 * L + l] + v12[i0 * L + l];
     }
   }
-  // %1191 = contract f64[4,20] -> v12
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v14[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v14[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v14[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v14[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-        v12[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-        v12[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-        v12[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-      }
-    }
-  }
-  // %1393 = sub f64[4,20] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 20 + i1) * L + l] =
-            v12[(i0 * 20 + i1) * L + l] -
-            (v16[(i0 * 20 + i1) * L + l] * (v27[i0 * L + l] * (T(h) * 0.5f)));
-      }
-    }
-  }
-  // %1398 = contract f64[4,20] -> v12
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v24[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v24[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v24[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v24[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1399 = sub f64[4,20] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 20 + i1) * L + l] =
-            (v14[(i0 * 20 + i1) * L + l] * v11[i0 * L + l]) - v12[(i0 * 20 + i1) * L + l];
-      }
-    }
-  }
-  // %1400 = contract f64[4] -> v18
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v16[i0 * L + l], v13[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v16[(i0 + 20) * L + l], v13[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v16[(i0 + 40) * L + l], v13[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v16[(i0 + 60) * L + l], v13[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v18[l] = acc0_v[l];
-    v18[1 * L + l] = acc1_v[l];
-    v18[2 * L + l] = acc2_v[l];
-    v18[3 * L + l] = acc3_v[l];
-  }
-  // %1403 = mul f64[4,20] -> v12
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 20 + i1) * L + l] =
-            (v16[(i0 * 20 + i1) * L + l] - v18[i0 * L + l]) * v13[(i0 * 20 + i1) * L + l];
-      }
-    }
-  }
-  // %1404 = contract f64[4,21] -> v26
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21], v12[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 1], v12[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 2], v12[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 3], v12[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v26[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v26[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v26[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v12[(i0 * 20 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 21 + 20) * L + l] = acc0_v[l];
-    }
-  }
-  // %1405 = contract f64[4,21] -> v29
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21], v24[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 1], v24[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 2], v24[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 3], v24[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v29[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v29[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v29[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v24[(i0 * 20 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[(i0 * 21 + 20) * L + l] = acc0_v[l];
-    }
-  }
-  // %1407 = reduce_sum f64[21] -> v16
+  // %1407 = reduce_sum f64[21] -> v6
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5156,365 +5026,22 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v26[(i0 + i1 * 21) * L + l] + v29[(i0 + i1 * 21) * L + l]);
+        acc_v[l] = acc_v[l] + (v32[(i0 + i1 * 21) * L + l] + v29[(i0 + i1 * 21) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = acc_v[l];
+      v6[i0 * L + l] = acc_v[l];
     }
   }
-  // %1394 = contract f64[4] -> v18
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v14[i0 * L + l], v13[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v14[(i0 + 20) * L + l], v13[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v14[(i0 + 40) * L + l], v13[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v14[(i0 + 60) * L + l], v13[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v18[l] = acc0_v[l];
-    v18[1 * L + l] = acc1_v[l];
-    v18[2 * L + l] = acc2_v[l];
-    v18[3 * L + l] = acc3_v[l];
-  }
-  // %1395 = mul f64[4] -> v19
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = v18[i0 * L + l] * ((1.0f - v11[i0 * L + l]) * v11[i0 * L + l]);
-    }
-  }
-  // %1396 = contract f64[21] -> v11
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v19[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v19[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v19[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v19[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v19[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v11[20 * L + l] = acc0_v[l];
-  }
-  // %1408 = add f64[21] -> v13
+  // %1408 = add f64[21] -> v12
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v16[i0 * L + l] + v11[i0 * L + l];
+      v12[i0 * L + l] = v6[i0 * L + l] + v7[i0 * L + l];
     }
   }
-  // %1411 = contract f64[4,20] -> v11
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v15[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v15[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v15[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z1_bar_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v15[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-        v11[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-        v11[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-        v11[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-      }
-    }
-  }
-  // %1424 = contract f64[4] -> v18
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v4[i0 * L + l], v11[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v4[(i0 + 20) * L + l], v11[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v4[(i0 + 40) * L + l], v11[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v4[(i0 + 60) * L + l], v11[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v18[l] = acc0_v[l];
-    v18[1 * L + l] = acc1_v[l];
-    v18[2 * L + l] = acc2_v[l];
-    v18[3 * L + l] = acc3_v[l];
-  }
-  // %1425 = mul f64[4] -> v27
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = (v3[i0 * L + l] * (1.0f - v3[i0 * L + l])) * v18[i0 * L + l];
-    }
-  }
-  // %1426 = contract f64[21] -> v14
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v27[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v27[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v27[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v27[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v27[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v14[20 * L + l] = acc0_v[l];
-  }
-  // %1413 = contract f64[4,20] -> v15
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v2[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v2[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v2[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v2[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1416 = sub f64[4,20] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 20 + i1) * L + l] =
-            (v11[(i0 * 20 + i1) * L + l] * v3[i0 * L + l]) -
-            ((v20[(i0 * 20 + i1) * L + l] * (v5[i0 * L + l] * T(h))) + v15[(i0 * 20 + i1) * L + l]);
-      }
-    }
-  }
-  // %1417 = contract f64[4] -> v18
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v4[i0 * L + l], v16[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v4[(i0 + 20) * L + l], v16[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v4[(i0 + 40) * L + l], v16[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v4[(i0 + 60) * L + l], v16[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v18[l] = acc0_v[l];
-    v18[1 * L + l] = acc1_v[l];
-    v18[2 * L + l] = acc2_v[l];
-    v18[3 * L + l] = acc3_v[l];
-  }
-  // %1420 = mul f64[4,20] -> v3
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 20 + i1) * L + l] =
-            (v16[(i0 * 20 + i1) * L + l] - v18[i0 * L + l]) * v4[(i0 * 20 + i1) * L + l];
-      }
-    }
-  }
-  // %1421 = contract f64[4,21] -> v26
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21], v3[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 1], v3[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 2], v3[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 3], v3[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v26[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v26[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v26[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v3[(i0 * 20 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 21 + 20) * L + l] = acc0_v[l];
-    }
-  }
-  // %1410 = contract f64[4,21] -> v29
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21], v2[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 1], v2[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 2], v2[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 3], v2[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v29[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v29[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v29[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v2[(i0 * 20 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[(i0 * 21 + 20) * L + l] = acc0_v[l];
-    }
-  }
-  // %1423 = reduce_sum f64[21] -> v4
+  // %1423 = reduce_sum f64[21] -> v6
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5523,19 +5050,19 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v26[(i0 + i1 * 21) * L + l] + v29[(i0 + i1 * 21) * L + l]);
+        acc_v[l] = acc_v[l] + (v33[(i0 + i1 * 21) * L + l] + v30[(i0 + i1 * 21) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = acc_v[l];
+      v6[i0 * L + l] = acc_v[l];
     }
   }
-  // %1427 = add f64[21] -> v11
+  // %1427 = add f64[21] -> v7
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v14[i0 * L + l] + v4[i0 * L + l];
+      v7[i0 * L + l] = v9[i0 * L + l] + v6[i0 * L + l];
     }
   }
   // %1430 = add f64[21] -> d.ln.gain
@@ -5544,8 +5071,8 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v21[i0 * L + l] * v6[i0 * L + l]) +
-                 ((v13[i0 * L + l] * v9[i0 * L + l]) + (v0[i0 * L + l] * v11[i0 * L + l]));
+        sum[l] = (v16[i0 * L + l] * v2[i0 * L + l]) +
+                 ((v12[i0 * L + l] * v4[i0 * L + l]) + (v0[i0 * L + l] * v7[i0 * L + l]));
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
@@ -5556,7 +5083,7 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v21[i0 * L + l] + (v13[i0 * L + l] + v11[i0 * L + l]);
+        sum[l] = v16[i0 * L + l] + (v12[i0 * L + l] + v7[i0 * L + l]);
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
@@ -5568,8 +5095,8 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v7[i1 * L + l] * v22[i0 * L + l]) +
-                   ((v27[i0 * L + l] * v1[i1 * L + l]) + (v10[i1 * L + l] * v19[i0 * L + l]));
+          sum[l] = (v3[i1 * L + l] * v8[i0 * L + l]) +
+                   ((v21[i0 * L + l] * v1[i1 * L + l]) + (v5[i1 * L + l] * v13[i0 * L + l]));
         }
         theta_bar_Wb[i0 * 21 + i1] += lane_sum<L>(sum);
       }
@@ -5583,9 +5110,9 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v7[i2 * L + l] * v8[(i0 * 20 + i1) * L + l]) +
-                     ((v10[i2 * L + l] * v12[(i0 * 20 + i1) * L + l]) +
-                      (v3[(i0 * 20 + i1) * L + l] * v1[i2 * L + l]));
+            sum[l] = (v3[i2 * L + l] * v18[(i0 * 20 + i1) * L + l]) +
+                     ((v5[i2 * L + l] * v17[(i0 * 20 + i1) * L + l]) +
+                      (v10[(i0 * 20 + i1) * L + l] * v1[i2 * L + l]));
           }
           theta_bar_Wk[i0 * 420 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
@@ -5600,9 +5127,9 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((v24[(i0 * 20 + i1) * L + l] * v10[i2 * L + l]) +
-                      (v2[(i0 * 20 + i1) * L + l] * v1[i2 * L + l])) +
-                     (v25[(i0 * 20 + i1) * L + l] * v7[i2 * L + l]);
+            sum[l] = ((v24[(i0 * 20 + i1) * L + l] * v5[i2 * L + l]) +
+                      (v11[(i0 * 20 + i1) * L + l] * v1[i2 * L + l])) +
+                     (v22[(i0 * 20 + i1) * L + l] * v3[i2 * L + l]);
           }
           theta_bar_Wv[i0 * 420 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
@@ -5614,10 +5141,10 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = v13[i0 * L + l] * ln_gain[i0];
+        v1[i0 * L + l] = v12[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1449 = reduce_sum f64[] -> v18
+    // %1449 = reduce_sum f64[] -> v14
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5630,9 +5157,9 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[l] = acc_v[l];
+      v14[l] = acc_v[l];
     }
-    // %1453 = contract f64[] -> v19
+    // %1453 = contract f64[] -> v15
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5640,14 +5167,14 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v4[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[l] = acc0_v[l];
+      v15[l] = acc0_v[l];
     }
-    // %753 = reduce_sum f64[] -> v27
+    // %753 = reduce_sum f64[] -> v21
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5660,9 +5187,9 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[l] = acc_v[l];
+      v21[l] = acc_v[l];
     }
-    // %758 = reduce_sum f64[] -> v5
+    // %758 = reduce_sum f64[] -> v13
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5670,28 +5197,28 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - (v27[l] * 0.04761905f));
+        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - (v21[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[l] = acc_v[l];
+      v13[l] = acc_v[l];
     }
-    // %762 = reciprocal f64[] -> v27
+    // %762 = reciprocal f64[] -> v21
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[l] = T(1) / std::sqrt((v5[l] * 0.04761905f) + 1e-05f);
+      v21[l] = T(1) / std::sqrt((v13[l] * 0.04761905f) + 1e-05f);
     }
     // %1458 = mul f64[21] -> d.dx@0
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[i0 * L + l] += ((v1[i0 * L + l] - (v18[l] * 0.04761905f)) -
-                                     ((v19[l] * 0.04761905f) * v9[i0 * L + l])) *
-                                    v27[l];
+        u_stages_bar[i0 * L + l] += ((v1[i0 * L + l] - (v14[l] * 0.04761905f)) -
+                                     ((v15[l] * 0.04761905f) * v4[i0 * L + l])) *
+                                    v21[l];
       }
     }
-    // %802 = reduce_sum f64[] -> v18
+    // %802 = reduce_sum f64[] -> v14
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5704,9 +5231,9 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[l] = acc_v[l];
+      v14[l] = acc_v[l];
     }
-    // %807 = reduce_sum f64[] -> v19
+    // %807 = reduce_sum f64[] -> v15
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5714,26 +5241,26 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 21) * L + l] - (v18[l] * 0.04761905f));
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 21) * L + l] - (v14[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[l] = acc_v[l];
+      v15[l] = acc_v[l];
     }
-    // %811 = reciprocal f64[] -> v18
+    // %811 = reciprocal f64[] -> v14
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[l] = T(1) / std::sqrt((v19[l] * 0.04761905f) + 1e-05f);
+      v14[l] = T(1) / std::sqrt((v15[l] * 0.04761905f) + 1e-05f);
     }
     // %1459 = mul f64[21] -> v1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = v21[i0 * L + l] * ln_gain[i0];
+        v1[i0 * L + l] = v16[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1460 = reduce_sum f64[] -> v19
+    // %1460 = reduce_sum f64[] -> v15
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5746,9 +5273,9 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[l] = acc_v[l];
+      v15[l] = acc_v[l];
     }
-    // %1464 = contract f64[] -> v27
+    // %1464 = contract f64[] -> v21
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5756,22 +5283,22 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v1[i0 * L + l], v6[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v1[i0 * L + l], v2[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[l] = acc0_v[l];
+      v21[l] = acc0_v[l];
     }
     // %1469 = mul f64[21] -> d.dx@1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 21) * L + l] += v18[l] * ((v1[i0 * L + l] - (v19[l] * 0.04761905f)) -
-                                                     ((v27[l] * 0.04761905f) * v6[i0 * L + l]));
+        u_stages_bar[(i0 + 21) * L + l] += v14[l] * ((v1[i0 * L + l] - (v15[l] * 0.04761905f)) -
+                                                     ((v21[l] * 0.04761905f) * v2[i0 * L + l]));
       }
     }
-    // %666 = reduce_sum f64[] -> v18
+    // %666 = reduce_sum f64[] -> v14
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5784,9 +5311,9 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[l] = acc_v[l];
+      v14[l] = acc_v[l];
     }
-    // %671 = reduce_sum f64[] -> v19
+    // %671 = reduce_sum f64[] -> v15
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5794,26 +5321,26 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 63) * L + l] - (v18[l] * 0.04761905f));
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 63) * L + l] - (v14[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[l] = acc_v[l];
+      v15[l] = acc_v[l];
     }
-    // %675 = reciprocal f64[] -> v18
+    // %675 = reciprocal f64[] -> v14
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[l] = T(1) / std::sqrt((v19[l] * 0.04761905f) + 1e-05f);
+      v14[l] = T(1) / std::sqrt((v15[l] * 0.04761905f) + 1e-05f);
     }
     // %1470 = mul f64[21] -> v1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v11[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v7[i0 * L + l];
       }
     }
-    // %1471 = reduce_sum f64[] -> v19
+    // %1471 = reduce_sum f64[] -> v15
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5826,9 +5353,9 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[l] = acc_v[l];
+      v15[l] = acc_v[l];
     }
-    // %1475 = contract f64[] -> v27
+    // %1475 = contract f64[] -> v21
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5841,14 +5368,14 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[l] = acc0_v[l];
+      v21[l] = acc0_v[l];
     }
     // %1480 = mul f64[21] -> d.dx@2
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 63) * L + l] += v18[l] * ((v1[i0 * L + l] - (v19[l] * 0.04761905f)) -
-                                                     ((v27[l] * 0.04761905f) * v0[i0 * L + l]));
+        u_stages_bar[(i0 + 63) * L + l] += v14[l] * ((v1[i0 * L + l] - (v15[l] * 0.04761905f)) -
+                                                     ((v21[l] * 0.04761905f) * v0[i0 * L + l]));
       }
     }
   }
@@ -5892,34 +5419,36 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 704);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1408);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3968);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6528);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7168);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9728);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12288);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14848);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17408);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19968);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22528);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25088);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27648);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30208);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32768);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35328);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37888);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40448);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43008);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43648);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46208);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48768);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51328);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53888);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56448);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59008);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61568);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64256);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 66944);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69632);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2112);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2816);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3520);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4224);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4352);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4480);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4608);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4736);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7296);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9856);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12416);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14976);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15616);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18176);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20736);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23296);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25856);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28416);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30976);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33536);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36096);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38656);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41216);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43776);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46336);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48896);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51456);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51584);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 54144);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56832);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -5927,6 +5456,14 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
+  T acc8_v[L] = {};
+  T acc9_v[L] = {};
+  T acc10_v[L] = {};
+  T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
@@ -5978,174 +5515,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %563 = contract f64[4,20] -> v2
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %564 = softmax f64[4,20] -> v3
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v2[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 20 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v2[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 20 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %565 = contract f64[4] -> v4
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0], v1[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 + 21], v1[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 + 42], v1[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 + 63], v1[i0 * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc0_v[l];
-    v4[1 * L + l] = acc1_v[l];
-    v4[2 * L + l] = acc2_v[l];
-    v4[3 * L + l] = acc3_v[l];
-  }
-  // %566 = sigmoid f64[4] -> v2
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = sigmoid(v4[i0 * L + l]);
-    }
-  }
-  // %567 = contract f64[4,20] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 20 + i1) * L + l] = v3[(i0 * 20 + i1) * L + l] * v2[i0 * L + l];
-      }
-    }
-  }
-  // %568 = contract f64[4,20] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %569 = contract f64[4,20] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v3[(i0 * 20 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v3[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v3[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v3[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %571 = tanh f64[4,20] -> v8
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = vm::tanh(v6[i0 * L + l] - v7[i0 * L + l]);
-    }
-  }
-  // %581 = layernorm f64[21] -> v6
+  // %581 = layernorm f64[21] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6165,8 +5535,8 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e170 = u_stages[(i0 + 21) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e170 * e170);
+        const T e44 = u_stages[(i0 + 21) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e44 * e44);
       }
     }
   }
@@ -6178,249 +5548,17 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = (u_stages[(i0 + 21) * L + l] - mean_v[l]) * rstd_v[l];
+      v2[i0 * L + l] = (u_stages[(i0 + 21) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %583 = add f64[21] -> v7
+  // %583 = add f64[21] -> v3
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v6[i0 * L + l]);
+      v3[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v2[i0 * L + l]);
     }
   }
-  // %585 = contract f64[4,20] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2], v7[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], v7[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], v7[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], v7[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %586 = softmax f64[4,20] -> v10
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v9[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v9[(i0 * 20 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v9[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v9[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 20 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %587 = contract f64[4] -> v4
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0], v7[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 + 21], v7[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 + 42], v7[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 + 63], v7[i0 * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc0_v[l];
-    v4[1 * L + l] = acc1_v[l];
-    v4[2 * L + l] = acc2_v[l];
-    v4[3 * L + l] = acc3_v[l];
-  }
-  // %588 = sigmoid f64[4] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = sigmoid(v4[i0 * L + l]);
-    }
-  }
-  // %589 = contract f64[4,20] -> v11
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 20 + i1) * L + l] = v10[(i0 * 20 + i1) * L + l] * v9[i0 * L + l];
-      }
-    }
-  }
-  // %590 = contract f64[4,20] -> v12
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v7[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v7[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v7[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v7[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1083 = contract f64[4] -> v4
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v5[i0 * L + l], v10[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v5[(i0 + 20) * L + l], v10[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v5[(i0 + 40) * L + l], v10[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v5[(i0 + 60) * L + l], v10[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc0_v[l];
-    v4[1 * L + l] = acc1_v[l];
-    v4[2 * L + l] = acc2_v[l];
-    v4[3 * L + l] = acc3_v[l];
-  }
-  // %845 = contract f64[4,20] -> v13
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v10[(i0 * 20 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v10[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v10[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v10[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1321 = tanh f64[4,20] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 20 + i1) * L + l] =
-            vm::tanh(v12[(i0 * 20 + i1) * L + l] -
-                     ((v8[(i0 * 20 + i1) * L + l] * (v4[i0 * L + l] * (T(h) * 0.5f))) +
-                      v13[(i0 * 20 + i1) * L + l]));
-      }
-    }
-  }
-  // %853 = contract f64[4] -> v4
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v10[i0 * L + l], v11[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v10[(i0 + 20) * L + l], v11[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v10[(i0 + 40) * L + l], v11[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v10[(i0 + 60) * L + l], v11[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc0_v[l];
-    v4[1 * L + l] = acc1_v[l];
-    v4[2 * L + l] = acc2_v[l];
-    v4[3 * L + l] = acc3_v[l];
-  }
-  // %1325 = tanh f64[4,20] -> v15
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 20 + i1) * L + l] =
-            vm::tanh(v12[(i0 * 20 + i1) * L + l] -
-                     ((v14[(i0 * 20 + i1) * L + l] * (v4[i0 * L + l] * (T(h) * 0.5f))) +
-                      v13[(i0 * 20 + i1) * L + l]));
-      }
-    }
-  }
-  // %607 = layernorm f64[21] -> v12
+  // %607 = layernorm f64[21] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6440,8 +5578,8 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e393 = u_stages[(i0 + 63) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e393 * e393);
+        const T e75 = u_stages[(i0 + 63) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e75 * e75);
       }
     }
   }
@@ -6453,17 +5591,83 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = (u_stages[(i0 + 63) * L + l] - mean_v[l]) * rstd_v[l];
+      v4[i0 * L + l] = (u_stages[(i0 + 63) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %609 = add f64[21] -> v13
+  // %609 = add f64[21] -> v5
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v12[i0 * L + l]);
+      v5[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v4[i0 * L + l]);
     }
   }
-  // %616 = contract f64[4,20] -> v16
+  // %565 = contract f64[4] -> v6
+  // %587 = contract f64[4] -> v7
+  // %613 = contract f64[4] -> v8
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+    acc8_v[l] = 0.0f;
+    acc9_v[l] = 0.0f;
+    acc10_v[l] = 0.0f;
+    acc11_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0], v1[i0 * L + l], acc0_v[l]);
+      acc4_v[l] = std::fma(Wb[i0], v3[i0 * L + l], acc4_v[l]);
+      acc8_v[l] = std::fma(Wb[i0], v5[i0 * L + l], acc8_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 + 21], v1[i0 * L + l], acc1_v[l]);
+      acc5_v[l] = std::fma(Wb[i0 + 21], v3[i0 * L + l], acc5_v[l]);
+      acc9_v[l] = std::fma(Wb[i0 + 21], v5[i0 * L + l], acc9_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 + 42], v1[i0 * L + l], acc2_v[l]);
+      acc6_v[l] = std::fma(Wb[i0 + 42], v3[i0 * L + l], acc6_v[l]);
+      acc10_v[l] = std::fma(Wb[i0 + 42], v5[i0 * L + l], acc10_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 + 63], v1[i0 * L + l], acc3_v[l]);
+      acc7_v[l] = std::fma(Wb[i0 + 63], v3[i0 * L + l], acc7_v[l]);
+      acc11_v[l] = std::fma(Wb[i0 + 63], v5[i0 * L + l], acc11_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v6[l] = acc0_v[l];
+    v6[1 * L + l] = acc1_v[l];
+    v6[2 * L + l] = acc2_v[l];
+    v6[3 * L + l] = acc3_v[l];
+    v7[l] = acc4_v[l];
+    v7[1 * L + l] = acc5_v[l];
+    v7[2 * L + l] = acc6_v[l];
+    v7[3 * L + l] = acc7_v[l];
+    v8[l] = acc8_v[l];
+    v8[1 * L + l] = acc9_v[l];
+    v8[2 * L + l] = acc10_v[l];
+    v8[3 * L + l] = acc11_v[l];
+  }
+  // %566 = sigmoid f64[4] -> v9
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = sigmoid(v6[i0 * L + l]);
+    }
+  }
+  // %588 = sigmoid f64[4] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = sigmoid(v7[i0 * L + l]);
+    }
+  }
+  // %563 = contract f64[4,20] -> v10
+  // %585 = contract f64[4,20] -> v11
+  // %611 = contract f64[4,20] -> v12
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6472,54 +5676,50 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v13[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v13[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v13[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v13[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2], v3[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2], v5[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], v3[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], v5[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], v3[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], v5[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], v3[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], v5[i2 * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v16[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v16[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v16[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v10[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v10[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v10[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v10[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v11[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v11[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v11[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v12[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v12[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v12[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v12[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
   }
-  // %611 = contract f64[4,20] -> v17
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2], v13[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 21], v13[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 42], v13[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 420 + i1 * 84 + i2 + 63], v13[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v17[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v17[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v17[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %612 = softmax f64[4,20] -> v18
+  // %564 = softmax f64[4,20] -> v13
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6529,7 +5729,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v17[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v17[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+            (v10[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v10[(i0 * 20 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -6540,18 +5740,436 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[i1 * L + l] = vm::exp(v17[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v17[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        v14[i1 * L + l] = vm::exp(v10[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v10[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 20 + i1) * L + l] = v19[i1 * L + l] / rowsum_v[l];
+        v13[(i0 * 20 + i1) * L + l] = v14[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %879 = contract f64[4,20] -> v17
+  // %567 = contract f64[4,20] -> v10
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 20 + i1) * L + l] = v13[(i0 * 20 + i1) * L + l] * v9[i0 * L + l];
+      }
+    }
+  }
+  // %568 = contract f64[4,20] -> v15
+  // %590 = contract f64[4,20] -> v16
+  // %616 = contract f64[4,20] -> v17
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 21; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v3[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2], v5[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v1[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v3[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 21], v5[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v1[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v3[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 42], v5[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v1[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v3[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 420 + i1 * 84 + i2 + 63], v5[i2 * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v15[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v15[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v15[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v16[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v16[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v16[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v16[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v17[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v17[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v17[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v17[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+  }
+  // %586 = softmax f64[4,20] -> v18
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v11[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[i1 * L + l] = vm::exp(v11[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v18[(i0 * 20 + i1) * L + l] = v14[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %589 = contract f64[4,20] -> v11
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 20 + i1) * L + l] = v18[(i0 * 20 + i1) * L + l] * v6[i0 * L + l];
+      }
+    }
+  }
+  // %1083 = contract f64[4] -> v7
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v10[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v10[(i0 + 20) * L + l], v18[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v10[(i0 + 40) * L + l], v18[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v10[(i0 + 60) * L + l], v18[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[l] = acc0_v[l];
+    v7[1 * L + l] = acc1_v[l];
+    v7[2 * L + l] = acc2_v[l];
+    v7[3 * L + l] = acc3_v[l];
+  }
+  // %612 = softmax f64[4,20] -> v19
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v12[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[i1 * L + l] = vm::exp(v12[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 20 + i1) * L + l] = v14[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %569 = contract f64[4,20] -> v12
+  // %845 = contract f64[4,20] -> v20
+  // %879 = contract f64[4,20] -> v21
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v13[(i0 * 20 + i2) * L + l],
+                               acc0_v[l]);
+          acc4_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v18[(i0 * 20 + i2) * L + l],
+                               acc4_v[l]);
+          acc8_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v19[(i0 * 20 + i2) * L + l],
+                               acc8_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v13[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v18[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v19[(i0 * 20 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                               v13[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                               v18[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                                v19[(i0 * 20 + i2) * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                               v13[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                               v18[(i0 * 20 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                                v19[(i0 * 20 + i2) * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v12[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v20[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v20[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v20[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v20[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v21[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+  }
+  // %571 = tanh f64[4,20] -> v22
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[i0 * L + l] = vm::tanh(v15[i0 * L + l] - v12[i0 * L + l]);
+    }
+  }
+  // %1321 = tanh f64[4,20] -> v12
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 20 + i1) * L + l] =
+            vm::tanh(v16[(i0 * 20 + i1) * L + l] -
+                     ((v22[(i0 * 20 + i1) * L + l] * (v7[i0 * L + l] * (T(h) * 0.5f))) +
+                      v20[(i0 * 20 + i1) * L + l]));
+      }
+    }
+  }
+  // %876 = contract f64[4] -> v7
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v19[i0 * L + l], v11[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v19[(i0 + 20) * L + l], v11[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v19[(i0 + 40) * L + l], v11[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v19[(i0 + 60) * L + l], v11[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[l] = acc0_v[l];
+    v7[1 * L + l] = acc1_v[l];
+    v7[2 * L + l] = acc2_v[l];
+    v7[3 * L + l] = acc3_v[l];
+  }
+  // %614 = sigmoid f64[4] -> v14
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = sigmoid(v8[i0 * L + l]);
+    }
+  }
+  // %615 = contract f64[4,20] -> v15
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 20 + i1) * L + l] = v19[(i0 * 20 + i1) * L + l] * v14[i0 * L + l];
+      }
+    }
+  }
+  // %2051 = contract f64[4,20] -> v23
+  // %1596 = contract f64[4,20] -> v24
+  // %2074 = contract f64[4,20] -> v25
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v11[(i0 * 20 + i2) * L + l],
+                               acc0_v[l]);
+          acc4_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v10[(i0 * 20 + i2) * L + l],
+                               acc4_v[l]);
+          acc8_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v15[(i0 * 20 + i2) * L + l],
+                               acc8_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v11[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v10[(i0 * 20 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v15[(i0 * 20 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                               v11[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                               v10[(i0 * 20 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                                v15[(i0 * 20 + i2) * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                               v11[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                               v10[(i0 * 20 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                                v15[(i0 * 20 + i2) * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v23[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v23[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v23[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v23[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v24[(i0 * 20 + i1 * 4) * L + l] = acc4_v[l];
+        v24[(i0 * 20 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v24[(i0 * 20 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v24[(i0 * 20 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v25[(i0 * 20 + i1 * 4) * L + l] = acc8_v[l];
+        v25[(i0 * 20 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v25[(i0 * 20 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v25[(i0 * 20 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+  }
+  // %1597 = mul f64[4,20] -> v26
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v26[i0 * L + l] = v24[i0 * L + l] * (1.0f - square(v22[i0 * L + l]));
+    }
+  }
+  // %2048 = contract f64[4] -> v8
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v11[i0 * L + l], v13[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v11[(i0 + 20) * L + l], v13[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v11[(i0 + 40) * L + l], v13[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v11[(i0 + 60) * L + l], v13[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v8[l] = acc0_v[l];
+    v8[1 * L + l] = acc1_v[l];
+    v8[2 * L + l] = acc2_v[l];
+    v8[3 * L + l] = acc3_v[l];
+  }
+  // %2317 = mul f64[4,20] -> v24
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v24[(i0 * 20 + i1) * L + l] =
+            (v23[(i0 * 20 + i1) * L + l] +
+             (v26[(i0 * 20 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f)))) *
+            (1.0f - square(v12[(i0 * 20 + i1) * L + l]));
+      }
+    }
+  }
+  // %2332 = contract f64[4] -> v8
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v12[i0 * L + l], v26[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v12[(i0 + 20) * L + l], v26[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v12[(i0 + 40) * L + l], v26[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v12[(i0 + 60) * L + l], v26[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v8[l] = acc0_v[l];
+    v8[1 * L + l] = acc1_v[l];
+    v8[2 * L + l] = acc2_v[l];
+    v8[3 * L + l] = acc3_v[l];
+  }
+  // %2335 = contract f64[4,20] -> v27
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6564,98 +6182,107 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v18[(i0 * 20 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v18[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v18[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v18[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v12[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v12[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v12[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v12[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v17[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v17[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v17[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v27[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v27[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v27[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v27[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %876 = contract f64[4] -> v19
+  // %2336 = add f64[4,20] -> v28
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v28[(i0 * 20 + i1) * L + l] =
+            (v13[(i0 * 20 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f))) +
+            v27[(i0 * 20 + i1) * L + l];
+      }
+    }
+  }
+  // %853 = contract f64[4] -> v8
+  // %2071 = contract f64[4] -> v27
+  // %2351 = contract f64[4] -> v29
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
     acc1_v[l] = 0.0f;
     acc2_v[l] = 0.0f;
     acc3_v[l] = 0.0f;
+    acc4_v[l] = 0.0f;
+    acc5_v[l] = 0.0f;
+    acc6_v[l] = 0.0f;
+    acc7_v[l] = 0.0f;
+    acc8_v[l] = 0.0f;
+    acc9_v[l] = 0.0f;
+    acc10_v[l] = 0.0f;
+    acc11_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = std::fma(v18[i0 * L + l], v11[i0 * L + l], acc0_v[l]);
+      acc4_v[l] = std::fma(v18[i0 * L + l], v15[i0 * L + l], acc4_v[l]);
+      acc8_v[l] = std::fma(v18[i0 * L + l], v28[i0 * L + l], acc8_v[l]);
       acc1_v[l] = std::fma(v18[(i0 + 20) * L + l], v11[(i0 + 20) * L + l], acc1_v[l]);
+      acc5_v[l] = std::fma(v18[(i0 + 20) * L + l], v15[(i0 + 20) * L + l], acc5_v[l]);
+      acc9_v[l] = std::fma(v18[(i0 + 20) * L + l], v28[(i0 + 20) * L + l], acc9_v[l]);
       acc2_v[l] = std::fma(v18[(i0 + 40) * L + l], v11[(i0 + 40) * L + l], acc2_v[l]);
+      acc6_v[l] = std::fma(v18[(i0 + 40) * L + l], v15[(i0 + 40) * L + l], acc6_v[l]);
+      acc10_v[l] = std::fma(v18[(i0 + 40) * L + l], v28[(i0 + 40) * L + l], acc10_v[l]);
       acc3_v[l] = std::fma(v18[(i0 + 60) * L + l], v11[(i0 + 60) * L + l], acc3_v[l]);
+      acc7_v[l] = std::fma(v18[(i0 + 60) * L + l], v15[(i0 + 60) * L + l], acc7_v[l]);
+      acc11_v[l] = std::fma(v18[(i0 + 60) * L + l], v28[(i0 + 60) * L + l], acc11_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v19[l] = acc0_v[l];
-    v19[1 * L + l] = acc1_v[l];
-    v19[2 * L + l] = acc2_v[l];
-    v19[3 * L + l] = acc3_v[l];
+    v8[l] = acc0_v[l];
+    v8[1 * L + l] = acc1_v[l];
+    v8[2 * L + l] = acc2_v[l];
+    v8[3 * L + l] = acc3_v[l];
+    v27[l] = acc4_v[l];
+    v27[1 * L + l] = acc5_v[l];
+    v27[2 * L + l] = acc6_v[l];
+    v27[3 * L + l] = acc7_v[l];
+    v29[l] = acc8_v[l];
+    v29[1 * L + l] = acc9_v[l];
+    v29[2 * L + l] = acc10_v[l];
+    v29[3 * L + l] = acc11_v[l];
   }
-  // %1329 = tanh f64[4,20] -> v20
+  // %1325 = tanh f64[4,20] -> v30
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 20 + i1) * L + l] =
+        v30[(i0 * 20 + i1) * L + l] =
             vm::tanh(v16[(i0 * 20 + i1) * L + l] -
-                     (v17[(i0 * 20 + i1) * L + l] +
-                      (v15[(i0 * 20 + i1) * L + l] * (v19[i0 * L + l] * T(h)))));
+                     ((v12[(i0 * 20 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f))) +
+                      v20[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %613 = contract f64[4] -> v19
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0], v13[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 + 21], v13[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 + 42], v13[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 + 63], v13[i0 * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v19[l] = acc0_v[l];
-    v19[1 * L + l] = acc1_v[l];
-    v19[2 * L + l] = acc2_v[l];
-    v19[3 * L + l] = acc3_v[l];
-  }
-  // %614 = sigmoid f64[4] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = sigmoid(v19[i0 * L + l]);
-    }
-  }
-  // %615 = contract f64[4,20] -> v17
+  // %1329 = tanh f64[4,20] -> v16
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 20 + i1) * L + l] = v18[(i0 * 20 + i1) * L + l] * v16[i0 * L + l];
+        v16[(i0 * 20 + i1) * L + l] =
+            vm::tanh(v17[(i0 * 20 + i1) * L + l] -
+                     (v21[(i0 * 20 + i1) * L + l] +
+                      (v30[(i0 * 20 + i1) * L + l] * (v7[i0 * L + l] * T(h)))));
       }
     }
   }
@@ -6667,200 +6294,38 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 400 + i1 * 20 + i2) * L + l] =
               z0_W[(i0 * 400 + i1 * 20 + i2) * L + l] +
-              ((((v5[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f)) * v8[(i0 * 20 + i1) * L + l]) +
+              ((((v10[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f)) *
+                 v22[(i0 * 20 + i1) * L + l]) +
                 (((v11[(i0 * 20 + i2) * L + l] * (T(h) * 0.33333334f)) *
-                  v14[(i0 * 20 + i1) * L + l]) +
+                  v12[(i0 * 20 + i1) * L + l]) +
                  ((v11[(i0 * 20 + i2) * L + l] * (T(h) * 0.33333334f)) *
-                  v15[(i0 * 20 + i1) * L + l]))) +
-               ((v20[(i0 * 20 + i1) * L + l] * (T(h) * 0.16666667f)) *
-                v17[(i0 * 20 + i2) * L + l]));
+                  v30[(i0 * 20 + i1) * L + l]))) +
+               ((v16[(i0 * 20 + i1) * L + l] * (T(h) * 0.16666667f)) *
+                v15[(i0 * 20 + i2) * L + l]));
         }
       }
     }
   }
-  // %2051 = contract f64[4,20] -> v21
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v11[(i0 * 20 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v11[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v11[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v11[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1596 = contract f64[4,20] -> v22
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v5[(i0 * 20 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v5[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v5[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v5[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v22[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v22[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v22[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1597 = mul f64[4,20] -> v23
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = v22[i0 * L + l] * (1.0f - square(v8[i0 * L + l]));
-    }
-  }
-  // %2048 = contract f64[4] -> v19
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v11[i0 * L + l], v3[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v11[(i0 + 20) * L + l], v3[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v11[(i0 + 40) * L + l], v3[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v11[(i0 + 60) * L + l], v3[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v19[l] = acc0_v[l];
-    v19[1 * L + l] = acc1_v[l];
-    v19[2 * L + l] = acc2_v[l];
-    v19[3 * L + l] = acc3_v[l];
-  }
-  // %2317 = mul f64[4,20] -> v22
+  // %2320 = mul f64[4,20] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 20 + i1) * L + l] =
-            (v21[(i0 * 20 + i1) * L + l] +
-             (v23[(i0 * 20 + i1) * L + l] * (v19[i0 * L + l] * (T(h) * 0.5f)))) *
-            (1.0f - square(v14[(i0 * 20 + i1) * L + l]));
+        v15[(i0 * 20 + i1) * L + l] =
+            ((v24[(i0 * 20 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f))) +
+             v23[(i0 * 20 + i1) * L + l]) *
+            (1.0f - square(v30[(i0 * 20 + i1) * L + l]));
       }
     }
-  }
-  // %2320 = mul f64[4,20] -> v24
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 20 + i1) * L + l] =
-            ((v22[(i0 * 20 + i1) * L + l] * (v4[i0 * L + l] * (T(h) * 0.5f))) +
-             v21[(i0 * 20 + i1) * L + l]) *
-            (1.0f - square(v15[(i0 * 20 + i1) * L + l]));
-      }
-    }
-  }
-  // %2074 = contract f64[4,20] -> v21
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v17[(i0 * 20 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v17[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v17[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v17[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %2071 = contract f64[4] -> v4
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v10[i0 * L + l], v17[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v10[(i0 + 20) * L + l], v17[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v10[(i0 + 40) * L + l], v17[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v10[(i0 + 60) * L + l], v17[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc0_v[l];
-    v4[1 * L + l] = acc1_v[l];
-    v4[2 * L + l] = acc2_v[l];
-    v4[3 * L + l] = acc3_v[l];
   }
   // %2325 = mul f64[4,20] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 20 + i1) * L + l] =
-            (1.0f - square(v20[(i0 * 20 + i1) * L + l])) *
-            (v21[(i0 * 20 + i1) * L + l] + (v24[(i0 * 20 + i1) * L + l] * (v4[i0 * L + l] * T(h))));
+        v17[(i0 * 20 + i1) * L + l] = (1.0f - square(v16[(i0 * 20 + i1) * L + l])) *
+                                      (v25[(i0 * 20 + i1) * L + l] +
+                                       (v15[(i0 * 20 + i1) * L + l] * (v27[i0 * L + l] * T(h))));
       }
     }
   }
@@ -6872,815 +6337,19 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
         for (int64_t l = 0; l < L; ++l) {
           a1[(i0 * 400 + i1 * 20 + i2) * L + l] =
               a0[(i0 * 400 + i1 * 20 + i2) * L + l] +
-              (((v10[(i0 * 20 + i2) * L + l] * (T(h) * 0.33333334f)) *
-                v24[(i0 * 20 + i1) * L + l]) +
-               (((v3[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f)) *
-                 v23[(i0 * 20 + i1) * L + l]) +
-                (((v18[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f)) *
+              (((v18[(i0 * 20 + i2) * L + l] * (T(h) * 0.33333334f)) *
+                v15[(i0 * 20 + i1) * L + l]) +
+               (((v13[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f)) *
+                 v26[(i0 * 20 + i1) * L + l]) +
+                (((v19[(i0 * 20 + i2) * L + l] * (T(h) * 0.16666667f)) *
                   v17[(i0 * 20 + i1) * L + l]) +
-                 ((v10[(i0 * 20 + i2) * L + l] * (T(h) * 0.33333334f)) *
-                  v22[(i0 * 20 + i1) * L + l]))));
+                 ((v18[(i0 * 20 + i2) * L + l] * (T(h) * 0.33333334f)) *
+                  v24[(i0 * 20 + i1) * L + l]))));
         }
       }
     }
   }
-  // %2332 = contract f64[4] -> v4
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v14[i0 * L + l], v23[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v14[(i0 + 20) * L + l], v23[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v14[(i0 + 40) * L + l], v23[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v14[(i0 + 60) * L + l], v23[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc0_v[l];
-    v4[1 * L + l] = acc1_v[l];
-    v4[2 * L + l] = acc2_v[l];
-    v4[3 * L + l] = acc3_v[l];
-  }
-  // %2335 = contract f64[4,20] -> v21
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v14[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v14[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v14[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v14[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %2336 = add f64[4,20] -> v25
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 20 + i1) * L + l] =
-            (v3[(i0 * 20 + i1) * L + l] * (v4[i0 * L + l] * (T(h) * 0.5f))) +
-            v21[(i0 * 20 + i1) * L + l];
-      }
-    }
-  }
-  // %2341 = contract f64[4,20] -> v21
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v22[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v22[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v22[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v22[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %2338 = contract f64[4] -> v4
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v8[i0 * L + l], v22[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v8[(i0 + 20) * L + l], v22[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v8[(i0 + 40) * L + l], v22[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v8[(i0 + 60) * L + l], v22[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc0_v[l];
-    v4[1 * L + l] = acc1_v[l];
-    v4[2 * L + l] = acc2_v[l];
-    v4[3 * L + l] = acc3_v[l];
-  }
-  // %2343 = sub f64[4,20] -> v26
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 20 + i1) * L + l] =
-            (v25[(i0 * 20 + i1) * L + l] * v9[i0 * L + l]) -
-            (v21[(i0 * 20 + i1) * L + l] +
-             (v5[(i0 * 20 + i1) * L + l] * (v4[i0 * L + l] * (T(h) * 0.5f))));
-      }
-    }
-  }
-  // %2344 = contract f64[4] -> v4
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v26[i0 * L + l], v10[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v26[(i0 + 20) * L + l], v10[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v26[(i0 + 40) * L + l], v10[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v26[(i0 + 60) * L + l], v10[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc0_v[l];
-    v4[1 * L + l] = acc1_v[l];
-    v4[2 * L + l] = acc2_v[l];
-    v4[3 * L + l] = acc3_v[l];
-  }
-  // %2347 = mul f64[4,20] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 20 + i1) * L + l] =
-            (v26[(i0 * 20 + i1) * L + l] - v4[i0 * L + l]) * v10[(i0 * 20 + i1) * L + l];
-      }
-    }
-  }
-  // %2348 = contract f64[4,21] -> v27
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21], v5[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 1], v5[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 2], v5[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 3], v5[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v27[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v27[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v27[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v5[(i0 * 20 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 21 + 20) * L + l] = acc0_v[l];
-    }
-  }
-  // %2331 = contract f64[4,21] -> v28
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21], v22[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 1], v22[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 2], v22[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 3], v22[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v28[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v28[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v28[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v22[(i0 * 20 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 21 + 20) * L + l] = acc0_v[l];
-    }
-  }
-  // %2350 = reduce_sum f64[21] -> v21
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v27[(i0 + i1 * 21) * L + l] + v28[(i0 + i1 * 21) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %2351 = contract f64[4] -> v4
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v10[i0 * L + l], v25[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v10[(i0 + 20) * L + l], v25[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v10[(i0 + 40) * L + l], v25[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v10[(i0 + 60) * L + l], v25[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc0_v[l];
-    v4[1 * L + l] = acc1_v[l];
-    v4[2 * L + l] = acc2_v[l];
-    v4[3 * L + l] = acc3_v[l];
-  }
-  // %782 = mul f64[4] -> v19
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = v9[i0 * L + l] * (1.0f - v9[i0 * L + l]);
-    }
-  }
-  // %2352 = mul f64[4] -> v25
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v4[i0 * L + l] * v19[i0 * L + l];
-    }
-  }
-  // %2353 = contract f64[21] -> v26
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v25[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v25[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v25[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v25[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v25[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v26[20 * L + l] = acc0_v[l];
-  }
-  // %2355 = mul f64[21] -> v27
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = (v21[i0 * L + l] + v26[i0 * L + l]) * 0.33333334f;
-    }
-  }
-  // %1601 = contract f64[4,20] -> v21
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1908 = contract f64[4,20] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v23[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v23[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v23[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v23[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1910 = sub f64[4,20] -> v26
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 20 + i1) * L + l] =
-            (v21[(i0 * 20 + i1) * L + l] * v2[i0 * L + l]) - v8[(i0 * 20 + i1) * L + l];
-      }
-    }
-  }
-  // %2131 = contract f64[4] -> v4
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v3[i0 * L + l], v26[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v3[(i0 + 20) * L + l], v26[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v3[(i0 + 40) * L + l], v26[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v3[(i0 + 60) * L + l], v26[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc0_v[l];
-    v4[1 * L + l] = acc1_v[l];
-    v4[2 * L + l] = acc2_v[l];
-    v4[3 * L + l] = acc3_v[l];
-  }
-  // %2359 = mul f64[4,20] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 20 + i1) * L + l] =
-            (v26[(i0 * 20 + i1) * L + l] - v4[i0 * L + l]) * v3[(i0 * 20 + i1) * L + l];
-      }
-    }
-  }
-  // %2360 = contract f64[4,21] -> v28
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21], v8[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 1], v8[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 2], v8[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 3], v8[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v28[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v28[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v28[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v8[(i0 * 20 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 21 + 20) * L + l] = acc0_v[l];
-    }
-  }
-  // %1611 = contract f64[4,21] -> v29
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21], v23[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 1], v23[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 2], v23[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 3], v23[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v29[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v29[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v29[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v23[(i0 * 20 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[(i0 * 21 + 20) * L + l] = acc0_v[l];
-    }
-  }
-  // %2362 = reduce_sum f64[21] -> v26
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v28[(i0 + i1 * 21) * L + l] + v29[(i0 + i1 * 21) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1614 = contract f64[4] -> v4
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v21[i0 * L + l], v3[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v21[(i0 + 20) * L + l], v3[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v21[(i0 + 40) * L + l], v3[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v21[(i0 + 60) * L + l], v3[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc0_v[l];
-    v4[1 * L + l] = acc1_v[l];
-    v4[2 * L + l] = acc2_v[l];
-    v4[3 * L + l] = acc3_v[l];
-  }
-  // %1615 = mul f64[4] -> v3
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = ((1.0f - v2[i0 * L + l]) * v2[i0 * L + l]) * v4[i0 * L + l];
-    }
-  }
-  // %1616 = contract f64[21] -> v2
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v3[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v3[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v2[20 * L + l] = acc0_v[l];
-  }
-  // %2363 = add f64[21] -> v21
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = v26[i0 * L + l] + v2[i0 * L + l];
-    }
-  }
-  // %2370 = contract f64[4,20] -> v2
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v15[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v15[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v15[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v15[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %2367 = contract f64[4] -> v4
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v15[i0 * L + l], v22[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v15[(i0 + 20) * L + l], v22[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v15[(i0 + 40) * L + l], v22[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v15[(i0 + 60) * L + l], v22[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc0_v[l];
-    v4[1 * L + l] = acc1_v[l];
-    v4[2 * L + l] = acc2_v[l];
-    v4[3 * L + l] = acc3_v[l];
-  }
-  // %2371 = add f64[4,20] -> v26
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 20 + i1) * L + l] =
-            v2[(i0 * 20 + i1) * L + l] +
-            (v10[(i0 * 20 + i1) * L + l] * (v4[i0 * L + l] * (T(h) * 0.5f)));
-      }
-    }
-  }
-  // %2372 = contract f64[4] -> v4
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v10[i0 * L + l], v26[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v10[(i0 + 20) * L + l], v26[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v10[(i0 + 40) * L + l], v26[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v10[(i0 + 60) * L + l], v26[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc0_v[l];
-    v4[1 * L + l] = acc1_v[l];
-    v4[2 * L + l] = acc2_v[l];
-    v4[3 * L + l] = acc3_v[l];
-  }
-  // %2373 = mul f64[4] -> v2
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v4[i0 * L + l] * v19[i0 * L + l];
-    }
-  }
-  // %2374 = contract f64[21] -> v28
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v2[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 4) * L + l] = acc0_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v2[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v28[20 * L + l] = acc0_v[l];
-  }
-  // %2380 = contract f64[4,20] -> v29
+  // %2341 = contract f64[4,20] -> v20
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7705,14 +6374,14 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v29[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v29[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v29[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v20[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v20[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v20[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v20[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2377 = contract f64[4] -> v4
+  // %2338 = contract f64[4] -> v7
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -7723,32 +6392,32 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v14[i0 * L + l], v24[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v14[(i0 + 20) * L + l], v24[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v14[(i0 + 40) * L + l], v24[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v14[(i0 + 60) * L + l], v24[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v22[i0 * L + l], v24[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v22[(i0 + 20) * L + l], v24[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v22[(i0 + 40) * L + l], v24[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v22[(i0 + 60) * L + l], v24[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc0_v[l];
-    v4[1 * L + l] = acc1_v[l];
-    v4[2 * L + l] = acc2_v[l];
-    v4[3 * L + l] = acc3_v[l];
+    v7[l] = acc0_v[l];
+    v7[1 * L + l] = acc1_v[l];
+    v7[2 * L + l] = acc2_v[l];
+    v7[3 * L + l] = acc3_v[l];
   }
-  // %2382 = sub f64[4,20] -> v14
+  // %2343 = sub f64[4,20] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 20 + i1) * L + l] =
-            (v26[(i0 * 20 + i1) * L + l] * v9[i0 * L + l]) -
-            (v29[(i0 * 20 + i1) * L + l] +
-             (v11[(i0 * 20 + i1) * L + l] * (v4[i0 * L + l] * (T(h) * 0.5f))));
+        v21[(i0 * 20 + i1) * L + l] =
+            (v28[(i0 * 20 + i1) * L + l] * v6[i0 * L + l]) -
+            (v20[(i0 * 20 + i1) * L + l] +
+             (v10[(i0 * 20 + i1) * L + l] * (v7[i0 * L + l] * (T(h) * 0.5f))));
       }
     }
   }
-  // %2383 = contract f64[4] -> v4
+  // %2344 = contract f64[4] -> v7
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -7759,359 +6428,30 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v14[i0 * L + l], v10[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v14[(i0 + 20) * L + l], v10[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v14[(i0 + 40) * L + l], v10[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v14[(i0 + 60) * L + l], v10[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v21[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v21[(i0 + 20) * L + l], v18[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v21[(i0 + 40) * L + l], v18[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v21[(i0 + 60) * L + l], v18[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc0_v[l];
-    v4[1 * L + l] = acc1_v[l];
-    v4[2 * L + l] = acc2_v[l];
-    v4[3 * L + l] = acc3_v[l];
+    v7[l] = acc0_v[l];
+    v7[1 * L + l] = acc1_v[l];
+    v7[2 * L + l] = acc2_v[l];
+    v7[3 * L + l] = acc3_v[l];
   }
-  // %2386 = mul f64[4,20] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 20 + i1) * L + l] =
-            (v14[(i0 * 20 + i1) * L + l] - v4[i0 * L + l]) * v10[(i0 * 20 + i1) * L + l];
-      }
-    }
-  }
-  // %2387 = contract f64[4,21] -> v29
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21], v9[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 1], v9[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 2], v9[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 3], v9[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v29[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v29[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v29[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v9[(i0 * 20 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[(i0 * 21 + 20) * L + l] = acc0_v[l];
-    }
-  }
-  // %2375 = contract f64[4,21] -> v30
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21], v24[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 1], v24[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 2], v24[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 3], v24[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v30[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v30[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v30[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v24[(i0 * 20 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 21 + 20) * L + l] = acc0_v[l];
-    }
-  }
-  // %2389 = reduce_sum f64[21] -> v14
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v29[(i0 + i1 * 21) * L + l] + v30[(i0 + i1 * 21) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %2390 = add f64[21] -> v26
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = v28[i0 * L + l] + v14[i0 * L + l];
-    }
-  }
-  // %2411 = contract f64[4,21] -> v28
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21], v17[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 1], v17[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 2], v17[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 3], v17[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v28[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v28[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v28[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 21 + 20) * L + l] = acc0_v[l];
-    }
-  }
-  // %2394 = contract f64[4] -> v4
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v24[i0 * L + l], v20[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v24[(i0 + 20) * L + l], v20[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v24[(i0 + 40) * L + l], v20[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v24[(i0 + 60) * L + l], v20[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc0_v[l];
-    v4[1 * L + l] = acc1_v[l];
-    v4[2 * L + l] = acc2_v[l];
-    v4[3 * L + l] = acc3_v[l];
-  }
-  // %2397 = contract f64[4,20] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v20[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v20[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v20[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v20[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %2398 = add f64[4,20] -> v20
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 20 + i1) * L + l] =
-            (v10[(i0 * 20 + i1) * L + l] * (v4[i0 * L + l] * T(h))) + v14[(i0 * 20 + i1) * L + l];
-      }
-    }
-  }
-  // %2403 = contract f64[4,20] -> v10
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v17[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v17[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v17[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v17[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v10[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v10[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v10[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %2400 = contract f64[4] -> v4
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v17[i0 * L + l], v15[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v17[(i0 + 20) * L + l], v15[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v17[(i0 + 40) * L + l], v15[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v17[(i0 + 60) * L + l], v15[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc0_v[l];
-    v4[1 * L + l] = acc1_v[l];
-    v4[2 * L + l] = acc2_v[l];
-    v4[3 * L + l] = acc3_v[l];
-  }
-  // %2405 = sub f64[4,20] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 20 + i1) * L + l] =
-            (v20[(i0 * 20 + i1) * L + l] * v16[i0 * L + l]) -
-            (v10[(i0 * 20 + i1) * L + l] + (v11[(i0 * 20 + i1) * L + l] * (v4[i0 * L + l] * T(h))));
-      }
-    }
-  }
-  // %2406 = contract f64[4] -> v4
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v14[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v14[(i0 + 20) * L + l], v18[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v14[(i0 + 40) * L + l], v18[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v14[(i0 + 60) * L + l], v18[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc0_v[l];
-    v4[1 * L + l] = acc1_v[l];
-    v4[2 * L + l] = acc2_v[l];
-    v4[3 * L + l] = acc3_v[l];
-  }
-  // %2409 = mul f64[4,20] -> v10
+  // %2347 = mul f64[4,20] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v10[(i0 * 20 + i1) * L + l] =
-            (v14[(i0 * 20 + i1) * L + l] - v4[i0 * L + l]) * v18[(i0 * 20 + i1) * L + l];
+            (v21[(i0 * 20 + i1) * L + l] - v7[i0 * L + l]) * v18[(i0 * 20 + i1) * L + l];
       }
     }
   }
-  // %2410 = contract f64[4,21] -> v29
+  // %2348 = contract f64[4,21] -> v31
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -8136,10 +6476,10 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
-        v29[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v29[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v29[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v31[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v31[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v31[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v31[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     PLASTIC_SIMD
@@ -8154,10 +6494,56 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[(i0 * 21 + 20) * L + l] = acc0_v[l];
+      v31[(i0 * 21 + 20) * L + l] = acc0_v[l];
     }
   }
-  // %2413 = reduce_sum f64[21] -> v11
+  // %2331 = contract f64[4,21] -> v32
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21], v24[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 1], v24[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 2], v24[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 3], v24[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v32[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v32[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v32[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v32[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v24[(i0 * 20 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v32[(i0 * 21 + 20) * L + l] = acc0_v[l];
+    }
+  }
+  // %2350 = reduce_sum f64[21] -> v20
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8166,46 +6552,29 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v28[(i0 + i1 * 21) * L + l] + v29[(i0 + i1 * 21) * L + l]);
+        acc_v[l] = acc_v[l] + (v31[(i0 + i1 * 21) * L + l] + v32[(i0 + i1 * 21) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = acc_v[l];
+      v20[i0 * L + l] = acc_v[l];
     }
   }
-  // %2414 = contract f64[4] -> v4
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v20[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v20[(i0 + 20) * L + l], v18[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v20[(i0 + 40) * L + l], v18[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v20[(i0 + 60) * L + l], v18[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc0_v[l];
-    v4[1 * L + l] = acc1_v[l];
-    v4[2 * L + l] = acc2_v[l];
-    v4[3 * L + l] = acc3_v[l];
-  }
-  // %2415 = mul f64[4] -> v19
+  // %782 = mul f64[4] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = (v16[i0 * L + l] * (1.0f - v16[i0 * L + l])) * v4[i0 * L + l];
+      v7[i0 * L + l] = v6[i0 * L + l] * (1.0f - v6[i0 * L + l]);
     }
   }
-  // %2416 = contract f64[21] -> v14
+  // %2352 = mul f64[4] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = v29[i0 * L + l] * v7[i0 * L + l];
+    }
+  }
+  // %2353 = contract f64[21] -> v21
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8217,18 +6586,18 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v19[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v19[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v19[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v19[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v8[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -8238,18 +6607,1023 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v19[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v8[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v14[20 * L + l] = acc0_v[l];
+    v21[20 * L + l] = acc0_v[l];
   }
-  // %2418 = mul f64[21] -> v15
+  // %2355 = mul f64[21] -> v23
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = (v11[i0 * L + l] + v14[i0 * L + l]) * 0.16666667f;
+      v23[i0 * L + l] = (v20[i0 * L + l] + v21[i0 * L + l]) * 0.33333334f;
+    }
+  }
+  // %1601 = contract f64[4,20] -> v20
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v20[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v20[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v20[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1908 = contract f64[4,20] -> v21
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v26[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v26[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v26[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v26[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v21[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1910 = sub f64[4,20] -> v22
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v22[(i0 * 20 + i1) * L + l] =
+            (v20[(i0 * 20 + i1) * L + l] * v9[i0 * L + l]) - v21[(i0 * 20 + i1) * L + l];
+      }
+    }
+  }
+  // %2131 = contract f64[4] -> v29
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v13[i0 * L + l], v22[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v13[(i0 + 20) * L + l], v22[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v13[(i0 + 40) * L + l], v22[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v13[(i0 + 60) * L + l], v22[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v29[l] = acc0_v[l];
+    v29[1 * L + l] = acc1_v[l];
+    v29[2 * L + l] = acc2_v[l];
+    v29[3 * L + l] = acc3_v[l];
+  }
+  // %2359 = mul f64[4,20] -> v21
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v21[(i0 * 20 + i1) * L + l] =
+            (v22[(i0 * 20 + i1) * L + l] - v29[i0 * L + l]) * v13[(i0 * 20 + i1) * L + l];
+      }
+    }
+  }
+  // %2360 = contract f64[4,21] -> v31
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21], v21[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 1], v21[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 2], v21[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 3], v21[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v31[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v31[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v31[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v31[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v21[(i0 * 20 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v31[(i0 * 21 + 20) * L + l] = acc0_v[l];
+    }
+  }
+  // %1611 = contract f64[4,21] -> v32
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21], v26[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 1], v26[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 2], v26[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 3], v26[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v32[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v32[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v32[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v32[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v26[(i0 * 20 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v32[(i0 * 21 + 20) * L + l] = acc0_v[l];
+    }
+  }
+  // %2362 = reduce_sum f64[21] -> v22
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v31[(i0 + i1 * 21) * L + l] + v32[(i0 + i1 * 21) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1614 = contract f64[4] -> v29
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v20[i0 * L + l], v13[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v20[(i0 + 20) * L + l], v13[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v20[(i0 + 40) * L + l], v13[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v20[(i0 + 60) * L + l], v13[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v29[l] = acc0_v[l];
+    v29[1 * L + l] = acc1_v[l];
+    v29[2 * L + l] = acc2_v[l];
+    v29[3 * L + l] = acc3_v[l];
+  }
+  // %1615 = mul f64[4] -> v13
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = ((1.0f - v9[i0 * L + l]) * v9[i0 * L + l]) * v29[i0 * L + l];
+    }
+  }
+  // %1616 = contract f64[21] -> v20
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v13[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v13[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v13[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v13[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v20[20 * L + l] = acc0_v[l];
+  }
+  // %2363 = add f64[21] -> v25
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[i0 * L + l] = v22[i0 * L + l] + v20[i0 * L + l];
+    }
+  }
+  // %2370 = contract f64[4,20] -> v20
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v30[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v30[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v30[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v30[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v20[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v20[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v20[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %2367 = contract f64[4] -> v9
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v30[i0 * L + l], v24[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v30[(i0 + 20) * L + l], v24[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v30[(i0 + 40) * L + l], v24[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v30[(i0 + 60) * L + l], v24[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v9[l] = acc0_v[l];
+    v9[1 * L + l] = acc1_v[l];
+    v9[2 * L + l] = acc2_v[l];
+    v9[3 * L + l] = acc3_v[l];
+  }
+  // %2371 = add f64[4,20] -> v22
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v22[(i0 * 20 + i1) * L + l] =
+            v20[(i0 * 20 + i1) * L + l] +
+            (v18[(i0 * 20 + i1) * L + l] * (v9[i0 * L + l] * (T(h) * 0.5f)));
+      }
+    }
+  }
+  // %2372 = contract f64[4] -> v9
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v18[i0 * L + l], v22[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v18[(i0 + 20) * L + l], v22[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v18[(i0 + 40) * L + l], v22[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v18[(i0 + 60) * L + l], v22[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v9[l] = acc0_v[l];
+    v9[1 * L + l] = acc1_v[l];
+    v9[2 * L + l] = acc2_v[l];
+    v9[3 * L + l] = acc3_v[l];
+  }
+  // %2373 = mul f64[4] -> v29
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v29[i0 * L + l] = v9[i0 * L + l] * v7[i0 * L + l];
+    }
+  }
+  // %2374 = contract f64[21] -> v20
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v29[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v29[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v29[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v29[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v29[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v20[20 * L + l] = acc0_v[l];
+  }
+  // %2380 = contract f64[4,20] -> v27
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v15[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v15[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v15[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v15[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v27[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v27[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v27[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v27[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %2377 = contract f64[4] -> v7
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v12[i0 * L + l], v15[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v12[(i0 + 20) * L + l], v15[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v12[(i0 + 40) * L + l], v15[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v12[(i0 + 60) * L + l], v15[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[l] = acc0_v[l];
+    v7[1 * L + l] = acc1_v[l];
+    v7[2 * L + l] = acc2_v[l];
+    v7[3 * L + l] = acc3_v[l];
+  }
+  // %2382 = sub f64[4,20] -> v12
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 20 + i1) * L + l] =
+            (v22[(i0 * 20 + i1) * L + l] * v6[i0 * L + l]) -
+            (v27[(i0 * 20 + i1) * L + l] +
+             (v11[(i0 * 20 + i1) * L + l] * (v7[i0 * L + l] * (T(h) * 0.5f))));
+      }
+    }
+  }
+  // %2383 = contract f64[4] -> v6
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v12[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v12[(i0 + 20) * L + l], v18[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v12[(i0 + 40) * L + l], v18[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v12[(i0 + 60) * L + l], v18[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v6[l] = acc0_v[l];
+    v6[1 * L + l] = acc1_v[l];
+    v6[2 * L + l] = acc2_v[l];
+    v6[3 * L + l] = acc3_v[l];
+  }
+  // %2386 = mul f64[4,20] -> v22
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v22[(i0 * 20 + i1) * L + l] =
+            (v12[(i0 * 20 + i1) * L + l] - v6[i0 * L + l]) * v18[(i0 * 20 + i1) * L + l];
+      }
+    }
+  }
+  // %2387 = contract f64[4,21] -> v31
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21], v22[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 1], v22[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 2], v22[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 3], v22[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v31[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v31[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v31[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v31[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v22[(i0 * 20 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v31[(i0 * 21 + 20) * L + l] = acc0_v[l];
+    }
+  }
+  // %2375 = contract f64[4,21] -> v32
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21], v15[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 1], v15[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 2], v15[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 3], v15[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v32[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v32[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v32[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v32[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v15[(i0 * 20 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v32[(i0 * 21 + 20) * L + l] = acc0_v[l];
+    }
+  }
+  // %2389 = reduce_sum f64[21] -> v12
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v31[(i0 + i1 * 21) * L + l] + v32[(i0 + i1 * 21) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %2390 = add f64[21] -> v27
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v27[i0 * L + l] = v20[i0 * L + l] + v12[i0 * L + l];
+    }
+  }
+  // %2411 = contract f64[4,21] -> v31
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21], v17[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 1], v17[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 2], v17[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 420 + i1 * 4 + i2 * 21 + 3], v17[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v31[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v31[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v31[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v31[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 420 + i1 * 21 + 20], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v31[(i0 * 21 + 20) * L + l] = acc0_v[l];
+    }
+  }
+  // %2394 = contract f64[4] -> v6
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v15[i0 * L + l], v16[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v15[(i0 + 20) * L + l], v16[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v15[(i0 + 40) * L + l], v16[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v15[(i0 + 60) * L + l], v16[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v6[l] = acc0_v[l];
+    v6[1 * L + l] = acc1_v[l];
+    v6[2 * L + l] = acc2_v[l];
+    v6[3 * L + l] = acc3_v[l];
+  }
+  // %2397 = contract f64[4,20] -> v12
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v16[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v16[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v16[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v16[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v12[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %2398 = add f64[4,20] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 20 + i1) * L + l] =
+            (v18[(i0 * 20 + i1) * L + l] * (v6[i0 * L + l] * T(h))) + v12[(i0 * 20 + i1) * L + l];
+      }
+    }
+  }
+  // %2403 = contract f64[4,20] -> v12
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v17[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v17[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v17[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v17[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v12[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %2400 = contract f64[4] -> v6
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v17[i0 * L + l], v30[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v17[(i0 + 20) * L + l], v30[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v17[(i0 + 40) * L + l], v30[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v17[(i0 + 60) * L + l], v30[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v6[l] = acc0_v[l];
+    v6[1 * L + l] = acc1_v[l];
+    v6[2 * L + l] = acc2_v[l];
+    v6[3 * L + l] = acc3_v[l];
+  }
+  // %2405 = sub f64[4,20] -> v18
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v18[(i0 * 20 + i1) * L + l] =
+            (v16[(i0 * 20 + i1) * L + l] * v14[i0 * L + l]) -
+            (v12[(i0 * 20 + i1) * L + l] + (v11[(i0 * 20 + i1) * L + l] * (v6[i0 * L + l] * T(h))));
+      }
+    }
+  }
+  // %2406 = contract f64[4] -> v6
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v18[i0 * L + l], v19[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v18[(i0 + 20) * L + l], v19[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v18[(i0 + 40) * L + l], v19[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v18[(i0 + 60) * L + l], v19[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v6[l] = acc0_v[l];
+    v6[1 * L + l] = acc1_v[l];
+    v6[2 * L + l] = acc2_v[l];
+    v6[3 * L + l] = acc3_v[l];
+  }
+  // %2409 = mul f64[4,20] -> v11
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 20 + i1) * L + l] =
+            (v18[(i0 * 20 + i1) * L + l] - v6[i0 * L + l]) * v19[(i0 * 20 + i1) * L + l];
+      }
+    }
+  }
+  // %2410 = contract f64[4,21] -> v32
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21], v11[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 1], v11[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 2], v11[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 420 + i1 * 4 + i2 * 21 + 3], v11[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v32[(i0 * 21 + i1 * 4) * L + l] = acc0_v[l];
+        v32[(i0 * 21 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v32[(i0 * 21 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v32[(i0 * 21 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 420 + i1 * 21 + 20], v11[(i0 * 20 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v32[(i0 * 21 + 20) * L + l] = acc0_v[l];
+    }
+  }
+  // %2413 = reduce_sum f64[21] -> v12
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v31[(i0 + i1 * 21) * L + l] + v32[(i0 + i1 * 21) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %2414 = contract f64[4] -> v6
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v16[i0 * L + l], v19[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v16[(i0 + 20) * L + l], v19[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v16[(i0 + 40) * L + l], v19[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v16[(i0 + 60) * L + l], v19[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v6[l] = acc0_v[l];
+    v6[1 * L + l] = acc1_v[l];
+    v6[2 * L + l] = acc2_v[l];
+    v6[3 * L + l] = acc3_v[l];
+  }
+  // %2415 = mul f64[4] -> v7
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = (v14[i0 * L + l] * (1.0f - v14[i0 * L + l])) * v6[i0 * L + l];
+    }
+  }
+  // %2416 = contract f64[21] -> v16
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v7[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v7[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v16[20 * L + l] = acc0_v[l];
+  }
+  // %2418 = mul f64[21] -> v18
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = (v12[i0 * L + l] + v16[i0 * L + l]) * 0.16666667f;
     }
   }
   // %2421 = mul f64[21] -> adj.ln.gain
@@ -8258,10 +7632,10 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v6[i0 * L + l] * v27[i0 * L + l])) -
-                    ((v0[i0 * L + l] * v21[i0 * L + l]) * 0.16666667f)) -
-                   ((v6[i0 * L + l] * v26[i0 * L + l]) * 0.33333334f)) -
-                  (v15[i0 * L + l] * v12[i0 * L + l])) *
+        sum[l] = ((((-(v2[i0 * L + l] * v23[i0 * L + l])) -
+                    ((v0[i0 * L + l] * v25[i0 * L + l]) * 0.16666667f)) -
+                   ((v2[i0 * L + l] * v27[i0 * L + l]) * 0.33333334f)) -
+                  (v18[i0 * L + l] * v4[i0 * L + l])) *
                  T(h);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
@@ -8273,9 +7647,9 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-v27[i0 * L + l]) - (v21[i0 * L + l] * 0.16666667f)) -
-                          (v26[i0 * L + l] * 0.33333334f)) -
-                         v15[i0 * L + l]);
+        sum[l] = T(h) * ((((-v23[i0 * L + l]) - (v25[i0 * L + l] * 0.16666667f)) -
+                          (v27[i0 * L + l] * 0.33333334f)) -
+                         v18[i0 * L + l]);
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
@@ -8287,10 +7661,10 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v1[i1 * L + l] * (v3[i0 * L + l] * (T(h) * 0.16666667f)))) -
-                     (v7[i1 * L + l] * (v25[i0 * L + l] * (T(h) * 0.33333334f)))) -
-                    (v7[i1 * L + l] * (v2[i0 * L + l] * (T(h) * 0.33333334f)))) -
-                   ((v19[i0 * L + l] * (T(h) * 0.16666667f)) * v13[i1 * L + l]);
+          sum[l] = (((-(v1[i1 * L + l] * (v13[i0 * L + l] * (T(h) * 0.16666667f)))) -
+                     (v3[i1 * L + l] * (v8[i0 * L + l] * (T(h) * 0.33333334f)))) -
+                    (v3[i1 * L + l] * (v29[i0 * L + l] * (T(h) * 0.33333334f)))) -
+                   ((v7[i0 * L + l] * (T(h) * 0.16666667f)) * v5[i1 * L + l]);
         }
         dtheta_Wb[i0 * 21 + i1] += lane_sum<L>(sum);
       }
@@ -8304,10 +7678,10 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v5[(i0 * 20 + i1) * L + l] * (v7[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                       (v8[(i0 * 20 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                      (v9[(i0 * 20 + i1) * L + l] * (v7[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                     (v10[(i0 * 20 + i1) * L + l] * (v13[i2 * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = (((-(v10[(i0 * 20 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                       (v21[(i0 * 20 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                      (v22[(i0 * 20 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                     (v11[(i0 * 20 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 420 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
@@ -8322,10 +7696,10 @@ extern "C" void fwp_delta_xprime_cde_adjoint_step(const void* /*ctx*/, double /*
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v22[(i0 * 20 + i1) * L + l] * (v7[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                       (v23[(i0 * 20 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                      (v24[(i0 * 20 + i1) * L + l] * (v7[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                     (v17[(i0 * 20 + i1) * L + l] * (v13[i2 * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = (((-(v24[(i0 * 20 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                       (v26[(i0 * 20 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                      (v15[(i0 * 20 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                     (v17[(i0 * 20 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 420 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
@@ -9903,9 +9277,9 @@ const plastic_model kModel = {
             .field = 11648,
             .field_vjp = 22784,
             .adjoint_field = 45568,
-            .step = 24576,
-            .step_vjp = 56704,
-            .adjoint_step = 72320,
+            .step = 28800,
+            .step_vjp = 67456,
+            .adjoint_step = 59520,
             .output = 29568,
             .output_vjp = 61120,
             .loss = 128,

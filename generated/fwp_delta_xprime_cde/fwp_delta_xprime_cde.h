@@ -104,11 +104,11 @@ enum {
  *   theta: uniform[57736] = 57736 floats, read-only
  *   u_stages: varying[84] = 672 floats, read-only
  *   z1: varying[1600] = 12800 floats, may alias
- *   scratch: scratch arena, 24576 bytes, 64-byte aligned
+ *   scratch: scratch arena, 28800 bytes, 64-byte aligned
  */
 void fwp_delta_xprime_cde_step(const void* ctx, double t, double h, const void* z0,
                                const void* theta, const void* u_stages, void* z1, void* scratch);
-enum { fwp_delta_xprime_cde_step_lanes = 8, fwp_delta_xprime_cde_step_scratch_bytes = 24576 };
+enum { fwp_delta_xprime_cde_step_lanes = 8, fwp_delta_xprime_cde_step_scratch_bytes = 28800 };
 
 /* fwp_delta_xprime_cde_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -121,7 +121,7 @@ enum { fwp_delta_xprime_cde_step_lanes = 8, fwp_delta_xprime_cde_step_scratch_by
  *   z0_bar: varying[1600] = 12800 floats
  *   theta_bar: uniform[57736] = 57736 floats
  *   u_stages_bar: varying[84] = 672 floats, may be NULL
- *   scratch: scratch arena, 56704 bytes, 64-byte aligned
+ *   scratch: scratch arena, 67456 bytes, 64-byte aligned
  */
 void fwp_delta_xprime_cde_step_vjp(const void* ctx, double t, double h, const void* z0,
                                    const void* theta, const void* u_stages, const void* z1_bar,
@@ -129,7 +129,7 @@ void fwp_delta_xprime_cde_step_vjp(const void* ctx, double t, double h, const vo
                                    void* scratch);
 enum {
   fwp_delta_xprime_cde_step_vjp_lanes = 8,
-  fwp_delta_xprime_cde_step_vjp_scratch_bytes = 56704
+  fwp_delta_xprime_cde_step_vjp_scratch_bytes = 67456
 };
 
 /* fwp_delta_xprime_cde_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
@@ -145,7 +145,7 @@ enum {
  *   dtheta: uniform[57736] = 57736 floats
  *   err: varying[3200] = 25600 floats, may be NULL
  *   dtheta_err: uniform[57736] = 57736 floats, may be NULL
- *   scratch: scratch arena, 72320 bytes, 64-byte aligned
+ *   scratch: scratch arena, 59520 bytes, 64-byte aligned
  */
 void fwp_delta_xprime_cde_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                        const void* a0, const void* theta, const void* u_stages,
@@ -153,7 +153,7 @@ void fwp_delta_xprime_cde_adjoint_step(const void* ctx, double t, double h, cons
                                        void* dtheta_err, void* scratch);
 enum {
   fwp_delta_xprime_cde_adjoint_step_lanes = 8,
-  fwp_delta_xprime_cde_adjoint_step_scratch_bytes = 72320
+  fwp_delta_xprime_cde_adjoint_step_scratch_bytes = 59520
 };
 
 /* fwp_delta_xprime_cde_output: f32 elements (float), tile of L = 8 lane-interleaved samples.

@@ -598,7 +598,7 @@ extern "C" void fwp_hebb_cde_field_vjp(const void* /*ctx*/, double /*t*/, const 
   T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14848);
   T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15872);
   T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19968);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24064);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20992);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -608,6 +608,10 @@ extern "C" void fwp_hebb_cde_field_vjp(const void* /*ctx*/, double /*t*/, const 
   T acc3_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T acc_v[L] = {};
   // fwp_hebb_cde.field.vjp: 68 nodes
   // %1 = layernorm f64[21] -> v0
@@ -822,6 +826,7 @@ extern "C" void fwp_hebb_cde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %130 = contract f64[32] -> v6
+  // %80 = contract f64[32] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -829,17 +834,28 @@ extern "C" void fwp_hebb_cde_field_vjp(const void* /*ctx*/, double /*t*/, const 
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(v3[(i0 * 16 + i1) * L + l], v8[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v3[(i0 * 16 + i1) * L + l], v2[(i0 * 16 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
             std::fma(v3[(i0 * 16 + i1 + 4) * L + l], v8[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v3[(i0 * 16 + i1 + 4) * L + l], v2[(i0 * 16 + i1 + 4) * L + l], acc5_v[l]);
         acc2_v[l] =
             std::fma(v3[(i0 * 16 + i1 + 8) * L + l], v8[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v3[(i0 * 16 + i1 + 8) * L + l], v2[(i0 * 16 + i1 + 8) * L + l], acc6_v[l]);
         acc3_v[l] =
             std::fma(v3[(i0 * 16 + i1 + 12) * L + l], v8[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v3[(i0 * 16 + i1 + 12) * L + l], v2[(i0 * 16 + i1 + 12) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -848,14 +864,18 @@ extern "C" void fwp_hebb_cde_field_vjp(const void* /*ctx*/, double /*t*/, const 
       v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc4_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %184 = mul f64[32,4] -> v9
+  // %184 = mul f64[32,4] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 4 + i1) * L + l] =
+        v2[(i0 * 4 + i1) * L + l] =
             v3[(i0 * 4 + i1) * L + l] * (v8[(i0 * 4 + i1) * L + l] - v6[i0 * L + l]);
       }
     }
@@ -874,13 +894,13 @@ extern "C" void fwp_hebb_cde_field_vjp(const void* /*ctx*/, double /*t*/, const 
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v9[(i1 * 4 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v2[(i1 * 4 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v9[(i1 * 4 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v2[(i1 * 4 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v9[(i1 * 4 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v2[(i1 * 4 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v9[(i1 * 4 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v2[(i1 * 4 + i2) * L + l], acc3_v[l]);
         }
       }
     }
@@ -900,7 +920,7 @@ extern "C" void fwp_hebb_cde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 20], v9[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 20], v2[(i0 * 4 + i1) * L + l], acc0_v[l]);
       }
     }
   }
@@ -908,44 +928,15 @@ extern "C" void fwp_hebb_cde_field_vjp(const void* /*ctx*/, double /*t*/, const 
   for (int64_t l = 0; l < L; ++l) {
     v6[20 * L + l] = acc0_v[l];
   }
-  // %80 = contract f64[32] -> v8
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 16 + i1) * L + l], v2[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 4) * L + l], v2[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 8) * L + l], v2[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 12) * L + l], v2[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %84 = mul f64[32] -> v2
+  // %84 = mul f64[32] -> v8
   // fwp_hebb_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = ((1.0f - v7[i0 * L + l]) * v7[i0 * L + l]) * v8[i0 * L + l];
+      v8[i0 * L + l] = ((1.0f - v7[i0 * L + l]) * v7[i0 * L + l]) * v9[i0 * L + l];
     }
   }
-  // %86 = contract f64[21] -> v8
+  // %86 = contract f64[21] -> v9
   // fwp_hebb_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
@@ -958,18 +949,18 @@ extern "C" void fwp_hebb_cde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v8[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -979,18 +970,18 @@ extern "C" void fwp_hebb_cde_field_vjp(const void* /*ctx*/, double /*t*/, const 
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v2[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v8[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v8[20 * L + l] = acc0_v[l];
+    v9[20 * L + l] = acc0_v[l];
   }
   // %186 = add f64[21] -> v10
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v6[i0 * L + l] + v8[i0 * L + l];
+      v10[i0 * L + l] = v6[i0 * L + l] + v9[i0 * L + l];
     }
   }
   // %187 = mul f64[21] -> d.ln.gain
@@ -1012,7 +1003,7 @@ extern "C" void fwp_hebb_cde_field_vjp(const void* /*ctx*/, double /*t*/, const 
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = v2[i0 * L + l] * v1[i1 * L + l];
+          sum[l] = v8[i0 * L + l] * v1[i1 * L + l];
         }
         theta_bar_Wb[i0 * 21 + i1] += lane_sum<L>(sum);
       }
@@ -1026,7 +1017,7 @@ extern "C" void fwp_hebb_cde_field_vjp(const void* /*ctx*/, double /*t*/, const 
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = v1[i2 * L + l] * v9[(i0 * 4 + i1) * L + l];
+            sum[l] = v1[i2 * L + l] * v2[(i0 * 4 + i1) * L + l];
           }
           theta_bar_Wk[i0 * 84 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
@@ -1278,18 +1269,19 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
   T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10752);
   T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14848);
   T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18944);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19968);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20992);
-  T* __restrict v0_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25088);
-  T* __restrict v1_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25792);
-  T* __restrict v2_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26496);
-  T* __restrict v3_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30592);
-  T* __restrict v4_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34688);
-  T* __restrict v5_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34816);
-  T* __restrict v6_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38912);
-  T* __restrict v7_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39936);
-  T* __restrict v8_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40960);
-  T* __restrict v9_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45056);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23040);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24064);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25088);
+  T* __restrict v0_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29184);
+  T* __restrict v1_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29888);
+  T* __restrict v2_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30592);
+  T* __restrict v3_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34688);
+  T* __restrict v4_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38784);
+  T* __restrict v5_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38912);
+  T* __restrict v6_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43008);
+  T* __restrict v7_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44032);
+  T* __restrict v8_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45056);
+  T* __restrict v9_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49152);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -1299,6 +1291,10 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
   T acc3_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T mean_v_2[L] = {};
   T var_v_2[L] = {};
   T rstd_v_2[L] = {};
@@ -1308,6 +1304,10 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
   T acc3_v_2[L] = {};
   T rowmax_v_2[L] = {};
   T rowsum_v_2[L] = {};
+  T acc4_v_2[L] = {};
+  T acc5_v_2[L] = {};
+  T acc6_v_2[L] = {};
+  T acc7_v_2[L] = {};
   T acc_v[L] = {};
   // dtheta[span] = 0, then += lane sums of -a^T df/dtheta
   for (int64_t i = 0; i < 6090; ++i) {
@@ -1537,7 +1537,17 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %228 = contract f64[32] -> v8
+  // %227 = contract f64[32,4] -> v8
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 4 + i1) * L + l] = v6[(i0 * 4 + i1) * L + l] * v5[i0 * L + l];
+      }
+    }
+  }
+  // %228 = contract f64[32] -> v9
+  // %257 = contract f64[32] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1545,36 +1555,51 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(v3[(i0 * 16 + i1) * L + l], v6[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v3[(i0 * 16 + i1) * L + l], v8[(i0 * 16 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
             std::fma(v3[(i0 * 16 + i1 + 4) * L + l], v6[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v3[(i0 * 16 + i1 + 4) * L + l], v8[(i0 * 16 + i1 + 4) * L + l], acc5_v[l]);
         acc2_v[l] =
             std::fma(v3[(i0 * 16 + i1 + 8) * L + l], v6[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v3[(i0 * 16 + i1 + 8) * L + l], v8[(i0 * 16 + i1 + 8) * L + l], acc6_v[l]);
         acc3_v[l] =
             std::fma(v3[(i0 * 16 + i1 + 12) * L + l], v6[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v3[(i0 * 16 + i1 + 12) * L + l], v8[(i0 * 16 + i1 + 12) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc4_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %229 = mul f64[32] -> v9
+  // %229 = mul f64[32] -> v6
   // fwp_hebb_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = ((1.0f - v5[i0 * L + l]) * v5[i0 * L + l]) * v8[i0 * L + l];
+      v6[i0 * L + l] = ((1.0f - v5[i0 * L + l]) * v5[i0 * L + l]) * v9[i0 * L + l];
     }
   }
-  // %231 = contract f64[21] -> v8
+  // %231 = contract f64[21] -> v5
   // fwp_hebb_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
@@ -1587,62 +1612,10 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v9[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v9[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v8[20 * L + l] = acc0_v[l];
-  }
-  // %227 = contract f64[32,4] -> v10
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 4 + i1) * L + l] = v6[(i0 * 4 + i1) * L + l] * v5[i0 * L + l];
-      }
-    }
-  }
-  // %257 = contract f64[32] -> v5
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 16 + i1) * L + l], v10[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 4) * L + l], v10[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 8) * L + l], v10[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 12) * L + l], v10[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v6[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -1653,17 +1626,31 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %278 = mul f64[32,4] -> v6
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v6[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v5[20 * L + l] = acc0_v[l];
+  }
+  // %278 = mul f64[32,4] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 4 + i1) * L + l] =
-            (v10[(i0 * 4 + i1) * L + l] - v5[i0 * L + l]) * v3[(i0 * 4 + i1) * L + l];
+        v11[(i0 * 4 + i1) * L + l] =
+            (v8[(i0 * 4 + i1) * L + l] - v10[i0 * L + l]) * v3[(i0 * 4 + i1) * L + l];
       }
     }
   }
-  // %279 = contract f64[21] -> v5
+  // %279 = contract f64[21] -> v9
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1677,22 +1664,22 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v6[(i1 * 4 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v11[(i1 * 4 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v6[(i1 * 4 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v11[(i1 * 4 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v6[(i1 * 4 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v11[(i1 * 4 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v6[(i1 * 4 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v11[(i1 * 4 + i2) * L + l], acc3_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -1703,19 +1690,19 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 20], v6[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 20], v11[(i0 * 4 + i1) * L + l], acc0_v[l]);
       }
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v5[20 * L + l] = acc0_v[l];
+    v9[20 * L + l] = acc0_v[l];
   }
-  // %280 = add f64[21] -> v3
+  // %280 = add f64[21] -> v10
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v8[i0 * L + l] + v5[i0 * L + l];
+      v10[i0 * L + l] = v5[i0 * L + l] + v9[i0 * L + l];
     }
   }
   // %282 = neg f64[21] -> adj.ln.gain
@@ -1724,7 +1711,7 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -(v3[i0 * L + l] * v0[i0 * L + l]);
+        sum[l] = -(v10[i0 * L + l] * v0[i0 * L + l]);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
@@ -1735,7 +1722,7 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -v3[i0 * L + l];
+        sum[l] = -v10[i0 * L + l];
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
@@ -1747,7 +1734,7 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v1[i1 * L + l] * v9[i0 * L + l]);
+          sum[l] = -(v1[i1 * L + l] * v6[i0 * L + l]);
         }
         dtheta_Wb[i0 * 21 + i1] += lane_sum<L>(sum);
       }
@@ -1761,7 +1748,7 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = -(v1[i2 * L + l] * v6[(i0 * 4 + i1) * L + l]);
+            sum[l] = -(v1[i2 * L + l] * v11[(i0 * 4 + i1) * L + l]);
           }
           dtheta_Wk[i0 * 84 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
@@ -2045,6 +2032,7 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
     }
     // %130 = contract f64[32] -> v6
+    // %80 = contract f64[32] -> v9
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2052,18 +2040,30 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 4; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
               std::fma(v3_2[(i0 * 16 + i1) * L + l], v8_2[(i0 * 16 + i1) * L + l], acc0_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(v3_2[(i0 * 16 + i1) * L + l], v2_2[(i0 * 16 + i1) * L + l], acc4_v_2[l]);
           acc1_v_2[l] = std::fma(v3_2[(i0 * 16 + i1 + 4) * L + l], v8_2[(i0 * 16 + i1 + 4) * L + l],
                                  acc1_v_2[l]);
+          acc5_v_2[l] = std::fma(v3_2[(i0 * 16 + i1 + 4) * L + l], v2_2[(i0 * 16 + i1 + 4) * L + l],
+                                 acc5_v_2[l]);
           acc2_v_2[l] = std::fma(v3_2[(i0 * 16 + i1 + 8) * L + l], v8_2[(i0 * 16 + i1 + 8) * L + l],
                                  acc2_v_2[l]);
+          acc6_v_2[l] = std::fma(v3_2[(i0 * 16 + i1 + 8) * L + l], v2_2[(i0 * 16 + i1 + 8) * L + l],
+                                 acc6_v_2[l]);
           acc3_v_2[l] = std::fma(v3_2[(i0 * 16 + i1 + 12) * L + l],
                                  v8_2[(i0 * 16 + i1 + 12) * L + l], acc3_v_2[l]);
+          acc7_v_2[l] = std::fma(v3_2[(i0 * 16 + i1 + 12) * L + l],
+                                 v2_2[(i0 * 16 + i1 + 12) * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
@@ -2072,14 +2072,18 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
         v6_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
         v6_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
         v6_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v9_2[(i0 * 4) * L + l] = acc4_v_2[l];
+        v9_2[(i0 * 4 + 1) * L + l] = acc5_v_2[l];
+        v9_2[(i0 * 4 + 2) * L + l] = acc6_v_2[l];
+        v9_2[(i0 * 4 + 3) * L + l] = acc7_v_2[l];
       }
     }
-    // %184 = mul f64[32,4] -> v9
+    // %184 = mul f64[32,4] -> v2
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       for (int64_t i1 = 0; i1 < 4; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v9_2[(i0 * 4 + i1) * L + l] =
+          v2_2[(i0 * 4 + i1) * L + l] =
               v3_2[(i0 * 4 + i1) * L + l] * (v8_2[(i0 * 4 + i1) * L + l] - v6_2[i0 * L + l]);
         }
       }
@@ -2098,12 +2102,12 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v_2[l] =
-                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v9_2[(i1 * 4 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v9_2[(i1 * 4 + i2) * L + l],
+                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v2_2[(i1 * 4 + i2) * L + l], acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v2_2[(i1 * 4 + i2) * L + l],
                                    acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v9_2[(i1 * 4 + i2) * L + l],
+            acc2_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v2_2[(i1 * 4 + i2) * L + l],
                                    acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v9_2[(i1 * 4 + i2) * L + l],
+            acc3_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v2_2[(i1 * 4 + i2) * L + l],
                                    acc3_v_2[l]);
           }
         }
@@ -2125,7 +2129,7 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(Wk[i0 * 84 + i1 * 21 + 20], v9_2[(i0 * 4 + i1) * L + l], acc0_v_2[l]);
+              std::fma(Wk[i0 * 84 + i1 * 21 + 20], v2_2[(i0 * 4 + i1) * L + l], acc0_v_2[l]);
         }
       }
     }
@@ -2133,45 +2137,15 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     for (int64_t l = 0; l < L; ++l) {
       v1_2[20 * L + l] = acc0_v_2[l];
     }
-    // %80 = contract f64[32] -> v6
-    for (int64_t i0 = 0; i0 < 8; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = 0.0f;
-        acc1_v_2[l] = 0.0f;
-        acc2_v_2[l] = 0.0f;
-        acc3_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 4; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] =
-              std::fma(v3_2[(i0 * 16 + i1) * L + l], v2_2[(i0 * 16 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v3_2[(i0 * 16 + i1 + 4) * L + l], v2_2[(i0 * 16 + i1 + 4) * L + l],
-                                 acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v3_2[(i0 * 16 + i1 + 8) * L + l], v2_2[(i0 * 16 + i1 + 8) * L + l],
-                                 acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v3_2[(i0 * 16 + i1 + 12) * L + l],
-                                 v2_2[(i0 * 16 + i1 + 12) * L + l], acc3_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v6_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v6_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v6_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
-      }
-    }
-    // %84 = mul f64[32] -> v2
+    // %84 = mul f64[32] -> v6
     // fwp_hebb_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2_2[i0 * L + l] = ((1.0f - v7_2[i0 * L + l]) * v7_2[i0 * L + l]) * v6_2[i0 * L + l];
+        v6_2[i0 * L + l] = ((1.0f - v7_2[i0 * L + l]) * v7_2[i0 * L + l]) * v9_2[i0 * L + l];
       }
     }
-    // %86 = contract f64[21] -> v6
+    // %86 = contract f64[21] -> v9
     // fwp_hebb_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
@@ -2184,18 +2158,18 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 21], v2_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v2_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v2_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v2_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 21], v6_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v6_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v6_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v6_2[i1 * L + l], acc3_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v6_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v6_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v6_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v9_2[(i0 * 4) * L + l] = acc0_v_2[l];
+        v9_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
+        v9_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
+        v9_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
       }
     }
     PLASTIC_SIMD
@@ -2205,18 +2179,18 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = std::fma(Wb[i0 * 21 + 20], v2_2[i0 * L + l], acc0_v_2[l]);
+        acc0_v_2[l] = std::fma(Wb[i0 * 21 + 20], v6_2[i0 * L + l], acc0_v_2[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6_2[20 * L + l] = acc0_v_2[l];
+      v9_2[20 * L + l] = acc0_v_2[l];
     }
-    // %189 = mul f64[21] -> v2
+    // %189 = mul f64[21] -> v6
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2_2[i0 * L + l] = ln_gain[i0] * (v1_2[i0 * L + l] + v6_2[i0 * L + l]);
+        v6_2[i0 * L + l] = ln_gain[i0] * (v1_2[i0 * L + l] + v9_2[i0 * L + l]);
       }
     }
     // %190 = reduce_sum f64[] -> v4
@@ -2227,7 +2201,7 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v2_2[i0 * L + l];
+        acc_v[l] = acc_v[l] + v6_2[i0 * L + l];
       }
     }
     PLASTIC_SIMD
@@ -2242,14 +2216,14 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = std::fma(v0_2[i0 * L + l], v2_2[i0 * L + l], acc0_v_2[l]);
+        acc0_v_2[l] = std::fma(v0_2[i0 * L + l], v6_2[i0 * L + l], acc0_v_2[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1_2[l] = acc0_v_2[l];
     }
-    // %98 = reduce_sum f64[] -> v6
+    // %98 = reduce_sum f64[] -> v9
     // fwp_hebb_cde.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2263,9 +2237,9 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6_2[l] = acc_v[l];
+      v9_2[l] = acc_v[l];
     }
-    // %104 = reduce_sum f64[] -> v8
+    // %104 = reduce_sum f64[] -> v2
     // fwp_hebb_cde.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2274,26 +2248,26 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - (v6_2[l] * 0.04761905f));
+        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - (v9_2[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8_2[l] = acc_v[l];
+      v2_2[l] = acc_v[l];
     }
-    // %109 = reciprocal f64[] -> v6
+    // %109 = reciprocal f64[] -> v9
     // fwp_hebb_cde.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6_2[l] = T(1) / std::sqrt((v8_2[l] * 0.04761905f) + 1e-05f);
+      v9_2[l] = T(1) / std::sqrt((v2_2[l] * 0.04761905f) + 1e-05f);
     }
     // %199 = mul f64[21] -> d.x
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] += ((v2_2[i0 * L + l] - (v4_2[l] * 0.04761905f)) -
+        u_bar[i0 * L + l] += ((v6_2[i0 * L + l] - (v4_2[l] * 0.04761905f)) -
                               (v0_2[i0 * L + l] * (v1_2[l] * 0.04761905f))) *
-                             v6_2[l];
+                             v9_2[l];
       }
     }
     // %64 = contract f64[32,4] -> v2
@@ -2413,12 +2387,18 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 704);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1408);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5504);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9600);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10624);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14720);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18816);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22912);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2112);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6208);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10304);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14400);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18496);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19520);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20544);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21568);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22592);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26688);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30784);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34880);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -2426,6 +2406,14 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
+  T acc8_v[L] = {};
+  T acc9_v[L] = {};
+  T acc10_v[L] = {};
+  T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_hebb_cde.field.step.rk4: 63 nodes
@@ -2472,139 +2460,6 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
       v1[i0 * L + l] = (v0[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
     }
   }
-  // %514 = contract f64[32,4] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 84 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %515 = softmax f64[32,4] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v2[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 4 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v2[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 4 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %516 = contract f64[32] -> v2
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %767 = contract f64[32] -> v4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = sigmoid(v2[i0 * L + l]) * (T(h) * 0.16666667f);
-    }
-  }
-  // %768 = contract f64[32,4] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 4 + i1) * L + l] = v3[(i0 * 4 + i1) * L + l] * v4[i0 * L + l];
-      }
-    }
-  }
-  // %520 = contract f64[32,4] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 84 + i1], u_stages[(i1 + 21) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], u_stages[(i1 + 21) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], u_stages[(i1 + 21) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], u_stages[(i1 + 21) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %521 = tanh f64[32,4] -> v5
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = vm::tanh(v3[i0 * L + l]);
-    }
-  }
   // %531 = layernorm f64[21] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -2625,8 +2480,8 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e146 = u_stages[(i0 + 42) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e146 * e146);
+        const T e43 = u_stages[(i0 + 42) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e43 * e43);
       }
     }
   }
@@ -2641,14 +2496,16 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
       v0[i0 * L + l] = (u_stages[(i0 + 42) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %533 = add f64[21] -> v1
+  // %533 = add f64[21] -> v2
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
+      v2[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
     }
   }
-  // %535 = contract f64[32,4] -> v3
+  // %520 = contract f64[32,4] -> v3
+  // %541 = contract f64[32,4] -> v4
+  // %562 = contract f64[32,4] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2656,14 +2513,30 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 84 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 84 + i1], u_stages[(i1 + 21) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 84 + i1], u_stages[(i1 + 63) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wv[i0 * 84 + i1], u_stages[(i1 + 147) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], u_stages[(i1 + 21) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], u_stages[(i1 + 63) * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], u_stages[(i1 + 147) * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], u_stages[(i1 + 21) * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], u_stages[(i1 + 63) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], u_stages[(i1 + 147) * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], u_stages[(i1 + 21) * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], u_stages[(i1 + 63) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], u_stages[(i1 + 147) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -2672,151 +2545,28 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
       v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc4_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v5[(i0 * 4) * L + l] = acc8_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %536 = softmax f64[32,4] -> v6
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v3[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v3[(i0 * 4 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v3[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v3[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 4 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %537 = contract f64[32] -> v4
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %762 = contract f64[32] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = sigmoid(v4[i0 * L + l]) * (T(h) * 0.33333334f);
-    }
-  }
-  // %763 = contract f64[32,4] -> v7
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 4 + i1) * L + l] = v6[(i0 * 4 + i1) * L + l] * v3[i0 * L + l];
-      }
-    }
-  }
-  // %541 = contract f64[32,4] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 84 + i1], u_stages[(i1 + 63) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], u_stages[(i1 + 63) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], u_stages[(i1 + 63) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], u_stages[(i1 + 63) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %542 = tanh f64[32,4] -> v6
+  // %521 = tanh f64[32,4] -> v6
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = vm::tanh(v3[i0 * L + l]);
     }
   }
-  // %764 = contract f64[32,4,4] -> v8
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v8[(i0 * 16 + i1 * 4 + i2) * L + l] =
-              v7[(i0 * 4 + i1) * L + l] * v6[(i0 * 4 + i2) * L + l];
-        }
-      }
-    }
-  }
-  // %562 = contract f64[32,4] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  // %542 = tanh f64[32,4] -> v3
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 84 + i1], u_stages[(i1 + 147) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], u_stages[(i1 + 147) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], u_stages[(i1 + 147) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], u_stages[(i1 + 147) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[i0 * L + l] = vm::tanh(v4[i0 * L + l]);
     }
   }
   // %552 = layernorm f64[21] -> v0
@@ -2839,8 +2589,8 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e307 = u_stages[(i0 + 126) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e307 * e307);
+        const T e150 = u_stages[(i0 + 126) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e150 * e150);
       }
     }
   }
@@ -2855,14 +2605,16 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
       v0[i0 * L + l] = (u_stages[(i0 + 126) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %554 = add f64[21] -> v1
+  // %554 = add f64[21] -> v4
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
+      v4[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %558 = contract f64[32] -> v4
+  // %516 = contract f64[32] -> v7
+  // %537 = contract f64[32] -> v8
+  // %558 = contract f64[32] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2870,41 +2622,81 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 84 + i1], v2[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 84 + i1], v4[i1 * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v2[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v4[i1 * L + l], acc9_v[l]);
         acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v2[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v4[i1 * L + l], acc10_v[l]);
         acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v2[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v4[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc4_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v9[(i0 * 4) * L + l] = acc8_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %756 = contract f64[32] -> v6
+  // %767 = contract f64[32] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = sigmoid(v4[i0 * L + l]) * (T(h) * 0.16666667f);
+      v10[i0 * L + l] = sigmoid(v7[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
-  // %757 = contract f64[32,4] -> v7
+  // %762 = contract f64[32] -> v7
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = sigmoid(v8[i0 * L + l]) * (T(h) * 0.33333334f);
+    }
+  }
+  // %756 = contract f64[32] -> v8
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = sigmoid(v9[i0 * L + l]) * (T(h) * 0.16666667f);
+    }
+  }
+  // %757 = contract f64[32,4] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 4 + i1) * L + l] = vm::tanh(v3[(i0 * 4 + i1) * L + l]) * v6[i0 * L + l];
+        v11[(i0 * 4 + i1) * L + l] = vm::tanh(v5[(i0 * 4 + i1) * L + l]) * v8[i0 * L + l];
       }
     }
   }
-  // %556 = contract f64[32,4] -> v3
+  // %514 = contract f64[32,4] -> v5
+  // %535 = contract f64[32,4] -> v12
+  // %556 = contract f64[32,4] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2912,25 +2704,49 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wk[i0 * 84 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 84 + i1], v2[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wk[i0 * 84 + i1], v4[i1 * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], v2[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], v4[i1 * L + l], acc9_v[l]);
         acc2_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], v2[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], v4[i1 * L + l], acc10_v[l]);
         acc3_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], v2[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], v4[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc4_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v13[(i0 * 4) * L + l] = acc8_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %557 = softmax f64[32,4] -> v6
+  // %515 = softmax f64[32,4] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2940,7 +2756,7 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v3[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v3[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+            (v5[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v5[(i0 * 4 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -2951,14 +2767,108 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v3[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v3[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v0[i1 * L + l] = vm::exp(v5[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v5[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 4 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+        v4[(i0 * 4 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %768 = contract f64[32,4] -> v5
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5[(i0 * 4 + i1) * L + l] = v4[(i0 * 4 + i1) * L + l] * v10[i0 * L + l];
+      }
+    }
+  }
+  // %536 = softmax f64[32,4] -> v4
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v12[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[i1 * L + l] = vm::exp(v12[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[(i0 * 4 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %763 = contract f64[32,4] -> v12
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 4 + i1) * L + l] = v4[(i0 * 4 + i1) * L + l] * v7[i0 * L + l];
+      }
+    }
+  }
+  // %764 = contract f64[32,4,4] -> v14
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      for (int64_t i2 = 0; i2 < 4; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v14[(i0 * 16 + i1 * 4 + i2) * L + l] =
+              v12[(i0 * 4 + i1) * L + l] * v3[(i0 * 4 + i2) * L + l];
+        }
+      }
+    }
+  }
+  // %557 = softmax f64[32,4] -> v3
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v13[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v13[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[i1 * L + l] = vm::exp(v13[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v13[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 4 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
       }
     }
   }
@@ -2970,10 +2880,10 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 16 + i1 * 4 + i2) * L + l] =
               z0_W[(i0 * 16 + i1 * 4 + i2) * L + l] +
-              ((v2[(i0 * 4 + i1) * L + l] * v5[(i0 * 4 + i2) * L + l]) +
-               (v8[(i0 * 16 + i1 * 4 + i2) * L + l] +
-                ((v7[(i0 * 4 + i2) * L + l] * v6[(i0 * 4 + i1) * L + l]) +
-                 v8[(i0 * 16 + i1 * 4 + i2) * L + l])));
+              ((v5[(i0 * 4 + i1) * L + l] * v6[(i0 * 4 + i2) * L + l]) +
+               (v14[(i0 * 16 + i1 * 4 + i2) * L + l] +
+                ((v11[(i0 * 4 + i2) * L + l] * v3[(i0 * 4 + i1) * L + l]) +
+                 v14[(i0 * 16 + i1 * 4 + i2) * L + l])));
         }
       }
     }
@@ -3007,30 +2917,31 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 704);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1408);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5504);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9600);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9728);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13824);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14848);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15872);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16896);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20992);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25088);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26112);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27136);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 31232);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35328);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39424);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43520);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 47616);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51712);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52736);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53760);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57856);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61952);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 66048);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70144);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74240);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2112);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2816);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3520);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4224);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5248);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6272);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7296);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8320);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12416);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16512);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20608);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24704);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28800);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32896);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36992);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41088);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45184);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49280);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53376);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57472);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61568);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62272);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 66368);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70464);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 71168);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3038,6 +2949,14 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
+  T acc8_v[L] = {};
+  T acc9_v[L] = {};
+  T acc10_v[L] = {};
+  T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
@@ -3085,340 +3004,7 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %556 = contract f64[32,4] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 84 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %557 = softmax f64[32,4] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v2[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 4 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v2[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 4 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %562 = contract f64[32,4] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 84 + i1], u_stages[(i1 + 147) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], u_stages[(i1 + 147) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], u_stages[(i1 + 147) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], u_stages[(i1 + 147) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %563 = tanh f64[32,4] -> v5
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = vm::tanh(v2[i0 * L + l]);
-    }
-  }
-  // %864 = contract f64[32,4] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1) * L + l], v5[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1 + 4) * L + l], v5[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1 + 8) * L + l], v5[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1 + 12) * L + l], v5[(i0 * 4 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-    }
-  }
-  // %1031 = contract f64[32] -> v6
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 16 + i1) * L + l], v2[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 4) * L + l], v2[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 8) * L + l], v2[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 12) * L + l], v2[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %558 = contract f64[32] -> v7
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %559 = sigmoid f64[32] -> v8
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = sigmoid(v7[i0 * L + l]);
-    }
-  }
-  // %1032 = mul f64[32] -> v7
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v6[i0 * L + l] * (v8[i0 * L + l] * (1.0f - v8[i0 * L + l]));
-    }
-  }
-  // %1033 = contract f64[21] -> v6
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v7[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v7[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v6[20 * L + l] = acc0_v[l];
-  }
-  // %1034 = contract f64[32,4] -> v9
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 4 + i1) * L + l] = v2[(i0 * 4 + i1) * L + l] * v8[i0 * L + l];
-      }
-    }
-  }
-  // %1035 = contract f64[32] -> v2
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 16 + i1) * L + l], v9[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 4) * L + l], v9[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 8) * L + l], v9[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 12) * L + l], v9[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1038 = mul f64[32,4] -> v10
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 4 + i1) * L + l] =
-            (v9[(i0 * 4 + i1) * L + l] - v2[i0 * L + l]) * v3[(i0 * 4 + i1) * L + l];
-      }
-    }
-  }
-  // %1039 = contract f64[21] -> v2
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v10[(i1 * 4 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v10[(i1 * 4 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v10[(i1 * 4 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v10[(i1 * 4 + i2) * L + l], acc3_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 20], v10[(i0 * 4 + i1) * L + l], acc0_v[l]);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v2[20 * L + l] = acc0_v[l];
-  }
-  // %1040 = add f64[21] -> v9
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v6[i0 * L + l] + v2[i0 * L + l];
-    }
-  }
-  // %531 = layernorm f64[21] -> v6
+  // %531 = layernorm f64[21] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3438,8 +3024,8 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e302 = u_stages[(i0 + 42) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e302 * e302);
+        const T e43 = u_stages[(i0 + 42) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e43 * e43);
       }
     }
   }
@@ -3451,17 +3037,62 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = (u_stages[(i0 + 42) * L + l] - mean_v[l]) * rstd_v[l];
+      v2[i0 * L + l] = (u_stages[(i0 + 42) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %533 = add f64[21] -> v2
+  // %533 = add f64[21] -> v3
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v6[i0 * L + l]);
+      v3[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v2[i0 * L + l]);
     }
   }
-  // %537 = contract f64[32] -> v11
+  // %510 = layernorm f64[21] -> v4
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 21.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e74 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e74 * e74);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 21.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %512 = add f64[21] -> v5
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = (v4[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
+    }
+  }
+  // %558 = contract f64[32] -> v6
+  // %537 = contract f64[32] -> v7
+  // %516 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3469,32 +3100,72 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 84 + i1], v3[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 84 + i1], v5[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v3[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v5[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v3[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v5[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v3[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v5[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc4_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v8[(i0 * 4) * L + l] = acc8_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %538 = sigmoid f64[32] -> v12
+  // %559 = sigmoid f64[32] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = sigmoid(v11[i0 * L + l]);
+      v9[i0 * L + l] = sigmoid(v6[i0 * L + l]);
     }
   }
-  // %541 = contract f64[32,4] -> v13
+  // %538 = sigmoid f64[32] -> v6
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = sigmoid(v7[i0 * L + l]);
+    }
+  }
+  // %517 = sigmoid f64[32] -> v7
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = sigmoid(v8[i0 * L + l]);
+    }
+  }
+  // %562 = contract f64[32,4] -> v10
+  // %541 = contract f64[32,4] -> v11
+  // %520 = contract f64[32,4] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3502,32 +3173,72 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 84 + i1], u_stages[(i1 + 63) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], u_stages[(i1 + 63) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], u_stages[(i1 + 63) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], u_stages[(i1 + 63) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 84 + i1], u_stages[(i1 + 147) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 84 + i1], u_stages[(i1 + 63) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wv[i0 * 84 + i1], u_stages[(i1 + 21) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], u_stages[(i1 + 147) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], u_stages[(i1 + 63) * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], u_stages[(i1 + 21) * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], u_stages[(i1 + 147) * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], u_stages[(i1 + 63) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], u_stages[(i1 + 21) * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], u_stages[(i1 + 147) * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], u_stages[(i1 + 63) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], u_stages[(i1 + 21) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc4_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v12[(i0 * 4) * L + l] = acc8_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %542 = tanh f64[32,4] -> v14
+  // %563 = tanh f64[32,4] -> v13
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = vm::tanh(v13[i0 * L + l]);
+      v13[i0 * L + l] = vm::tanh(v10[i0 * L + l]);
     }
   }
-  // %1106 = contract f64[32,4] -> v13
+  // %542 = tanh f64[32,4] -> v10
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = vm::tanh(v11[i0 * L + l]);
+    }
+  }
+  // %521 = tanh f64[32,4] -> v11
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
+    }
+  }
+  // %864 = contract f64[32,4] -> v12
+  // %1106 = contract f64[32,4] -> v14
+  // %847 = contract f64[32,4] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3535,29 +3246,81 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1) * L + l], v14[(i0 * 4 + i1) * L + l], acc0_v[l]);
+            std::fma(z1_bar_W[(i0 * 16 + i1) * L + l], v13[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1) * L + l], v10[(i0 * 4 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1) * L + l], v11[(i0 * 4 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1 + 4) * L + l], v14[(i0 * 4 + i1) * L + l], acc1_v[l]);
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 4) * L + l], v13[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 4) * L + l], v10[(i0 * 4 + i1) * L + l], acc5_v[l]);
+        acc9_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 4) * L + l], v11[(i0 * 4 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1 + 8) * L + l], v14[(i0 * 4 + i1) * L + l], acc2_v[l]);
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 8) * L + l], v13[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 8) * L + l], v10[(i0 * 4 + i1) * L + l], acc6_v[l]);
+        acc10_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 8) * L + l], v11[(i0 * 4 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1 + 12) * L + l], v14[(i0 * 4 + i1) * L + l], acc3_v[l]);
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 12) * L + l], v13[(i0 * 4 + i1) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 12) * L + l], v10[(i0 * 4 + i1) * L + l], acc7_v[l]);
+        acc11_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 12) * L + l], v11[(i0 * 4 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.6666667f);
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.6666667f);
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.6666667f);
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.6666667f);
+      v12[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+      v14[(i0 * 4) * L + l] = acc4_v[l] * (T(h) * 0.6666667f);
+      v14[(i0 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.6666667f);
+      v14[(i0 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.6666667f);
+      v14[(i0 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.6666667f);
+      v15[(i0 * 4) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
+      v15[(i0 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
+      v15[(i0 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
+      v15[(i0 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
     }
   }
-  // %535 = contract f64[32,4] -> v15
+  // %1034 = contract f64[32,4] -> v16
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 4 + i1) * L + l] = v12[(i0 * 4 + i1) * L + l] * v9[i0 * L + l];
+      }
+    }
+  }
+  // %1192 = contract f64[32,4] -> v17
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v17[(i0 * 4 + i1) * L + l] = v14[(i0 * 4 + i1) * L + l] * v6[i0 * L + l];
+      }
+    }
+  }
+  // %556 = contract f64[32,4] -> v18
+  // %535 = contract f64[32,4] -> v19
+  // %514 = contract f64[32,4] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3565,22 +3328,140 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 84 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 84 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 84 + i1], v3[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wk[i0 * 84 + i1], v5[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], v3[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], v5[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], v3[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], v5[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], v3[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], v5[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 4) * L + l] = acc4_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v20[(i0 * 4) * L + l] = acc8_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %557 = softmax f64[32,4] -> v21
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v18[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v18[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[i1 * L + l] = vm::exp(v18[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v18[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v21[(i0 * 4 + i1) * L + l] = v8[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %1031 = contract f64[32] -> v8
+  // %1035 = contract f64[32] -> v18
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v21[(i0 * 16 + i1) * L + l], v12[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v21[(i0 * 16 + i1) * L + l], v16[(i0 * 16 + i1) * L + l], acc4_v[l]);
+        acc1_v[l] =
+            std::fma(v21[(i0 * 16 + i1 + 4) * L + l], v12[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v21[(i0 * 16 + i1 + 4) * L + l], v16[(i0 * 16 + i1 + 4) * L + l], acc5_v[l]);
+        acc2_v[l] =
+            std::fma(v21[(i0 * 16 + i1 + 8) * L + l], v12[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v21[(i0 * 16 + i1 + 8) * L + l], v16[(i0 * 16 + i1 + 8) * L + l], acc6_v[l]);
+        acc3_v[l] =
+            std::fma(v21[(i0 * 16 + i1 + 12) * L + l], v12[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v21[(i0 * 16 + i1 + 12) * L + l], v16[(i0 * 16 + i1 + 12) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 4) * L + l] = acc4_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc7_v[l];
+    }
+  }
+  // %1032 = mul f64[32] -> v12
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = v8[i0 * L + l] * (v9[i0 * L + l] * (1.0f - v9[i0 * L + l]));
+    }
+  }
+  // %1038 = mul f64[32,4] -> v22
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v22[(i0 * 4 + i1) * L + l] =
+            (v16[(i0 * 4 + i1) * L + l] - v18[i0 * L + l]) * v21[(i0 * 4 + i1) * L + l];
+      }
     }
   }
   // %536 = softmax f64[32,4] -> v16
@@ -3593,7 +3474,7 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v15[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v15[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+            (v19[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v19[(i0 * 4 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3604,18 +3485,18 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v15[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v15[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v8[i1 * L + l] = vm::exp(v19[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v19[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 4 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v16[(i0 * 4 + i1) * L + l] = v8[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %1189 = contract f64[32] -> v11
+  // %1189 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3627,80 +3508,31 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 16 + i1) * L + l], v16[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v14[(i0 * 16 + i1) * L + l], v16[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v13[(i0 * 16 + i1 + 4) * L + l], v16[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v14[(i0 * 16 + i1 + 4) * L + l], v16[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v13[(i0 * 16 + i1 + 8) * L + l], v16[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v14[(i0 * 16 + i1 + 8) * L + l], v16[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v13[(i0 * 16 + i1 + 12) * L + l], v16[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v14[(i0 * 16 + i1 + 12) * L + l], v16[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1190 = mul f64[32] -> v15
+  // %1190 = mul f64[32] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = ((1.0f - v12[i0 * L + l]) * v12[i0 * L + l]) * v11[i0 * L + l];
+      v14[i0 * L + l] = ((1.0f - v6[i0 * L + l]) * v6[i0 * L + l]) * v8[i0 * L + l];
     }
   }
-  // %1191 = contract f64[21] -> v11
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v15[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v15[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v11[20 * L + l] = acc0_v[l];
-  }
-  // %1192 = contract f64[32,4] -> v17
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 4 + i1) * L + l] = v13[(i0 * 4 + i1) * L + l] * v12[i0 * L + l];
-      }
-    }
-  }
-  // %1193 = contract f64[32] -> v13
+  // %1193 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3723,10 +3555,10 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %1196 = mul f64[32,4] -> v18
@@ -3735,231 +3567,11 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v18[(i0 * 4 + i1) * L + l] =
-            (v17[(i0 * 4 + i1) * L + l] - v13[i0 * L + l]) * v16[(i0 * 4 + i1) * L + l];
+            (v17[(i0 * 4 + i1) * L + l] - v8[i0 * L + l]) * v16[(i0 * 4 + i1) * L + l];
       }
     }
   }
-  // %1197 = contract f64[21] -> v13
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v18[(i1 * 4 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v18[(i1 * 4 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v18[(i1 * 4 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v18[(i1 * 4 + i2) * L + l], acc3_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 20], v18[(i0 * 4 + i1) * L + l], acc0_v[l]);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v13[20 * L + l] = acc0_v[l];
-  }
-  // %1198 = add f64[21] -> v17
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = v11[i0 * L + l] + v13[i0 * L + l];
-    }
-  }
-  // %510 = layernorm f64[21] -> v11
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 21.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e592 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e592 * e592);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 21.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %512 = add f64[21] -> v13
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = (v11[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
-    }
-  }
-  // %516 = contract f64[32] -> v19
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v13[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %517 = sigmoid f64[32] -> v20
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = sigmoid(v19[i0 * L + l]);
-    }
-  }
-  // %520 = contract f64[32,4] -> v21
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 84 + i1], u_stages[(i1 + 21) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], u_stages[(i1 + 21) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], u_stages[(i1 + 21) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], u_stages[(i1 + 21) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %521 = tanh f64[32,4] -> v22
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = vm::tanh(v21[i0 * L + l]);
-    }
-  }
-  // %847 = contract f64[32,4] -> v21
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1) * L + l], v22[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1 + 4) * L + l], v22[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1 + 8) * L + l], v22[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1 + 12) * L + l], v22[(i0 * 4 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-    }
-  }
-  // %514 = contract f64[32,4] -> v23
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 84 + i1], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], v13[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %515 = softmax f64[32,4] -> v24
+  // %515 = softmax f64[32,4] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3969,7 +3581,7 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v23[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v23[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+            (v20[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v20[(i0 * 4 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3980,18 +3592,18 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v23[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v23[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v8[i1 * L + l] = vm::exp(v20[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v20[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 4 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v17[(i0 * 4 + i1) * L + l] = v8[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %1025 = contract f64[32] -> v19
+  // %1025 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4003,31 +3615,33 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 16 + i1) * L + l], v24[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v15[(i0 * 16 + i1) * L + l], v17[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v21[(i0 * 16 + i1 + 4) * L + l], v24[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v15[(i0 * 16 + i1 + 4) * L + l], v17[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v21[(i0 * 16 + i1 + 8) * L + l], v24[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v15[(i0 * 16 + i1 + 8) * L + l], v17[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v21[(i0 * 16 + i1 + 12) * L + l], v24[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v15[(i0 * 16 + i1 + 12) * L + l], v17[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1026 = mul f64[32] -> v23
+  // %1026 = mul f64[32] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = (v20[i0 * L + l] * (1.0f - v20[i0 * L + l])) * v19[i0 * L + l];
+      v19[i0 * L + l] = (v7[i0 * L + l] * (1.0f - v7[i0 * L + l])) * v8[i0 * L + l];
     }
   }
-  // %1027 = contract f64[21] -> v19
+  // %1033 = contract f64[21] -> v8
+  // %1191 = contract f64[21] -> v20
+  // %1027 = contract f64[21] -> v23
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4035,48 +3649,78 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v23[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v23[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v23[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v23[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v12[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v14[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v19[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v12[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v14[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v19[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v12[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v14[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v19[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v12[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v14[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v19[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 4) * L + l] = acc4_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v23[(i0 * 4) * L + l] = acc8_v[l];
+      v23[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v23[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v23[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v23[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v12[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 21 + 20], v14[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 21 + 20], v19[i0 * L + l], acc2_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v19[20 * L + l] = acc0_v[l];
+    v8[20 * L + l] = acc0_v[l];
+    v20[20 * L + l] = acc1_v[l];
+    v23[20 * L + l] = acc2_v[l];
   }
-  // %1019 = contract f64[32,4] -> v25
+  // %1019 = contract f64[32,4] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 4 + i1) * L + l] = v21[(i0 * 4 + i1) * L + l] * v20[i0 * L + l];
+        v24[(i0 * 4 + i1) * L + l] = v15[(i0 * 4 + i1) * L + l] * v7[i0 * L + l];
       }
     }
   }
-  // %1020 = contract f64[32] -> v21
+  // %1020 = contract f64[32] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4088,34 +3732,36 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v24[(i0 * 16 + i1) * L + l], v25[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v17[(i0 * 16 + i1) * L + l], v24[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v24[(i0 * 16 + i1 + 4) * L + l], v25[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v17[(i0 * 16 + i1 + 4) * L + l], v24[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v24[(i0 * 16 + i1 + 8) * L + l], v25[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v17[(i0 * 16 + i1 + 8) * L + l], v24[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v24[(i0 * 16 + i1 + 12) * L + l], v25[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v17[(i0 * 16 + i1 + 12) * L + l], v24[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1023 = mul f64[32,4] -> v26
+  // %1023 = mul f64[32,4] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 4 + i1) * L + l] =
-            v24[(i0 * 4 + i1) * L + l] * (v25[(i0 * 4 + i1) * L + l] - v21[i0 * L + l]);
+        v25[(i0 * 4 + i1) * L + l] =
+            v17[(i0 * 4 + i1) * L + l] * (v24[(i0 * 4 + i1) * L + l] - v15[i0 * L + l]);
       }
     }
   }
-  // %1024 = contract f64[21] -> v21
+  // %1039 = contract f64[21] -> v15
+  // %1197 = contract f64[21] -> v24
+  // %1024 = contract f64[21] -> v26
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4123,51 +3769,103 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v26[(i1 * 4 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v22[(i1 * 4 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v18[(i1 * 4 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v25[(i1 * 4 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v26[(i1 * 4 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v22[(i1 * 4 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v18[(i1 * 4 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v25[(i1 * 4 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v26[(i1 * 4 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v22[(i1 * 4 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v18[(i1 * 4 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v25[(i1 * 4 + i2) * L + l], acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v26[(i1 * 4 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v22[(i1 * 4 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v18[(i1 * 4 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v25[(i1 * 4 + i2) * L + l], acc11_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 4) * L + l] = acc4_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v26[(i0 * 4) * L + l] = acc8_v[l];
+      v26[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v26[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v26[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 20], v26[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 20], v22[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 20], v18[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 20], v25[(i0 * 4 + i1) * L + l], acc2_v[l]);
       }
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v21[20 * L + l] = acc0_v[l];
+    v15[20 * L + l] = acc0_v[l];
+    v24[20 * L + l] = acc1_v[l];
+    v26[20 * L + l] = acc2_v[l];
   }
-  // %1028 = add f64[21] -> v25
+  // %1040 = add f64[21] -> v27
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v19[i0 * L + l] + v21[i0 * L + l];
+      v27[i0 * L + l] = v8[i0 * L + l] + v15[i0 * L + l];
+    }
+  }
+  // %1198 = add f64[21] -> v8
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = v20[i0 * L + l] + v24[i0 * L + l];
+    }
+  }
+  // %1028 = add f64[21] -> v15
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = v23[i0 * L + l] + v26[i0 * L + l];
     }
   }
   // %1201 = add f64[21] -> d.ln.gain
@@ -4176,8 +3874,8 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v0[i0 * L + l] * v9[i0 * L + l]) +
-                 ((v17[i0 * L + l] * v6[i0 * L + l]) + (v11[i0 * L + l] * v25[i0 * L + l]));
+        sum[l] = (v0[i0 * L + l] * v27[i0 * L + l]) +
+                 ((v8[i0 * L + l] * v2[i0 * L + l]) + (v4[i0 * L + l] * v15[i0 * L + l]));
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
@@ -4188,7 +3886,7 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v17[i0 * L + l] + v25[i0 * L + l]) + v9[i0 * L + l];
+        sum[l] = (v8[i0 * L + l] + v15[i0 * L + l]) + v27[i0 * L + l];
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
@@ -4200,8 +3898,8 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v2[i1 * L + l] * v15[i0 * L + l]) + (v23[i0 * L + l] * v13[i1 * L + l])) +
-                   (v7[i0 * L + l] * v1[i1 * L + l]);
+          sum[l] = ((v3[i1 * L + l] * v14[i0 * L + l]) + (v19[i0 * L + l] * v5[i1 * L + l])) +
+                   (v12[i0 * L + l] * v1[i1 * L + l]);
         }
         theta_bar_Wb[i0 * 21 + i1] += lane_sum<L>(sum);
       }
@@ -4215,73 +3913,47 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v10[(i0 * 4 + i1) * L + l] * v1[i2 * L + l]) +
-                     ((v2[i2 * L + l] * v18[(i0 * 4 + i1) * L + l]) +
-                      (v26[(i0 * 4 + i1) * L + l] * v13[i2 * L + l]));
+            sum[l] = (v22[(i0 * 4 + i1) * L + l] * v1[i2 * L + l]) +
+                     ((v3[i2 * L + l] * v18[(i0 * 4 + i1) * L + l]) +
+                      (v25[(i0 * 4 + i1) * L + l] * v5[i2 * L + l]));
           }
           theta_bar_Wk[i0 * 84 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %886 = contract f64[32,4] -> v2
+  // %886 = contract f64[32,4] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 4 + i1) * L + l] =
-            v3[(i0 * 4 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.16666667f));
+        v12[(i0 * 4 + i1) * L + l] =
+            v21[(i0 * 4 + i1) * L + l] * (v9[i0 * L + l] * (T(h) * 0.16666667f));
       }
     }
   }
-  // %887 = contract f64[32,4] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1 * 4) * L + l], v2[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 1) * L + l], v2[(i0 * 4 + i1) * L + l],
-                             acc1_v[l]);
-        acc2_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 2) * L + l], v2[(i0 * 4 + i1) * L + l],
-                             acc2_v[l]);
-        acc3_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 3) * L + l], v2[(i0 * 4 + i1) * L + l],
-                             acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1055 = mul f64[32,4] -> v2
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (1.0f - square(v5[i0 * L + l])) * v3[i0 * L + l];
-    }
-  }
-  // %768 = contract f64[32,4] -> v3
+  // %768 = contract f64[32,4] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 4 + i1) * L + l] =
-            v24[(i0 * 4 + i1) * L + l] * (v20[i0 * L + l] * (T(h) * 0.16666667f));
+        v14[(i0 * 4 + i1) * L + l] =
+            v17[(i0 * 4 + i1) * L + l] * (v7[i0 * L + l] * (T(h) * 0.16666667f));
       }
     }
   }
-  // %897 = contract f64[32,4] -> v5
+  // %539 = contract f64[32,4] -> v17
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v17[(i0 * 4 + i1) * L + l] = v16[(i0 * 4 + i1) * L + l] * v6[i0 * L + l];
+      }
+    }
+  }
+  // %887 = contract f64[32,4] -> v16
+  // %897 = contract f64[32,4] -> v18
+  // %1128 = contract f64[32,4] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4289,79 +3961,79 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1 * 4) * L + l], v3[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 1) * L + l], v3[(i0 * 4 + i1) * L + l],
+            std::fma(z1_bar_W[(i0 * 16 + i1 * 4) * L + l], v12[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 * 4) * L + l], v14[(i0 * 4 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 * 4) * L + l], v17[(i0 * 4 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 1) * L + l], v12[(i0 * 4 + i1) * L + l],
                              acc1_v[l]);
-        acc2_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 2) * L + l], v3[(i0 * 4 + i1) * L + l],
+        acc5_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 1) * L + l], v14[(i0 * 4 + i1) * L + l],
+                             acc5_v[l]);
+        acc9_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 1) * L + l], v17[(i0 * 4 + i1) * L + l],
+                             acc9_v[l]);
+        acc2_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 2) * L + l], v12[(i0 * 4 + i1) * L + l],
                              acc2_v[l]);
-        acc3_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 3) * L + l], v3[(i0 * 4 + i1) * L + l],
+        acc6_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 2) * L + l], v14[(i0 * 4 + i1) * L + l],
+                             acc6_v[l]);
+        acc10_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 2) * L + l], v17[(i0 * 4 + i1) * L + l],
+                              acc10_v[l]);
+        acc3_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 3) * L + l], v12[(i0 * 4 + i1) * L + l],
                              acc3_v[l]);
+        acc7_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 3) * L + l], v14[(i0 * 4 + i1) * L + l],
+                             acc7_v[l]);
+        acc11_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 3) * L + l], v17[(i0 * 4 + i1) * L + l],
+                              acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 4) * L + l] = acc4_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v19[(i0 * 4) * L + l] = acc8_v[l] * (T(h) * 0.6666667f);
+      v19[(i0 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.6666667f);
+      v19[(i0 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.6666667f);
+      v19[(i0 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.6666667f);
     }
   }
-  // %1057 = mul f64[32,4] -> v3
+  // %1055 = mul f64[32,4] -> v12
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (1.0f - square(v22[i0 * L + l])) * v5[i0 * L + l];
+      v12[i0 * L + l] = (1.0f - square(v13[i0 * L + l])) * v16[i0 * L + l];
     }
   }
-  // %539 = contract f64[32,4] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 4 + i1) * L + l] = v16[(i0 * 4 + i1) * L + l] * v12[i0 * L + l];
-      }
-    }
-  }
-  // %1128 = contract f64[32,4] -> v10
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1 * 4) * L + l], v5[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 1) * L + l], v5[(i0 * 4 + i1) * L + l],
-                             acc1_v[l]);
-        acc2_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 2) * L + l], v5[(i0 * 4 + i1) * L + l],
-                             acc2_v[l]);
-        acc3_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 3) * L + l], v5[(i0 * 4 + i1) * L + l],
-                             acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.6666667f);
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.6666667f);
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.6666667f);
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.6666667f);
-    }
-  }
-  // %1210 = mul f64[32,4] -> v5
+  // %1057 = mul f64[32,4] -> v13
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = (1.0f - square(v14[i0 * L + l])) * v10[i0 * L + l];
+      v13[i0 * L + l] = (1.0f - square(v11[i0 * L + l])) * v18[i0 * L + l];
+    }
+  }
+  // %1210 = mul f64[32,4] -> v11
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = (1.0f - square(v10[i0 * L + l])) * v19[i0 * L + l];
     }
   }
   // %1213 = add f64[32,4,21] -> d.Wv
@@ -4372,9 +4044,9 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v2[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 147) * L + l]) +
-                     ((v3[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 21) * L + l]) +
-                      (u_stages[(i2 + 63) * L + l] * v5[(i0 * 4 + i1) * L + l]));
+            sum[l] = (v12[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 147) * L + l]) +
+                     ((v13[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 21) * L + l]) +
+                      (u_stages[(i2 + 63) * L + l] * v11[(i0 * 4 + i1) * L + l]));
           }
           theta_bar_Wv[i0 * 84 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
@@ -4389,7 +4061,7 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
   }
   if (u_stages_bar) {
-    // %604 = reduce_sum f64[] -> v4
+    // %604 = reduce_sum f64[] -> v1
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4402,36 +4074,9 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
-    }
-    // %609 = reduce_sum f64[] -> v1
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 21; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - (v4[l] * 0.04761905f));
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
       v1[l] = acc_v[l];
     }
-    // %613 = reciprocal f64[] -> v4
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[l] = T(1) / std::sqrt((v1[l] * 0.04761905f) + 1e-05f);
-    }
-    // %1063 = mul f64[21] -> v1
-    for (int64_t i0 = 0; i0 < 21; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v25[i0 * L + l];
-      }
-    }
-    // %1064 = reduce_sum f64[] -> v7
+    // %609 = reduce_sum f64[] -> v3
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4439,14 +4084,41 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v1[i0 * L + l];
+        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - (v1[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc_v[l];
+      v3[l] = acc_v[l];
     }
-    // %1068 = contract f64[] -> v8
+    // %613 = reciprocal f64[] -> v1
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[l] = T(1) / std::sqrt((v3[l] * 0.04761905f) + 1e-05f);
+    }
+    // %1063 = mul f64[21] -> v3
+    for (int64_t i0 = 0; i0 < 21; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[i0 * L + l] = ln_gain[i0] * v15[i0 * L + l];
+      }
+    }
+    // %1064 = reduce_sum f64[] -> v5
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 21; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + v3[i0 * L + l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[l] = acc_v[l];
+    }
+    // %1068 = contract f64[] -> v23
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4454,19 +4126,19 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v4[i0 * L + l], v3[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[l] = acc0_v[l];
+      v23[l] = acc0_v[l];
     }
     // %1073 = mul f64[21] -> d.x@0
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[i0 * L + l] += v4[l] * ((v1[i0 * L + l] - (v7[l] * 0.04761905f)) -
-                                             (v11[i0 * L + l] * (v8[l] * 0.04761905f)));
+        u_stages_bar[i0 * L + l] += v1[l] * ((v3[i0 * L + l] - (v5[l] * 0.04761905f)) -
+                                             (v4[i0 * L + l] * (v23[l] * 0.04761905f)));
       }
     }
     // %1074 = contract f64[21] -> d.dx@0
@@ -4483,13 +4155,13 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21], v3[(i1 * 4 + i2) * L + l], acc0_v[l]);
+                std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21], v13[(i1 * 4 + i2) * L + l], acc0_v[l]);
             acc1_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 1], v3[(i1 * 4 + i2) * L + l], acc1_v[l]);
+                std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 1], v13[(i1 * 4 + i2) * L + l], acc1_v[l]);
             acc2_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 2], v3[(i1 * 4 + i2) * L + l], acc2_v[l]);
+                std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 2], v13[(i1 * 4 + i2) * L + l], acc2_v[l]);
             acc3_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 3], v3[(i1 * 4 + i2) * L + l], acc3_v[l]);
+                std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 3], v13[(i1 * 4 + i2) * L + l], acc3_v[l]);
           }
         }
       }
@@ -4509,7 +4181,7 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       for (int64_t i1 = 0; i1 < 4; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 84 + i1 * 21 + 20], v3[(i0 * 4 + i1) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 84 + i1 * 21 + 20], v13[(i0 * 4 + i1) * L + l], acc0_v[l]);
         }
       }
     }
@@ -4521,10 +4193,10 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = v17[i0 * L + l] * ln_gain[i0];
+        v1[i0 * L + l] = v8[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1215 = reduce_sum f64[] -> v4
+    // %1215 = reduce_sum f64[] -> v3
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4537,9 +4209,9 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v3[l] = acc_v[l];
     }
-    // %1219 = contract f64[] -> v7
+    // %1219 = contract f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4547,14 +4219,14 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v1[i0 * L + l], v6[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v1[i0 * L + l], v2[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc0_v[l];
+      v4[l] = acc0_v[l];
     }
-    // %658 = reduce_sum f64[] -> v8
+    // %658 = reduce_sum f64[] -> v5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4567,9 +4239,9 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[l] = acc_v[l];
+      v5[l] = acc_v[l];
     }
-    // %663 = reduce_sum f64[] -> v11
+    // %663 = reduce_sum f64[] -> v23
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4577,25 +4249,25 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 42) * L + l] - (v8[l] * 0.04761905f));
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 42) * L + l] - (v5[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[l] = acc_v[l];
+      v23[l] = acc_v[l];
     }
-    // %667 = reciprocal f64[] -> v8
+    // %667 = reciprocal f64[] -> v5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[l] = T(1) / std::sqrt((v11[l] * 0.04761905f) + 1e-05f);
+      v5[l] = T(1) / std::sqrt((v23[l] * 0.04761905f) + 1e-05f);
     }
     // %1224 = mul f64[21] -> d.x@1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 + 42) * L + l] +=
-            ((v1[i0 * L + l] - (v4[l] * 0.04761905f)) - ((v7[l] * 0.04761905f) * v6[i0 * L + l])) *
-            v8[l];
+            ((v1[i0 * L + l] - (v3[l] * 0.04761905f)) - ((v4[l] * 0.04761905f) * v2[i0 * L + l])) *
+            v5[l];
       }
     }
     // %1225 = contract f64[21] -> d.dx@1
@@ -4612,13 +4284,13 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21], v5[(i1 * 4 + i2) * L + l], acc0_v[l]);
+                std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21], v11[(i1 * 4 + i2) * L + l], acc0_v[l]);
             acc1_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 1], v5[(i1 * 4 + i2) * L + l], acc1_v[l]);
+                std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 1], v11[(i1 * 4 + i2) * L + l], acc1_v[l]);
             acc2_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 2], v5[(i1 * 4 + i2) * L + l], acc2_v[l]);
+                std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 2], v11[(i1 * 4 + i2) * L + l], acc2_v[l]);
             acc3_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 3], v5[(i1 * 4 + i2) * L + l], acc3_v[l]);
+                std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 3], v11[(i1 * 4 + i2) * L + l], acc3_v[l]);
           }
         }
       }
@@ -4638,7 +4310,7 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       for (int64_t i1 = 0; i1 < 4; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 84 + i1 * 21 + 20], v5[(i0 * 4 + i1) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 84 + i1 * 21 + 20], v11[(i0 * 4 + i1) * L + l], acc0_v[l]);
         }
       }
     }
@@ -4650,10 +4322,10 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v9[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v27[i0 * L + l];
       }
     }
-    // %1088 = reduce_sum f64[] -> v4
+    // %1088 = reduce_sum f64[] -> v2
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4666,9 +4338,9 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v2[l] = acc_v[l];
     }
-    // %1092 = contract f64[] -> v6
+    // %1092 = contract f64[] -> v3
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4681,9 +4353,9 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc0_v[l];
+      v3[l] = acc0_v[l];
     }
-    // %711 = reduce_sum f64[] -> v7
+    // %711 = reduce_sum f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4696,9 +4368,9 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc_v[l];
+      v4[l] = acc_v[l];
     }
-    // %716 = reduce_sum f64[] -> v8
+    // %716 = reduce_sum f64[] -> v5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4706,25 +4378,25 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 126) * L + l] - (v7[l] * 0.04761905f));
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 126) * L + l] - (v4[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[l] = acc_v[l];
+      v5[l] = acc_v[l];
     }
-    // %720 = reciprocal f64[] -> v7
+    // %720 = reciprocal f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = T(1) / std::sqrt((v8[l] * 0.04761905f) + 1e-05f);
+      v4[l] = T(1) / std::sqrt((v5[l] * 0.04761905f) + 1e-05f);
     }
     // %1097 = mul f64[21] -> d.x@2
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 + 126) * L + l] +=
-            ((v1[i0 * L + l] - (v4[l] * 0.04761905f)) - (v0[i0 * L + l] * (v6[l] * 0.04761905f))) *
-            v7[l];
+            ((v1[i0 * L + l] - (v2[l] * 0.04761905f)) - (v0[i0 * L + l] * (v3[l] * 0.04761905f))) *
+            v4[l];
       }
     }
     // %1098 = contract f64[21] -> d.dx@2
@@ -4741,13 +4413,13 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21], v2[(i1 * 4 + i2) * L + l], acc0_v[l]);
+                std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21], v12[(i1 * 4 + i2) * L + l], acc0_v[l]);
             acc1_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 1], v2[(i1 * 4 + i2) * L + l], acc1_v[l]);
+                std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 1], v12[(i1 * 4 + i2) * L + l], acc1_v[l]);
             acc2_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 2], v2[(i1 * 4 + i2) * L + l], acc2_v[l]);
+                std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 2], v12[(i1 * 4 + i2) * L + l], acc2_v[l]);
             acc3_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 3], v2[(i1 * 4 + i2) * L + l], acc3_v[l]);
+                std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 3], v12[(i1 * 4 + i2) * L + l], acc3_v[l]);
           }
         }
       }
@@ -4767,7 +4439,7 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       for (int64_t i1 = 0; i1 < 4; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 84 + i1 * 21 + 20], v2[(i0 * 4 + i1) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 84 + i1 * 21 + 20], v12[(i0 * 4 + i1) * L + l], acc0_v[l]);
         }
       }
     }
@@ -4815,30 +4487,30 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 704);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1408);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5504);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9600);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9728);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10752);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14848);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18944);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19648);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23744);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27840);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28864);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32960);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37056);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53440);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57536);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58240);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62336);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 66432);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67456);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68480);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69504);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73600);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77696);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 81792);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 103296);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2112);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2816);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6912);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11008);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15104);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19200);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19904);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20928);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21952);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22976);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24000);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28096);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32192);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36288);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40384);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44480);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 60864);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64960);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69056);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70080);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74176);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78272);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 82368);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 103872);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -4846,6 +4518,14 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
+  T acc8_v[L] = {};
+  T acc9_v[L] = {};
+  T acc10_v[L] = {};
+  T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // theta span = 0, then += lane sums of the step's parameter quadrature
@@ -4896,140 +4576,7 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v1[i0 * L + l] = (v0[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
     }
   }
-  // %514 = contract f64[32,4] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 84 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %515 = softmax f64[32,4] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v2[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 4 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v2[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 4 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %516 = contract f64[32] -> v2
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %517 = sigmoid f64[32] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = sigmoid(v2[i0 * L + l]);
-    }
-  }
-  // %518 = contract f64[32,4] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 4 + i1) * L + l] = v3[(i0 * 4 + i1) * L + l] * v5[i0 * L + l];
-      }
-    }
-  }
-  // %520 = contract f64[32,4] -> v6
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 84 + i1], u_stages[(i1 + 21) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], u_stages[(i1 + 21) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], u_stages[(i1 + 21) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], u_stages[(i1 + 21) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %521 = tanh f64[32,4] -> v7
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = vm::tanh(v6[i0 * L + l]);
-    }
-  }
-  // %531 = layernorm f64[21] -> v6
+  // %531 = layernorm f64[21] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5049,8 +4596,8 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e144 = u_stages[(i0 + 42) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e144 * e144);
+        const T e44 = u_stages[(i0 + 42) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e44 * e44);
       }
     }
   }
@@ -5062,17 +4609,19 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = (u_stages[(i0 + 42) * L + l] - mean_v[l]) * rstd_v[l];
+      v2[i0 * L + l] = (u_stages[(i0 + 42) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %533 = add f64[21] -> v8
+  // %533 = add f64[21] -> v3
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v6[i0 * L + l]);
+      v3[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v2[i0 * L + l]);
     }
   }
-  // %535 = contract f64[32,4] -> v9
+  // %520 = contract f64[32,4] -> v4
+  // %541 = contract f64[32,4] -> v5
+  // %562 = contract f64[32,4] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5080,177 +4629,70 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 84 + i1], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 84 + i1], u_stages[(i1 + 21) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 84 + i1], u_stages[(i1 + 63) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wv[i0 * 84 + i1], u_stages[(i1 + 147) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], u_stages[(i1 + 21) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], u_stages[(i1 + 63) * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], u_stages[(i1 + 147) * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], u_stages[(i1 + 21) * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], u_stages[(i1 + 63) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], u_stages[(i1 + 147) * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], u_stages[(i1 + 21) * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], u_stages[(i1 + 63) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], u_stages[(i1 + 147) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc4_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v6[(i0 * 4) * L + l] = acc8_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %536 = softmax f64[32,4] -> v10
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v9[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v9[(i0 * 4 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v9[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v9[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 4 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %537 = contract f64[32] -> v9
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v8[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %538 = sigmoid f64[32] -> v11
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = sigmoid(v9[i0 * L + l]);
-    }
-  }
-  // %539 = contract f64[32,4] -> v9
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 4 + i1) * L + l] = v10[(i0 * 4 + i1) * L + l] * v11[i0 * L + l];
-      }
-    }
-  }
-  // %541 = contract f64[32,4] -> v12
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 84 + i1], u_stages[(i1 + 63) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], u_stages[(i1 + 63) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], u_stages[(i1 + 63) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], u_stages[(i1 + 63) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %542 = tanh f64[32,4] -> v13
+  // %521 = tanh f64[32,4] -> v7
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
+      v7[i0 * L + l] = vm::tanh(v4[i0 * L + l]);
     }
   }
-  // %1508 = contract f64[32,4,4] -> v14
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v14[(i0 * 16 + i1 * 4 + i2) * L + l] =
-              v9[(i0 * 4 + i1) * L + l] * (v13[(i0 * 4 + i2) * L + l] * (T(h) * 0.33333334f));
-        }
-      }
-    }
-  }
-  // %562 = contract f64[32,4] -> v12
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 84 + i1], u_stages[(i1 + 147) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], u_stages[(i1 + 147) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], u_stages[(i1 + 147) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], u_stages[(i1 + 147) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %563 = tanh f64[32,4] -> v15
+  // %542 = tanh f64[32,4] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
+      v4[i0 * L + l] = vm::tanh(v5[i0 * L + l]);
     }
   }
-  // %552 = layernorm f64[21] -> v12
+  // %563 = tanh f64[32,4] -> v5
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = vm::tanh(v6[i0 * L + l]);
+    }
+  }
+  // %552 = layernorm f64[21] -> v6
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5270,8 +4712,8 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e307 = u_stages[(i0 + 126) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e307 * e307);
+        const T e153 = u_stages[(i0 + 126) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e153 * e153);
       }
     }
   }
@@ -5283,17 +4725,85 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = (u_stages[(i0 + 126) * L + l] - mean_v[l]) * rstd_v[l];
+      v6[i0 * L + l] = (u_stages[(i0 + 126) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %554 = add f64[21] -> v16
+  // %554 = add f64[21] -> v8
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = ln_bias[i0] + (v12[i0 * L + l] * ln_gain[i0]);
+      v8[i0 * L + l] = ln_bias[i0] + (v6[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %556 = contract f64[32,4] -> v17
+  // %516 = contract f64[32] -> v9
+  // %537 = contract f64[32] -> v10
+  // %558 = contract f64[32] -> v11
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 21; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 84 + i1], v3[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 84 + i1], v8[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v3[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v8[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v3[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v8[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v3[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v8[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc4_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v11[(i0 * 4) * L + l] = acc8_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %517 = sigmoid f64[32] -> v12
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = sigmoid(v9[i0 * L + l]);
+    }
+  }
+  // %538 = sigmoid f64[32] -> v9
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = sigmoid(v10[i0 * L + l]);
+    }
+  }
+  // %514 = contract f64[32,4] -> v13
+  // %535 = contract f64[32,4] -> v14
+  // %556 = contract f64[32,4] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5301,25 +4811,49 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 84 + i1], v16[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], v16[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], v16[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], v16[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 84 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 84 + i1], v3[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wk[i0 * 84 + i1], v8[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], v3[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], v8[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], v3[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], v8[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], v3[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], v8[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 4) * L + l] = acc0_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc4_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v15[(i0 * 4) * L + l] = acc8_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %557 = softmax f64[32,4] -> v18
+  // %515 = softmax f64[32,4] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5329,7 +4863,7 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v17[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v17[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+            (v13[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v13[(i0 * 4 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -5340,56 +4874,124 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v17[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v17[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v10[i1 * L + l] = vm::exp(v13[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v13[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 4 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v16[(i0 * 4 + i1) * L + l] = v10[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %558 = contract f64[32] -> v17
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v16[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v16[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v16[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v16[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %559 = sigmoid f64[32] -> v19
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = sigmoid(v17[i0 * L + l]);
-    }
-  }
-  // %560 = contract f64[32,4] -> v17
+  // %518 = contract f64[32,4] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 4 + i1) * L + l] = v18[(i0 * 4 + i1) * L + l] * v19[i0 * L + l];
+        v13[(i0 * 4 + i1) * L + l] = v16[(i0 * 4 + i1) * L + l] * v12[i0 * L + l];
+      }
+    }
+  }
+  // %536 = softmax f64[32,4] -> v17
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v14[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v14[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[i1 * L + l] = vm::exp(v14[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v14[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v17[(i0 * 4 + i1) * L + l] = v10[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %539 = contract f64[32,4] -> v14
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 4 + i1) * L + l] = v17[(i0 * 4 + i1) * L + l] * v9[i0 * L + l];
+      }
+    }
+  }
+  // %1508 = contract f64[32,4,4] -> v18
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      for (int64_t i2 = 0; i2 < 4; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v18[(i0 * 16 + i1 * 4 + i2) * L + l] =
+              v14[(i0 * 4 + i1) * L + l] * (v4[(i0 * 4 + i2) * L + l] * (T(h) * 0.33333334f));
+        }
+      }
+    }
+  }
+  // %557 = softmax f64[32,4] -> v19
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v15[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v15[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[i1 * L + l] = vm::exp(v15[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v15[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 4 + i1) * L + l] = v10[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %559 = sigmoid f64[32] -> v10
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = sigmoid(v11[i0 * L + l]);
+    }
+  }
+  // %560 = contract f64[32,4] -> v15
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 4 + i1) * L + l] = v19[(i0 * 4 + i1) * L + l] * v10[i0 * L + l];
       }
     }
   }
@@ -5401,11 +5003,11 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 16 + i1 * 4 + i2) * L + l] =
               z0_W[(i0 * 16 + i1 * 4 + i2) * L + l] +
-              (((v2[(i0 * 4 + i1) * L + l] * (T(h) * 0.16666667f)) * v7[(i0 * 4 + i2) * L + l]) +
-               ((v14[(i0 * 16 + i1 * 4 + i2) * L + l] +
-                 (v15[(i0 * 4 + i2) * L + l] *
-                  (v17[(i0 * 4 + i1) * L + l] * (T(h) * 0.16666667f)))) +
-                v14[(i0 * 16 + i1 * 4 + i2) * L + l]));
+              (((v13[(i0 * 4 + i1) * L + l] * (T(h) * 0.16666667f)) * v7[(i0 * 4 + i2) * L + l]) +
+               ((v18[(i0 * 16 + i1 * 4 + i2) * L + l] +
+                 (v5[(i0 * 4 + i2) * L + l] *
+                  (v15[(i0 * 4 + i1) * L + l] * (T(h) * 0.16666667f)))) +
+                v18[(i0 * 16 + i1 * 4 + i2) * L + l]));
         }
       }
     }
@@ -5417,7 +5019,7 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       a1[i0 * L + l] = a0[i0 * L + l] + (T(h) * -0.0f);
     }
   }
-  // %1257 = contract f64[32,4] -> v14
+  // %1257 = contract f64[32,4] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5437,13 +5039,23 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1258 = contract f64[32] -> v20
+  // %1261 = contract f64[32,4] -> v20
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 4 + i1) * L + l] = v18[(i0 * 4 + i1) * L + l] * v12[i0 * L + l];
+      }
+    }
+  }
+  // %1258 = contract f64[32] -> v11
+  // %1516 = contract f64[32] -> v21
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5451,178 +5063,61 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 16 + i1) * L + l], v14[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 16 + i1) * L + l], v18[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v16[(i0 * 16 + i1) * L + l], v20[(i0 * 16 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 4) * L + l], v14[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 16 + i1 + 4) * L + l], v18[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v16[(i0 * 16 + i1 + 4) * L + l], v20[(i0 * 16 + i1 + 4) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 8) * L + l], v14[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 16 + i1 + 8) * L + l], v18[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v16[(i0 * 16 + i1 + 8) * L + l], v20[(i0 * 16 + i1 + 8) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 12) * L + l], v14[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 16 + i1 + 12) * L + l], v18[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v16[(i0 * 16 + i1 + 12) * L + l], v20[(i0 * 16 + i1 + 12) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 4) * L + l] = acc4_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1259 = mul f64[32] -> v21
+  // %1259 = mul f64[32] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = (v5[i0 * L + l] * (1.0f - v5[i0 * L + l])) * v20[i0 * L + l];
+      v18[i0 * L + l] = (v12[i0 * L + l] * (1.0f - v12[i0 * L + l])) * v11[i0 * L + l];
     }
   }
-  // %1260 = contract f64[21] -> v20
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v21[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v21[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v21[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v21[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v21[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v20[20 * L + l] = acc0_v[l];
-  }
-  // %1261 = contract f64[32,4] -> v22
+  // %1679 = mul f64[32,4] -> v22
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 4 + i1) * L + l] = v14[(i0 * 4 + i1) * L + l] * v5[i0 * L + l];
+        v22[(i0 * 4 + i1) * L + l] =
+            v16[(i0 * 4 + i1) * L + l] * (v20[(i0 * 4 + i1) * L + l] - v21[i0 * L + l]);
       }
     }
   }
-  // %1516 = contract f64[32] -> v5
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 16 + i1) * L + l], v22[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 4) * L + l], v22[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 8) * L + l], v22[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 12) * L + l], v22[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1679 = mul f64[32,4] -> v14
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 4 + i1) * L + l] =
-            v3[(i0 * 4 + i1) * L + l] * (v22[(i0 * 4 + i1) * L + l] - v5[i0 * L + l]);
-      }
-    }
-  }
-  // %1680 = contract f64[21] -> v5
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v14[(i1 * 4 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v14[(i1 * 4 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v14[(i1 * 4 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v14[(i1 * 4 + i2) * L + l], acc3_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 20], v14[(i0 * 4 + i1) * L + l], acc0_v[l]);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v5[20 * L + l] = acc0_v[l];
-  }
-  // %1702 = mul f64[21] -> v3
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (v20[i0 * L + l] + v5[i0 * L + l]) * 0.16666667f;
-    }
-  }
-  // %1419 = contract f64[32,4] -> v22
+  // %1419 = contract f64[32,4] -> v16
+  // %1436 = contract f64[32,4] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5630,23 +5125,34 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a1[(i0 * 16 + i1) * L + l], v13[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(a1[(i0 * 16 + i1 + 4) * L + l], v13[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(a1[(i0 * 16 + i1 + 8) * L + l], v13[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(a1[(i0 * 16 + i1 + 12) * L + l], v13[(i0 * 4 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(a1[(i0 * 16 + i1) * L + l], v4[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(a1[(i0 * 16 + i1) * L + l], v5[(i0 * 4 + i1) * L + l], acc4_v[l]);
+        acc1_v[l] = std::fma(a1[(i0 * 16 + i1 + 4) * L + l], v4[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(a1[(i0 * 16 + i1 + 4) * L + l], v5[(i0 * 4 + i1) * L + l], acc5_v[l]);
+        acc2_v[l] = std::fma(a1[(i0 * 16 + i1 + 8) * L + l], v4[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(a1[(i0 * 16 + i1 + 8) * L + l], v5[(i0 * 4 + i1) * L + l], acc6_v[l]);
+        acc3_v[l] = std::fma(a1[(i0 * 16 + i1 + 12) * L + l], v4[(i0 * 4 + i1) * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(a1[(i0 * 16 + i1 + 12) * L + l], v5[(i0 * 4 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 4) * L + l] = acc4_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
   // %1420 = contract f64[32,4] -> v23
@@ -5654,11 +5160,11 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 4 + i1) * L + l] = v22[(i0 * 4 + i1) * L + l] * v11[i0 * L + l];
+        v23[(i0 * 4 + i1) * L + l] = v16[(i0 * 4 + i1) * L + l] * v9[i0 * L + l];
       }
     }
   }
-  // %1534 = contract f64[32] -> v5
+  // %1534 = contract f64[32] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5670,21 +5176,21 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v23[(i0 * 16 + i1) * L + l], v10[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v23[(i0 * 16 + i1) * L + l], v17[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v23[(i0 * 16 + i1 + 4) * L + l], v10[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v23[(i0 * 16 + i1 + 4) * L + l], v17[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v23[(i0 * 16 + i1 + 8) * L + l], v10[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v23[(i0 * 16 + i1 + 8) * L + l], v17[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v23[(i0 * 16 + i1 + 12) * L + l], v10[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v23[(i0 * 16 + i1 + 12) * L + l], v17[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %1686 = mul f64[32,4] -> v24
@@ -5693,59 +5199,11 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v24[(i0 * 4 + i1) * L + l] =
-            (v23[(i0 * 4 + i1) * L + l] - v5[i0 * L + l]) * v10[(i0 * 4 + i1) * L + l];
+            (v23[(i0 * 4 + i1) * L + l] - v11[i0 * L + l]) * v17[(i0 * 4 + i1) * L + l];
       }
     }
   }
-  // %1687 = contract f64[21] -> v5
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v24[(i1 * 4 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v24[(i1 * 4 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v24[(i1 * 4 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v24[(i1 * 4 + i2) * L + l], acc3_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 20], v24[(i0 * 4 + i1) * L + l], acc0_v[l]);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v5[20 * L + l] = acc0_v[l];
-  }
-  // %1428 = contract f64[32] -> v20
+  // %1428 = contract f64[32] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5757,46 +5215,13 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v22[(i0 * 16 + i1) * L + l], v10[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 16 + i1) * L + l], v17[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v22[(i0 * 16 + i1 + 4) * L + l], v10[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 16 + i1 + 4) * L + l], v17[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v22[(i0 * 16 + i1 + 8) * L + l], v10[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 16 + i1 + 8) * L + l], v17[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v22[(i0 * 16 + i1 + 12) * L + l], v10[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1429 = mul f64[32] -> v10
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = ((1.0f - v11[i0 * L + l]) * v11[i0 * L + l]) * v20[i0 * L + l];
-    }
-  }
-  // %1430 = contract f64[21] -> v11
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v10[i1 * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 16 + i1 + 12) * L + l], v17[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5807,62 +5232,14 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
+  // %1429 = mul f64[32] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v10[i0 * L + l], acc0_v[l]);
+      v12[i0 * L + l] = ((1.0f - v9[i0 * L + l]) * v9[i0 * L + l]) * v11[i0 * L + l];
     }
   }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v11[20 * L + l] = acc0_v[l];
-  }
-  // %1689 = mul f64[21] -> v20
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = (v5[i0 * L + l] + v11[i0 * L + l]) * 0.33333334f;
-    }
-  }
-  // %1690 = contract f64[21] -> v5
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v20[i0 * L + l] * v6[i0 * L + l];
-    }
-  }
-  // %1436 = contract f64[32,4] -> v6
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a1[(i0 * 16 + i1) * L + l], v15[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(a1[(i0 * 16 + i1 + 4) * L + l], v15[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(a1[(i0 * 16 + i1 + 8) * L + l], v15[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(a1[(i0 * 16 + i1 + 12) * L + l], v15[(i0 * 4 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1445 = contract f64[32] -> v11
+  // %1445 = contract f64[32] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5874,31 +5251,33 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 16 + i1) * L + l], v18[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v20[(i0 * 16 + i1) * L + l], v19[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v6[(i0 * 16 + i1 + 4) * L + l], v18[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v20[(i0 * 16 + i1 + 4) * L + l], v19[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v6[(i0 * 16 + i1 + 8) * L + l], v18[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v20[(i0 * 16 + i1 + 8) * L + l], v19[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v6[(i0 * 16 + i1 + 12) * L + l], v18[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v20[(i0 * 16 + i1 + 12) * L + l], v19[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1446 = mul f64[32] -> v22
+  // %1446 = mul f64[32] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v11[i0 * L + l] * (v19[i0 * L + l] * (1.0f - v19[i0 * L + l]));
+      v11[i0 * L + l] = v9[i0 * L + l] * (v10[i0 * L + l] * (1.0f - v10[i0 * L + l]));
     }
   }
-  // %1447 = contract f64[21] -> v11
+  // %1260 = contract f64[21] -> v9
+  // %1430 = contract f64[21] -> v21
+  // %1447 = contract f64[21] -> v16
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5906,48 +5285,78 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v22[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v22[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v22[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v22[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v18[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v12[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v11[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v18[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v12[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v11[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v18[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v12[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v11[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v18[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v12[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v11[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 4) * L + l] = acc4_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v16[(i0 * 4) * L + l] = acc8_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v22[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v18[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 21 + 20], v12[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 21 + 20], v11[i0 * L + l], acc2_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v11[20 * L + l] = acc0_v[l];
+    v9[20 * L + l] = acc0_v[l];
+    v21[20 * L + l] = acc1_v[l];
+    v16[20 * L + l] = acc2_v[l];
   }
-  // %1437 = contract f64[32,4] -> v23
+  // %1437 = contract f64[32,4] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 4 + i1) * L + l] = v6[(i0 * 4 + i1) * L + l] * v19[i0 * L + l];
+        v17[(i0 * 4 + i1) * L + l] = v20[(i0 * 4 + i1) * L + l] * v10[i0 * L + l];
       }
     }
   }
-  // %1550 = contract f64[32] -> v19
+  // %1550 = contract f64[32] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5959,33 +5368,35 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 16 + i1) * L + l], v23[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v19[(i0 * 16 + i1) * L + l], v17[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v18[(i0 * 16 + i1 + 4) * L + l], v23[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v19[(i0 * 16 + i1 + 4) * L + l], v17[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v18[(i0 * 16 + i1 + 8) * L + l], v23[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v19[(i0 * 16 + i1 + 8) * L + l], v17[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v18[(i0 * 16 + i1 + 12) * L + l], v23[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v19[(i0 * 16 + i1 + 12) * L + l], v17[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1694 = mul f64[32,4] -> v6
+  // %1694 = mul f64[32,4] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 4 + i1) * L + l] =
-            (v23[(i0 * 4 + i1) * L + l] - v19[i0 * L + l]) * v18[(i0 * 4 + i1) * L + l];
+        v20[(i0 * 4 + i1) * L + l] =
+            (v17[(i0 * 4 + i1) * L + l] - v10[i0 * L + l]) * v19[(i0 * 4 + i1) * L + l];
       }
     }
   }
+  // %1680 = contract f64[21] -> v10
+  // %1687 = contract f64[21] -> v17
   // %1695 = contract f64[21] -> v19
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
@@ -5994,51 +5405,110 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v6[(i1 * 4 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v22[(i1 * 4 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v24[(i1 * 4 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v20[(i1 * 4 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v6[(i1 * 4 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v22[(i1 * 4 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v24[(i1 * 4 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v20[(i1 * 4 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v6[(i1 * 4 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v22[(i1 * 4 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v24[(i1 * 4 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v20[(i1 * 4 + i2) * L + l], acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v6[(i1 * 4 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v22[(i1 * 4 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v24[(i1 * 4 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v20[(i1 * 4 + i2) * L + l], acc11_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 4) * L + l] = acc4_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v19[(i0 * 4) * L + l] = acc8_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 20], v6[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 20], v22[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 20], v24[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 20], v20[(i0 * 4 + i1) * L + l], acc2_v[l]);
       }
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v19[20 * L + l] = acc0_v[l];
+    v10[20 * L + l] = acc0_v[l];
+    v17[20 * L + l] = acc1_v[l];
+    v19[20 * L + l] = acc2_v[l];
   }
-  // %1696 = add f64[21] -> v18
+  // %1702 = mul f64[21] -> v23
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = v11[i0 * L + l] + v19[i0 * L + l];
+      v23[i0 * L + l] = (v9[i0 * L + l] + v10[i0 * L + l]) * 0.16666667f;
+    }
+  }
+  // %1689 = mul f64[21] -> v9
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = (v17[i0 * L + l] + v21[i0 * L + l]) * 0.33333334f;
+    }
+  }
+  // %1690 = contract f64[21] -> v10
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = v9[i0 * L + l] * v2[i0 * L + l];
+    }
+  }
+  // %1696 = add f64[21] -> v2
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = v16[i0 * L + l] + v19[i0 * L + l];
     }
   }
   // %1734 = mul f64[21] -> adj.ln.gain
@@ -6047,8 +5517,8 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v0[i0 * L + l] * v3[i0 * L + l])) - v5[i0 * L + l]) - v5[i0 * L + l]) -
-                  ((v12[i0 * L + l] * v18[i0 * L + l]) * 0.16666667f)) *
+        sum[l] = ((((-(v0[i0 * L + l] * v23[i0 * L + l])) - v10[i0 * L + l]) - v10[i0 * L + l]) -
+                  ((v6[i0 * L + l] * v2[i0 * L + l]) * 0.16666667f)) *
                  T(h);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
@@ -6060,8 +5530,8 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-v20[i0 * L + l]) - v3[i0 * L + l]) - v20[i0 * L + l]) -
-                  (v18[i0 * L + l] * 0.16666667f)) *
+        sum[l] = ((((-v9[i0 * L + l]) - v23[i0 * L + l]) - v9[i0 * L + l]) -
+                  (v2[i0 * L + l] * 0.16666667f)) *
                  T(h);
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
@@ -6072,7 +5542,7 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 21 + i1) * L + l] = (v8[i1 * L + l] * (T(h) * 0.33333334f)) * v10[i0 * L + l];
+        v25[(i0 * 21 + i1) * L + l] = (v3[i1 * L + l] * (T(h) * 0.33333334f)) * v12[i0 * L + l];
       }
     }
   }
@@ -6083,10 +5553,10 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v21[i0 * L + l] * (v1[i1 * L + l] * (T(h) * 0.16666667f)))) -
+          sum[l] = (((-(v18[i0 * L + l] * (v1[i1 * L + l] * (T(h) * 0.16666667f)))) -
                      v25[(i0 * 21 + i1) * L + l]) -
                     v25[(i0 * 21 + i1) * L + l]) -
-                   (v22[i0 * L + l] * (v16[i1 * L + l] * (T(h) * 0.16666667f)));
+                   (v11[i0 * L + l] * (v8[i1 * L + l] * (T(h) * 0.16666667f)));
         }
         dtheta_Wb[i0 * 21 + i1] += lane_sum<L>(sum);
       }
@@ -6099,7 +5569,7 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           v26[(i0 * 84 + i1 * 21 + i2) * L + l] =
-              v24[(i0 * 4 + i1) * L + l] * (v8[i2 * L + l] * (T(h) * 0.33333334f));
+              v24[(i0 * 4 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f));
         }
       }
     }
@@ -6112,17 +5582,18 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v14[(i0 * 4 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)))) -
+            sum[l] = (((-(v22[(i0 * 4 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)))) -
                        v26[(i0 * 84 + i1 * 21 + i2) * L + l]) -
                       v26[(i0 * 84 + i1 * 21 + i2) * L + l]) -
-                     (v6[(i0 * 4 + i1) * L + l] * (v16[i2 * L + l] * (T(h) * 0.16666667f)));
+                     (v20[(i0 * 4 + i1) * L + l] * (v8[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 84 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1476 = contract f64[32,4] -> v3
+  // %1476 = contract f64[32,4] -> v6
+  // %1483 = contract f64[32,4] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6130,34 +5601,49 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v9[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v14[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v15[(i0 * 4 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v9[(i0 * 4 + i1) * L + l], acc1_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v14[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v15[(i0 * 4 + i1) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v9[(i0 * 4 + i1) * L + l], acc2_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v14[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v15[(i0 * 4 + i1) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v9[(i0 * 4 + i1) * L + l], acc3_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v14[(i0 * 4 + i1) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v15[(i0 * 4 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 4) * L + l] = acc4_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1627 = contract f64[32,4] -> v6
+  // %1627 = contract f64[32,4] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 4 + i1) * L + l] =
-            v3[(i0 * 4 + i1) * L + l] * (1.0f - square(v13[(i0 * 4 + i1) * L + l]));
+        v14[(i0 * 4 + i1) * L + l] =
+            v6[(i0 * 4 + i1) * L + l] * (1.0f - square(v4[(i0 * 4 + i1) * L + l]));
       }
     }
   }
@@ -6168,12 +5654,12 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           v26[(i0 * 84 + i1 * 21 + i2) * L + l] =
-              v6[(i0 * 4 + i1) * L + l] * (u_stages[(i2 + 63) * L + l] * (T(h) * 0.33333334f));
+              v14[(i0 * 4 + i1) * L + l] * (u_stages[(i2 + 63) * L + l] * (T(h) * 0.33333334f));
         }
       }
     }
   }
-  // %1277 = contract f64[32,4] -> v3
+  // %1277 = contract f64[32,4] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6185,69 +5671,40 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 16 + i1 * 4) * L + l], v2[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 16 + i1 * 4) * L + l], v13[(i0 * 4 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a0[(i0 * 16 + i1 * 4 + 1) * L + l], v2[(i0 * 4 + i1) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 16 + i1 * 4 + 1) * L + l], v13[(i0 * 4 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 16 + i1 * 4 + 2) * L + l], v2[(i0 * 4 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 16 + i1 * 4 + 2) * L + l], v13[(i0 * 4 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(a0[(i0 * 16 + i1 * 4 + 3) * L + l], v2[(i0 * 4 + i1) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 16 + i1 * 4 + 3) * L + l], v13[(i0 * 4 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1642 = contract f64[32,4] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 4 + i1) * L + l] =
-            (1.0f - square(v7[(i0 * 4 + i1) * L + l])) * v3[(i0 * 4 + i1) * L + l];
-      }
-    }
-  }
-  // %1483 = contract f64[32,4] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v17[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v17[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v17[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v17[(i0 * 4 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1656 = contract f64[32,4] -> v6
+  // %1642 = contract f64[32,4] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v6[(i0 * 4 + i1) * L + l] =
-            (1.0f - square(v15[(i0 * 4 + i1) * L + l])) * v3[(i0 * 4 + i1) * L + l];
+            (1.0f - square(v7[(i0 * 4 + i1) * L + l])) * v4[(i0 * 4 + i1) * L + l];
+      }
+    }
+  }
+  // %1656 = contract f64[32,4] -> v4
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[(i0 * 4 + i1) * L + l] =
+            (1.0f - square(v5[(i0 * 4 + i1) * L + l])) * v16[(i0 * 4 + i1) * L + l];
       }
     }
   }
@@ -6261,10 +5718,10 @@ extern "C" void fwp_hebb_cde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
           for (int64_t l = 0; l < L; ++l) {
             sum[l] =
                 (((-v26[(i0 * 84 + i1 * 21 + i2) * L + l]) -
-                  (v2[(i0 * 4 + i1) * L + l] *
+                  (v6[(i0 * 4 + i1) * L + l] *
                    (u_stages[(i2 + 21) * L + l] * (T(h) * 0.16666667f)))) -
                  v26[(i0 * 84 + i1 * 21 + i2) * L + l]) -
-                (v6[(i0 * 4 + i1) * L + l] * (u_stages[(i2 + 147) * L + l] * (T(h) * 0.16666667f)));
+                (v4[(i0 * 4 + i1) * L + l] * (u_stages[(i2 + 147) * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 84 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
@@ -7840,11 +7297,11 @@ const plastic_model kModel = {
             .init_state = 0,
             .init_state_vjp = 0,
             .field = 14720,
-            .field_vjp = 24768,
-            .adjoint_field = 49152,
-            .step = 39296,
-            .step_vjp = 78336,
-            .adjoint_step = 189312,
+            .field_vjp = 21696,
+            .adjoint_field = 50176,
+            .step = 51264,
+            .step_vjp = 71872,
+            .adjoint_step = 189888,
             .output = 46464,
             .output_vjp = 112256,
             .loss = 128,

@@ -61,12 +61,12 @@ enum { fwp_hebb_cde_field_lanes = 8, fwp_hebb_cde_field_scratch_bytes = 14720 };
  *   z_bar: varying[512] = 4096 floats
  *   theta_bar: uniform[142036] = 142036 floats
  *   u_bar: varying[42] = 336 floats, may be NULL
- *   scratch: scratch arena, 24768 bytes, 64-byte aligned
+ *   scratch: scratch arena, 21696 bytes, 64-byte aligned
  */
 void fwp_hebb_cde_field_vjp(const void* ctx, double t, const void* z, const void* theta,
                             const void* u, const void* a, void* z_bar, void* theta_bar, void* u_bar,
                             void* scratch);
-enum { fwp_hebb_cde_field_vjp_lanes = 8, fwp_hebb_cde_field_vjp_scratch_bytes = 24768 };
+enum { fwp_hebb_cde_field_vjp_lanes = 8, fwp_hebb_cde_field_vjp_scratch_bytes = 21696 };
 
 /* fwp_hebb_cde_adjoint_field: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -79,12 +79,12 @@ enum { fwp_hebb_cde_field_vjp_lanes = 8, fwp_hebb_cde_field_vjp_scratch_bytes = 
  *   da: varying[512] = 4096 floats
  *   dtheta: uniform[142036] = 142036 floats
  *   u_bar: varying[42] = 336 floats, may be NULL
- *   scratch: scratch arena, 49152 bytes, 64-byte aligned
+ *   scratch: scratch arena, 50176 bytes, 64-byte aligned
  */
 void fwp_hebb_cde_adjoint_field(const void* ctx, double t, const void* z, const void* a,
                                 const void* theta, const void* u, void* dz, void* da, void* dtheta,
                                 void* u_bar, void* scratch);
-enum { fwp_hebb_cde_adjoint_field_lanes = 8, fwp_hebb_cde_adjoint_field_scratch_bytes = 49152 };
+enum { fwp_hebb_cde_adjoint_field_lanes = 8, fwp_hebb_cde_adjoint_field_scratch_bytes = 50176 };
 
 /* fwp_hebb_cde_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -94,11 +94,11 @@ enum { fwp_hebb_cde_adjoint_field_lanes = 8, fwp_hebb_cde_adjoint_field_scratch_
  *   theta: uniform[142036] = 142036 floats, read-only
  *   u_stages: varying[168] = 1344 floats, read-only
  *   z1: varying[512] = 4096 floats, may alias
- *   scratch: scratch arena, 39296 bytes, 64-byte aligned
+ *   scratch: scratch arena, 51264 bytes, 64-byte aligned
  */
 void fwp_hebb_cde_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                        const void* u_stages, void* z1, void* scratch);
-enum { fwp_hebb_cde_step_lanes = 8, fwp_hebb_cde_step_scratch_bytes = 39296 };
+enum { fwp_hebb_cde_step_lanes = 8, fwp_hebb_cde_step_scratch_bytes = 51264 };
 
 /* fwp_hebb_cde_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -111,12 +111,12 @@ enum { fwp_hebb_cde_step_lanes = 8, fwp_hebb_cde_step_scratch_bytes = 39296 };
  *   z0_bar: varying[512] = 4096 floats
  *   theta_bar: uniform[142036] = 142036 floats
  *   u_stages_bar: varying[168] = 1344 floats, may be NULL
- *   scratch: scratch arena, 78336 bytes, 64-byte aligned
+ *   scratch: scratch arena, 71872 bytes, 64-byte aligned
  */
 void fwp_hebb_cde_step_vjp(const void* ctx, double t, double h, const void* z0, const void* theta,
                            const void* u_stages, const void* z1_bar, void* z0_bar, void* theta_bar,
                            void* u_stages_bar, void* scratch);
-enum { fwp_hebb_cde_step_vjp_lanes = 8, fwp_hebb_cde_step_vjp_scratch_bytes = 78336 };
+enum { fwp_hebb_cde_step_vjp_lanes = 8, fwp_hebb_cde_step_vjp_scratch_bytes = 71872 };
 
 /* fwp_hebb_cde_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -131,12 +131,12 @@ enum { fwp_hebb_cde_step_vjp_lanes = 8, fwp_hebb_cde_step_vjp_scratch_bytes = 78
  *   dtheta: uniform[142036] = 142036 floats
  *   err: varying[1024] = 8192 floats, may be NULL
  *   dtheta_err: uniform[142036] = 142036 floats, may be NULL
- *   scratch: scratch arena, 189312 bytes, 64-byte aligned
+ *   scratch: scratch arena, 189888 bytes, 64-byte aligned
  */
 void fwp_hebb_cde_adjoint_step(const void* ctx, double t, double h, const void* z0, const void* a0,
                                const void* theta, const void* u_stages, void* z1, void* a1,
                                void* dtheta, void* err, void* dtheta_err, void* scratch);
-enum { fwp_hebb_cde_adjoint_step_lanes = 8, fwp_hebb_cde_adjoint_step_scratch_bytes = 189312 };
+enum { fwp_hebb_cde_adjoint_step_lanes = 8, fwp_hebb_cde_adjoint_step_scratch_bytes = 189888 };
 
 /* fwp_hebb_cde_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

@@ -599,9 +599,9 @@ extern "C" void fwp_hebb_cde_sepsis_field_vjp(const void* /*ctx*/, double /*t*/,
   T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7936);
   T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8192);
   T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9216);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10240);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12480);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14720);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9472);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11712);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13952);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -611,6 +611,10 @@ extern "C" void fwp_hebb_cde_sepsis_field_vjp(const void* /*ctx*/, double /*t*/,
   T acc3_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T acc_v[L] = {};
   // fwp_hebb_cde_sepsis.field.vjp: 68 nodes
   // %1 = layernorm f64[69] -> v0
@@ -827,6 +831,7 @@ extern "C" void fwp_hebb_cde_sepsis_field_vjp(const void* /*ctx*/, double /*t*/,
     }
   }
   // %136 = contract f64[8] -> v6
+  // %86 = contract f64[8] -> v9
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -834,17 +839,28 @@ extern "C" void fwp_hebb_cde_sepsis_field_vjp(const void* /*ctx*/, double /*t*/,
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(v3[(i0 * 16 + i1) * L + l], v8[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v3[(i0 * 16 + i1) * L + l], v2[(i0 * 16 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
             std::fma(v3[(i0 * 16 + i1 + 4) * L + l], v8[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v3[(i0 * 16 + i1 + 4) * L + l], v2[(i0 * 16 + i1 + 4) * L + l], acc5_v[l]);
         acc2_v[l] =
             std::fma(v3[(i0 * 16 + i1 + 8) * L + l], v8[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v3[(i0 * 16 + i1 + 8) * L + l], v2[(i0 * 16 + i1 + 8) * L + l], acc6_v[l]);
         acc3_v[l] =
             std::fma(v3[(i0 * 16 + i1 + 12) * L + l], v8[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v3[(i0 * 16 + i1 + 12) * L + l], v2[(i0 * 16 + i1 + 12) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -853,14 +869,18 @@ extern "C" void fwp_hebb_cde_sepsis_field_vjp(const void* /*ctx*/, double /*t*/,
       v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc4_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %194 = mul f64[8,4] -> v9
+  // %194 = mul f64[8,4] -> v2
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 4 + i1) * L + l] =
+        v2[(i0 * 4 + i1) * L + l] =
             v3[(i0 * 4 + i1) * L + l] * (v8[(i0 * 4 + i1) * L + l] - v6[i0 * L + l]);
       }
     }
@@ -879,13 +899,13 @@ extern "C" void fwp_hebb_cde_sepsis_field_vjp(const void* /*ctx*/, double /*t*/,
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v9[(i1 * 4 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v2[(i1 * 4 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v9[(i1 * 4 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v2[(i1 * 4 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v9[(i1 * 4 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v2[(i1 * 4 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v9[(i1 * 4 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v2[(i1 * 4 + i2) * L + l], acc3_v[l]);
         }
       }
     }
@@ -905,7 +925,7 @@ extern "C" void fwp_hebb_cde_sepsis_field_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 68], v9[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 68], v2[(i0 * 4 + i1) * L + l], acc0_v[l]);
       }
     }
   }
@@ -913,41 +933,12 @@ extern "C" void fwp_hebb_cde_sepsis_field_vjp(const void* /*ctx*/, double /*t*/,
   for (int64_t l = 0; l < L; ++l) {
     v10[68 * L + l] = acc0_v[l];
   }
-  // %86 = contract f64[8] -> v6
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 16 + i1) * L + l], v2[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 4) * L + l], v2[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 8) * L + l], v2[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 12) * L + l], v2[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %90 = mul f64[8] -> v2
+  // %90 = mul f64[8] -> v6
   // fwp_hebb_cde_sepsis.ode:41: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = ((1.0f - v7[i0 * L + l]) * v7[i0 * L + l]) * v6[i0 * L + l];
+      v6[i0 * L + l] = ((1.0f - v7[i0 * L + l]) * v7[i0 * L + l]) * v9[i0 * L + l];
     }
   }
   // %92 = contract f64[69] -> v11
@@ -963,10 +954,10 @@ extern "C" void fwp_hebb_cde_sepsis_field_vjp(const void* /*ctx*/, double /*t*/,
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v6[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -984,7 +975,7 @@ extern "C" void fwp_hebb_cde_sepsis_field_vjp(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v2[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v6[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -1017,7 +1008,7 @@ extern "C" void fwp_hebb_cde_sepsis_field_vjp(const void* /*ctx*/, double /*t*/,
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = v2[i0 * L + l] * v1[i1 * L + l];
+          sum[l] = v6[i0 * L + l] * v1[i1 * L + l];
         }
         theta_bar_Wb[i0 * 69 + i1] += lane_sum<L>(sum);
       }
@@ -1031,7 +1022,7 @@ extern "C" void fwp_hebb_cde_sepsis_field_vjp(const void* /*ctx*/, double /*t*/,
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = v9[(i0 * 4 + i1) * L + l] * v1[i2 * L + l];
+            sum[l] = v2[(i0 * 4 + i1) * L + l] * v1[i2 * L + l];
           }
           theta_bar_Wk[i0 * 276 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
@@ -1287,23 +1278,23 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_field(const void* /*ctx*/, double /*
   T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8960);
   T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9984);
   T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10240);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11264);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13504);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15744);
-  T* __restrict v0_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17984);
-  T* __restrict v1_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18048);
-  T* __restrict v2_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18112);
-  T* __restrict v3_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20352);
-  T* __restrict v4_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22592);
-  T* __restrict v5_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23616);
-  T* __restrict v6_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24640);
-  T* __restrict v7_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24768);
-  T* __restrict v8_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25792);
-  T* __restrict v9_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26048);
-  T* __restrict v10_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27072);
-  T* __restrict v11_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28096);
-  T* __restrict v12_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30336);
-  T* __restrict v13_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32576);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10496);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12736);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14976);
+  T* __restrict v0_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17216);
+  T* __restrict v1_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17280);
+  T* __restrict v2_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17344);
+  T* __restrict v3_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19584);
+  T* __restrict v4_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21824);
+  T* __restrict v5_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22848);
+  T* __restrict v6_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23872);
+  T* __restrict v7_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24000);
+  T* __restrict v8_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25024);
+  T* __restrict v9_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25280);
+  T* __restrict v10_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26304);
+  T* __restrict v11_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26560);
+  T* __restrict v12_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28800);
+  T* __restrict v13_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 31040);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -1313,6 +1304,10 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_field(const void* /*ctx*/, double /*
   T acc3_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T acc_v[L] = {};
   T mean_v_2[L] = {};
   T var_v_2[L] = {};
@@ -1323,6 +1318,10 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_field(const void* /*ctx*/, double /*
   T acc3_v_2[L] = {};
   T rowmax_v_2[L] = {};
   T rowsum_v_2[L] = {};
+  T acc4_v_2[L] = {};
+  T acc5_v_2[L] = {};
+  T acc6_v_2[L] = {};
+  T acc7_v_2[L] = {};
   // dtheta[span] = 0, then += lane sums of -a^T df/dtheta
   for (int64_t i = 0; i < 5106; ++i) {
     dtheta[i] = 0.0f;
@@ -1563,6 +1562,7 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_field(const void* /*ctx*/, double /*
     }
   }
   // %264 = contract f64[8] -> v9
+  // %236 = contract f64[8] -> v10
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1570,17 +1570,28 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_field(const void* /*ctx*/, double /*
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(v3[(i0 * 16 + i1) * L + l], v8[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v3[(i0 * 16 + i1) * L + l], v6[(i0 * 16 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
             std::fma(v3[(i0 * 16 + i1 + 4) * L + l], v8[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v3[(i0 * 16 + i1 + 4) * L + l], v6[(i0 * 16 + i1 + 4) * L + l], acc5_v[l]);
         acc2_v[l] =
             std::fma(v3[(i0 * 16 + i1 + 8) * L + l], v8[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v3[(i0 * 16 + i1 + 8) * L + l], v6[(i0 * 16 + i1 + 8) * L + l], acc6_v[l]);
         acc3_v[l] =
             std::fma(v3[(i0 * 16 + i1 + 12) * L + l], v8[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v3[(i0 * 16 + i1 + 12) * L + l], v6[(i0 * 16 + i1 + 12) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -1589,14 +1600,18 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_field(const void* /*ctx*/, double /*
       v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc4_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %287 = mul f64[8,4] -> v10
+  // %287 = mul f64[8,4] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 4 + i1) * L + l] =
+        v6[(i0 * 4 + i1) * L + l] =
             v3[(i0 * 4 + i1) * L + l] * (v8[(i0 * 4 + i1) * L + l] - v9[i0 * L + l]);
       }
     }
@@ -1615,13 +1630,13 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_field(const void* /*ctx*/, double /*
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v10[(i1 * 4 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v6[(i1 * 4 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v10[(i1 * 4 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v6[(i1 * 4 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v10[(i1 * 4 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v6[(i1 * 4 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v10[(i1 * 4 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v6[(i1 * 4 + i2) * L + l], acc3_v[l]);
         }
       }
     }
@@ -1641,7 +1656,7 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_field(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 68], v10[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 68], v6[(i0 * 4 + i1) * L + l], acc0_v[l]);
       }
     }
   }
@@ -1649,41 +1664,12 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_field(const void* /*ctx*/, double /*
   for (int64_t l = 0; l < L; ++l) {
     v11[68 * L + l] = acc0_v[l];
   }
-  // %236 = contract f64[8] -> v9
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 16 + i1) * L + l], v6[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 4) * L + l], v6[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 8) * L + l], v6[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 12) * L + l], v6[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %237 = mul f64[8] -> v3
+  // %237 = mul f64[8] -> v9
   // fwp_hebb_cde_sepsis.ode:41: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v9[i0 * L + l] * ((1.0f - v5[i0 * L + l]) * v5[i0 * L + l]);
+      v9[i0 * L + l] = v10[i0 * L + l] * ((1.0f - v5[i0 * L + l]) * v5[i0 * L + l]);
     }
   }
   // %239 = contract f64[69] -> v12
@@ -1699,10 +1685,10 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_field(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v9[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -1720,7 +1706,7 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_field(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v3[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v9[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -1763,7 +1749,7 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_field(const void* /*ctx*/, double /*
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v3[i0 * L + l] * v1[i1 * L + l]);
+          sum[l] = -(v9[i0 * L + l] * v1[i1 * L + l]);
         }
         dtheta_Wb[i0 * 69 + i1] += lane_sum<L>(sum);
       }
@@ -1777,7 +1763,7 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_field(const void* /*ctx*/, double /*
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = -(v10[(i0 * 4 + i1) * L + l] * v1[i2 * L + l]);
+            sum[l] = -(v6[(i0 * 4 + i1) * L + l] * v1[i2 * L + l]);
           }
           dtheta_Wk[i0 * 276 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
@@ -2104,6 +2090,7 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_field(const void* /*ctx*/, double /*
       }
     }
     // %136 = contract f64[8] -> v8
+    // %86 = contract f64[8] -> v10
     for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2111,18 +2098,30 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_field(const void* /*ctx*/, double /*
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 4; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
               std::fma(v5_2[(i0 * 16 + i1) * L + l], v9_2[(i0 * 16 + i1) * L + l], acc0_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(v5_2[(i0 * 16 + i1) * L + l], v4_2[(i0 * 16 + i1) * L + l], acc4_v_2[l]);
           acc1_v_2[l] = std::fma(v5_2[(i0 * 16 + i1 + 4) * L + l], v9_2[(i0 * 16 + i1 + 4) * L + l],
                                  acc1_v_2[l]);
+          acc5_v_2[l] = std::fma(v5_2[(i0 * 16 + i1 + 4) * L + l], v4_2[(i0 * 16 + i1 + 4) * L + l],
+                                 acc5_v_2[l]);
           acc2_v_2[l] = std::fma(v5_2[(i0 * 16 + i1 + 8) * L + l], v9_2[(i0 * 16 + i1 + 8) * L + l],
                                  acc2_v_2[l]);
+          acc6_v_2[l] = std::fma(v5_2[(i0 * 16 + i1 + 8) * L + l], v4_2[(i0 * 16 + i1 + 8) * L + l],
+                                 acc6_v_2[l]);
           acc3_v_2[l] = std::fma(v5_2[(i0 * 16 + i1 + 12) * L + l],
                                  v9_2[(i0 * 16 + i1 + 12) * L + l], acc3_v_2[l]);
+          acc7_v_2[l] = std::fma(v5_2[(i0 * 16 + i1 + 12) * L + l],
+                                 v4_2[(i0 * 16 + i1 + 12) * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
@@ -2131,14 +2130,18 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_field(const void* /*ctx*/, double /*
         v8_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
         v8_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
         v8_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v10_2[(i0 * 4) * L + l] = acc4_v_2[l];
+        v10_2[(i0 * 4 + 1) * L + l] = acc5_v_2[l];
+        v10_2[(i0 * 4 + 2) * L + l] = acc6_v_2[l];
+        v10_2[(i0 * 4 + 3) * L + l] = acc7_v_2[l];
       }
     }
-    // %194 = mul f64[8,4] -> v10
+    // %194 = mul f64[8,4] -> v4
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       for (int64_t i1 = 0; i1 < 4; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v10_2[(i0 * 4 + i1) * L + l] =
+          v4_2[(i0 * 4 + i1) * L + l] =
               v5_2[(i0 * 4 + i1) * L + l] * (v9_2[(i0 * 4 + i1) * L + l] - v8_2[i0 * L + l]);
         }
       }
@@ -2156,14 +2159,14 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_field(const void* /*ctx*/, double /*
         for (int64_t i2 = 0; i2 < 4; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v10_2[(i1 * 4 + i2) * L + l],
-                                   acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1],
-                                   v10_2[(i1 * 4 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2],
-                                   v10_2[(i1 * 4 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3],
-                                   v10_2[(i1 * 4 + i2) * L + l], acc3_v_2[l]);
+            acc0_v_2[l] =
+                std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v4_2[(i1 * 4 + i2) * L + l], acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v4_2[(i1 * 4 + i2) * L + l],
+                                   acc1_v_2[l]);
+            acc2_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v4_2[(i1 * 4 + i2) * L + l],
+                                   acc2_v_2[l]);
+            acc3_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v4_2[(i1 * 4 + i2) * L + l],
+                                   acc3_v_2[l]);
           }
         }
       }
@@ -2184,7 +2187,7 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_field(const void* /*ctx*/, double /*
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(Wk[i0 * 276 + i1 * 69 + 68], v10_2[(i0 * 4 + i1) * L + l], acc0_v_2[l]);
+              std::fma(Wk[i0 * 276 + i1 * 69 + 68], v4_2[(i0 * 4 + i1) * L + l], acc0_v_2[l]);
         }
       }
     }
@@ -2192,42 +2195,12 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_field(const void* /*ctx*/, double /*
     for (int64_t l = 0; l < L; ++l) {
       v11_2[68 * L + l] = acc0_v_2[l];
     }
-    // %86 = contract f64[8] -> v8
-    for (int64_t i0 = 0; i0 < 2; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = 0.0f;
-        acc1_v_2[l] = 0.0f;
-        acc2_v_2[l] = 0.0f;
-        acc3_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 4; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] =
-              std::fma(v5_2[(i0 * 16 + i1) * L + l], v4_2[(i0 * 16 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v5_2[(i0 * 16 + i1 + 4) * L + l], v4_2[(i0 * 16 + i1 + 4) * L + l],
-                                 acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v5_2[(i0 * 16 + i1 + 8) * L + l], v4_2[(i0 * 16 + i1 + 8) * L + l],
-                                 acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v5_2[(i0 * 16 + i1 + 12) * L + l],
-                                 v4_2[(i0 * 16 + i1 + 12) * L + l], acc3_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v8_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v8_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v8_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
-      }
-    }
-    // %90 = mul f64[8] -> v4
+    // %90 = mul f64[8] -> v8
     // fwp_hebb_cde_sepsis.ode:41: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4_2[i0 * L + l] = ((1.0f - v3_2[i0 * L + l]) * v3_2[i0 * L + l]) * v8_2[i0 * L + l];
+        v8_2[i0 * L + l] = ((1.0f - v3_2[i0 * L + l]) * v3_2[i0 * L + l]) * v10_2[i0 * L + l];
       }
     }
     // %92 = contract f64[69] -> v12
@@ -2243,10 +2216,10 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_field(const void* /*ctx*/, double /*
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69], v4_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v4_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v4_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v4_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69], v8_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v8_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v8_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v8_2[i1 * L + l], acc3_v_2[l]);
         }
       }
       PLASTIC_SIMD
@@ -2264,7 +2237,7 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_field(const void* /*ctx*/, double /*
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = std::fma(Wb[i0 * 69 + 68], v4_2[i0 * L + l], acc0_v_2[l]);
+        acc0_v_2[l] = std::fma(Wb[i0 * 69 + 68], v8_2[i0 * L + l], acc0_v_2[l]);
       }
     }
     PLASTIC_SIMD
@@ -2432,58 +2405,35 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
   T* z1 = static_cast<T*>(z1_ptr);
   T* z1_W = z1;
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1024);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2048);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4288);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6528);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6656);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8896);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9152);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11392);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2240);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4480);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6720);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8960);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9216);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9472);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9728);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10752);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11776);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12800);
+  T mean_v[L] = {};
+  T var_v[L] = {};
+  T rstd_v[L] = {};
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
-  T mean_v[L] = {};
-  T var_v[L] = {};
-  T rstd_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
+  T acc8_v[L] = {};
+  T acc9_v[L] = {};
+  T acc10_v[L] = {};
+  T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_hebb_cde_sepsis.field.step.rk4: 64 nodes
-  // %567 = contract f64[8,4] -> v0
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 483) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 483) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 483) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 483) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %568 = tanh f64[8,4] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = vm::tanh(v0[i0 * L + l]);
-    }
-  }
-  // %557 = layernorm f64[69] -> v2
+  // %557 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -2503,8 +2453,8 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e38 = u_stages[(i0 + 414) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e38 * e38);
+        const T e12 = u_stages[(i0 + 414) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e12 * e12);
       }
     }
   }
@@ -2516,143 +2466,17 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (u_stages[(i0 + 414) * L + l] - mean_v[l]) * rstd_v[l];
+      v0[i0 * L + l] = (u_stages[(i0 + 414) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %559 = add f64[69] -> v3
+  // %559 = add f64[69] -> v1
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = ln_bias[i0] + (v2[i0 * L + l] * ln_gain[i0]);
+      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %561 = contract f64[8,4] -> v0
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 276 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v3[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %562 = softmax f64[8,4] -> v2
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v0[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v0[(i0 * 4 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v0[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v0[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 4 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %563 = contract f64[8] -> v0
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %780 = contract f64[8] -> v3
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = sigmoid(v0[i0 * L + l]) * (T(h) * 0.16666667f);
-    }
-  }
-  // %781 = contract f64[8,4] -> v0
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 4 + i1) * L + l] = v2[(i0 * 4 + i1) * L + l] * v3[i0 * L + l];
-      }
-    }
-  }
-  // %526 = contract f64[8,4] -> v2
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 69) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 69) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 69) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 69) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %516 = layernorm f64[69] -> v3
+  // %516 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -2672,8 +2496,8 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e170 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e170 * e170);
+        const T e43 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e43 * e43);
       }
     }
   }
@@ -2685,117 +2509,17 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %518 = add f64[69] -> v5
+  // %518 = add f64[69] -> v2
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v3[i0 * L + l]);
+      v2[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
     }
   }
-  // %522 = contract f64[8] -> v3
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v5[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %775 = contract f64[8] -> v6
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = sigmoid(v3[i0 * L + l]) * (T(h) * 0.16666667f);
-    }
-  }
-  // %776 = contract f64[8,4] -> v3
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 4 + i1) * L + l] = vm::tanh(v2[(i0 * 4 + i1) * L + l]) * v6[i0 * L + l];
-      }
-    }
-  }
-  // %520 = contract f64[8,4] -> v2
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 276 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v5[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %521 = softmax f64[8,4] -> v5
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v2[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 4 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v2[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 4 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %537 = layernorm f64[69] -> v2
+  // %537 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -2815,8 +2539,8 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e279 = u_stages[(i0 + 138) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e279 * e279);
+        const T e74 = u_stages[(i0 + 138) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e74 * e74);
       }
     }
   }
@@ -2828,17 +2552,85 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (u_stages[(i0 + 138) * L + l] - mean_v[l]) * rstd_v[l];
+      v0[i0 * L + l] = (u_stages[(i0 + 138) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %539 = add f64[69] -> v7
+  // %539 = add f64[69] -> v3
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = (ln_gain[i0] * v2[i0 * L + l]) + ln_bias[i0];
+      v3[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %541 = contract f64[8,4] -> v2
+  // %563 = contract f64[8] -> v0
+  // %522 = contract f64[8] -> v4
+  // %543 = contract f64[8] -> v5
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 276 + i1], v2[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 276 + i1], v3[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v2[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v2[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v2[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc4_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v5[(i0 * 4) * L + l] = acc8_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %780 = contract f64[8] -> v6
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = sigmoid(v0[i0 * L + l]) * (T(h) * 0.16666667f);
+    }
+  }
+  // %775 = contract f64[8] -> v0
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = sigmoid(v4[i0 * L + l]) * (T(h) * 0.16666667f);
+    }
+  }
+  // %561 = contract f64[8,4] -> v7
+  // %520 = contract f64[8,4] -> v8
+  // %541 = contract f64[8,4] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2846,22 +2638,119 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 276 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 276 + i1], v2[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wk[i0 * 276 + i1], v3[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v2[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v3[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v2[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v3[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v2[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v3[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc4_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v9[(i0 * 4) * L + l] = acc8_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %562 = softmax f64[8,4] -> v1
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v7[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v7[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[i1 * L + l] = vm::exp(v7[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v7[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v1[(i0 * 4 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %781 = contract f64[8,4] -> v7
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 4 + i1) * L + l] = v1[(i0 * 4 + i1) * L + l] * v6[i0 * L + l];
+      }
+    }
+  }
+  // %521 = softmax f64[8,4] -> v1
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v8[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v8[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[i1 * L + l] = vm::exp(v8[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v8[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v1[(i0 * 4 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+      }
     }
   }
   // %542 = softmax f64[8,4] -> v8
@@ -2874,7 +2763,7 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v2[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+            (v9[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v9[(i0 * 4 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -2885,8 +2774,8 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v2[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v9[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v9[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
@@ -2896,49 +2785,25 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %543 = contract f64[8] -> v6
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v7[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %769 = contract f64[8] -> v2
+  // %769 = contract f64[8] -> v4
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = sigmoid(v6[i0 * L + l]) * (T(h) * 0.33333334f);
+      v4[i0 * L + l] = sigmoid(v5[i0 * L + l]) * (T(h) * 0.33333334f);
     }
   }
-  // %770 = contract f64[8,4] -> v7
+  // %770 = contract f64[8,4] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 4 + i1) * L + l] = v8[(i0 * 4 + i1) * L + l] * v2[i0 * L + l];
+        v9[(i0 * 4 + i1) * L + l] = v8[(i0 * 4 + i1) * L + l] * v4[i0 * L + l];
       }
     }
   }
-  // %547 = contract f64[8,4] -> v8
+  // %567 = contract f64[8,4] -> v8
+  // %526 = contract f64[8,4] -> v2
+  // %547 = contract f64[8,4] -> v3
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2946,14 +2811,30 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 207) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 207) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 207) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 207) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 483) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 69) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 207) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 483) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 69) * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 207) * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 483) * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 69) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 207) * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 483) * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 69) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 207) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -2962,13 +2843,37 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
       v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 4) * L + l] = acc4_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v3[(i0 * 4) * L + l] = acc8_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %548 = tanh f64[8,4] -> v2
+  // %568 = tanh f64[8,4] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = vm::tanh(v8[i0 * L + l]);
+      v10[i0 * L + l] = vm::tanh(v8[i0 * L + l]);
+    }
+  }
+  // %776 = contract f64[8,4] -> v8
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 4 + i1) * L + l] = vm::tanh(v2[(i0 * 4 + i1) * L + l]) * v0[i0 * L + l];
+      }
+    }
+  }
+  // %548 = tanh f64[8,4] -> v0
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = vm::tanh(v3[i0 * L + l]);
     }
   }
   // %792 = add f64[8,4,4] -> W
@@ -2978,9 +2883,9 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 16 + i1 * 4 + i2) * L + l] =
-              ((v1[(i0 * 4 + i2) * L + l] * v0[(i0 * 4 + i1) * L + l]) +
-               ((v3[(i0 * 4 + i2) * L + l] * v5[(i0 * 4 + i1) * L + l]) +
-                ((v7[(i0 * 4 + i1) * L + l] * v2[(i0 * 4 + i2) * L + l]) * 2.0f))) +
+              ((v10[(i0 * 4 + i2) * L + l] * v7[(i0 * 4 + i1) * L + l]) +
+               ((v8[(i0 * 4 + i2) * L + l] * v1[(i0 * 4 + i1) * L + l]) +
+                ((v9[(i0 * 4 + i1) * L + l] * v0[(i0 * 4 + i2) * L + l]) * 2.0f))) +
               z0_W[(i0 * 16 + i1 * 4 + i2) * L + l];
         }
       }
@@ -3015,32 +2920,33 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2240);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4480);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5504);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6528);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6656);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7680);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7936);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8192);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9216);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10240);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12480);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14720);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16960);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19200);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19456);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20480);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21504);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22528);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24768);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27008);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29248);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30272);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 31296);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 31552);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32576);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33600);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35840);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38080);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6720);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8960);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11200);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13440);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13696);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13952);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14208);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14464);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15488);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16512);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17536);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18560);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19584);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20608);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21632);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22656);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23680);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24704);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24960);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25984);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27008);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29248);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 31488);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33728);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35968);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38208);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40448);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3048,6 +2954,14 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
+  T acc8_v[L] = {};
+  T acc9_v[L] = {};
+  T acc10_v[L] = {};
+  T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
@@ -3095,403 +3009,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %561 = contract f64[8,4] -> v2
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %562 = softmax f64[8,4] -> v3
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v2[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 4 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v2[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 4 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %567 = contract f64[8,4] -> v2
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 483) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 483) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 483) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 483) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %568 = tanh f64[8,4] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = vm::tanh(v2[i0 * L + l]);
-    }
-  }
-  // %1019 = contract f64[8,4] -> v2
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1) * L + l], v5[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1 + 4) * L + l], v5[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1 + 8) * L + l], v5[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1 + 12) * L + l], v5[(i0 * 4 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-    }
-  }
-  // %563 = contract f64[8] -> v6
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %564 = sigmoid f64[8] -> v7
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = sigmoid(v6[i0 * L + l]);
-    }
-  }
-  // %1020 = contract f64[8,4] -> v8
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 4 + i1) * L + l] = v2[(i0 * 4 + i1) * L + l] * v7[i0 * L + l];
-      }
-    }
-  }
-  // %1021 = contract f64[8] -> v6
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 16 + i1) * L + l], v8[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 4) * L + l], v8[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 8) * L + l], v8[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 12) * L + l], v8[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1024 = mul f64[8,4] -> v9
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 4 + i1) * L + l] =
-            v3[(i0 * 4 + i1) * L + l] * (v8[(i0 * 4 + i1) * L + l] - v6[i0 * L + l]);
-      }
-    }
-  }
-  // %1025 = contract f64[69] -> v10
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v9[(i1 * 4 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v9[(i1 * 4 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v9[(i1 * 4 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v9[(i1 * 4 + i2) * L + l], acc3_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 68], v9[(i0 * 4 + i1) * L + l], acc0_v[l]);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v10[68 * L + l] = acc0_v[l];
-  }
-  // %1026 = contract f64[8] -> v6
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 16 + i1) * L + l], v2[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 4) * L + l], v2[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 8) * L + l], v2[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 12) * L + l], v2[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1027 = mul f64[8] -> v2
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = ((1.0f - v7[i0 * L + l]) * v7[i0 * L + l]) * v6[i0 * L + l];
-    }
-  }
-  // %1028 = contract f64[69] -> v11
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v2[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v2[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v11[68 * L + l] = acc0_v[l];
-  }
-  // %1029 = add f64[69] -> v12
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v10[i0 * L + l] + v11[i0 * L + l];
-    }
-  }
-  // %526 = contract f64[8,4] -> v8
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 69) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 69) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 69) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 69) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %527 = tanh f64[8,4] -> v10
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = vm::tanh(v8[i0 * L + l]);
-    }
-  }
-  // %1007 = contract f64[8,4] -> v8
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1) * L + l], v10[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1 + 4) * L + l], v10[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1 + 8) * L + l], v10[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1 + 12) * L + l], v10[(i0 * 4 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-    }
-  }
-  // %516 = layernorm f64[69] -> v11
+  // %516 = layernorm f64[69] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3511,8 +3029,8 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e364 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e364 * e364);
+        const T e43 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e43 * e43);
       }
     }
   }
@@ -3524,287 +3042,17 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v2[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %518 = add f64[69] -> v13
+  // %518 = add f64[69] -> v3
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v11[i0 * L + l]);
+      v3[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v2[i0 * L + l]);
     }
   }
-  // %522 = contract f64[8] -> v6
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v13[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %523 = sigmoid f64[8] -> v14
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = sigmoid(v6[i0 * L + l]);
-    }
-  }
-  // %1011 = contract f64[8,4] -> v15
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 4 + i1) * L + l] = v8[(i0 * 4 + i1) * L + l] * v14[i0 * L + l];
-      }
-    }
-  }
-  // %520 = contract f64[8,4] -> v16
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 276 + i1], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v13[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %521 = softmax f64[8,4] -> v17
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v16[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v16[(i0 * 4 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v16[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v16[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 4 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %1012 = contract f64[8] -> v6
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 16 + i1) * L + l], v17[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v15[(i0 * 16 + i1 + 4) * L + l], v17[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v15[(i0 * 16 + i1 + 8) * L + l], v17[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v15[(i0 * 16 + i1 + 12) * L + l], v17[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1015 = mul f64[8,4] -> v16
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 4 + i1) * L + l] =
-            (v15[(i0 * 4 + i1) * L + l] - v6[i0 * L + l]) * v17[(i0 * 4 + i1) * L + l];
-      }
-    }
-  }
-  // %1016 = contract f64[69] -> v18
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v16[(i1 * 4 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v16[(i1 * 4 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v16[(i1 * 4 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v16[(i1 * 4 + i2) * L + l], acc3_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 68], v16[(i0 * 4 + i1) * L + l], acc0_v[l]);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v18[68 * L + l] = acc0_v[l];
-  }
-  // %1008 = contract f64[8] -> v6
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 16 + i1) * L + l], v17[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v8[(i0 * 16 + i1 + 4) * L + l], v17[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v8[(i0 * 16 + i1 + 8) * L + l], v17[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v8[(i0 * 16 + i1 + 12) * L + l], v17[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1009 = mul f64[8] -> v8
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v6[i0 * L + l] * ((1.0f - v14[i0 * L + l]) * v14[i0 * L + l]);
-    }
-  }
-  // %1010 = contract f64[69] -> v19
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v8[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v8[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v19[68 * L + l] = acc0_v[l];
-  }
-  // %1017 = add f64[69] -> v20
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = v18[i0 * L + l] + v19[i0 * L + l];
-    }
-  }
-  // %537 = layernorm f64[69] -> v18
+  // %537 = layernorm f64[69] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3824,8 +3072,8 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e592 = u_stages[(i0 + 138) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e592 * e592);
+        const T e74 = u_stages[(i0 + 138) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e74 * e74);
       }
     }
   }
@@ -3837,17 +3085,85 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = (u_stages[(i0 + 138) * L + l] - mean_v[l]) * rstd_v[l];
+      v4[i0 * L + l] = (u_stages[(i0 + 138) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %539 = add f64[69] -> v19
+  // %539 = add f64[69] -> v5
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = (ln_gain[i0] * v18[i0 * L + l]) + ln_bias[i0];
+      v5[i0 * L + l] = (ln_gain[i0] * v4[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %541 = contract f64[8,4] -> v15
+  // %563 = contract f64[8] -> v6
+  // %522 = contract f64[8] -> v7
+  // %543 = contract f64[8] -> v8
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 276 + i1], v3[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 276 + i1], v5[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v5[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v5[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v5[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc4_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v8[(i0 * 4) * L + l] = acc8_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %564 = sigmoid f64[8] -> v9
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = sigmoid(v6[i0 * L + l]);
+    }
+  }
+  // %523 = sigmoid f64[8] -> v6
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = sigmoid(v7[i0 * L + l]);
+    }
+  }
+  // %561 = contract f64[8,4] -> v10
+  // %520 = contract f64[8,4] -> v11
+  // %541 = contract f64[8,4] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3855,25 +3171,49 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 276 + i1], v19[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v19[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v19[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v19[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 276 + i1], v3[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wk[i0 * 276 + i1], v5[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v3[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v5[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v3[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v5[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v3[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v5[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc4_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v12[(i0 * 4) * L + l] = acc8_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %542 = softmax f64[8,4] -> v21
+  // %562 = softmax f64[8,4] -> v13
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3883,7 +3223,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v15[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v15[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+            (v10[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v10[(i0 * 4 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3894,17 +3234,83 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v15[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v15[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v7[i1 * L + l] = vm::exp(v10[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v10[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 4 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v13[(i0 * 4 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
       }
     }
   }
+  // %521 = softmax f64[8,4] -> v10
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v11[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[i1 * L + l] = vm::exp(v11[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 4 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %542 = softmax f64[8,4] -> v11
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v12[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[i1 * L + l] = vm::exp(v12[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 4 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %567 = contract f64[8,4] -> v12
+  // %526 = contract f64[8,4] -> v14
   // %547 = contract f64[8,4] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
@@ -3913,32 +3319,72 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 207) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 207) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 207) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 207) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 483) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 69) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 207) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 483) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 69) * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 207) * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 483) * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 69) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 207) * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 483) * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 69) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 207) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc4_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v15[(i0 * 4) * L + l] = acc8_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %548 = tanh f64[8,4] -> v22
+  // %568 = tanh f64[8,4] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = vm::tanh(v15[i0 * L + l]);
+      v16[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
     }
   }
-  // %879 = contract f64[8,4] -> v15
+  // %527 = tanh f64[8,4] -> v12
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = vm::tanh(v14[i0 * L + l]);
+    }
+  }
+  // %548 = tanh f64[8,4] -> v14
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = vm::tanh(v15[i0 * L + l]);
+    }
+  }
+  // %1019 = contract f64[8,4] -> v15
+  // %1007 = contract f64[8,4] -> v17
+  // %879 = contract f64[8,4] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3946,29 +3392,141 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1) * L + l], v22[(i0 * 4 + i1) * L + l], acc0_v[l]);
+            std::fma(z1_bar_W[(i0 * 16 + i1) * L + l], v16[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1) * L + l], v12[(i0 * 4 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1) * L + l], v14[(i0 * 4 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1 + 4) * L + l], v22[(i0 * 4 + i1) * L + l], acc1_v[l]);
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 4) * L + l], v16[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 4) * L + l], v12[(i0 * 4 + i1) * L + l], acc5_v[l]);
+        acc9_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 4) * L + l], v14[(i0 * 4 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1 + 8) * L + l], v22[(i0 * 4 + i1) * L + l], acc2_v[l]);
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 8) * L + l], v16[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 8) * L + l], v12[(i0 * 4 + i1) * L + l], acc6_v[l]);
+        acc10_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 8) * L + l], v14[(i0 * 4 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1 + 12) * L + l], v22[(i0 * 4 + i1) * L + l], acc3_v[l]);
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 12) * L + l], v16[(i0 * 4 + i1) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 12) * L + l], v12[(i0 * 4 + i1) * L + l], acc7_v[l]);
+        acc11_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 12) * L + l], v14[(i0 * 4 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.6666667f);
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.6666667f);
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.6666667f);
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.6666667f);
+      v15[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+      v17[(i0 * 4) * L + l] = acc4_v[l] * (T(h) * 0.16666667f);
+      v17[(i0 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.16666667f);
+      v17[(i0 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.16666667f);
+      v17[(i0 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.16666667f);
+      v18[(i0 * 4) * L + l] = acc8_v[l] * (T(h) * 0.6666667f);
+      v18[(i0 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.6666667f);
+      v18[(i0 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.6666667f);
+      v18[(i0 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.6666667f);
     }
   }
-  // %543 = contract f64[8] -> v6
+  // %1020 = contract f64[8,4] -> v19
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 4 + i1) * L + l] = v15[(i0 * 4 + i1) * L + l] * v9[i0 * L + l];
+      }
+    }
+  }
+  // %1021 = contract f64[8] -> v7
+  // %1026 = contract f64[8] -> v20
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v13[(i0 * 16 + i1) * L + l], v19[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v13[(i0 * 16 + i1) * L + l], v15[(i0 * 16 + i1) * L + l], acc4_v[l]);
+        acc1_v[l] =
+            std::fma(v13[(i0 * 16 + i1 + 4) * L + l], v19[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v13[(i0 * 16 + i1 + 4) * L + l], v15[(i0 * 16 + i1 + 4) * L + l], acc5_v[l]);
+        acc2_v[l] =
+            std::fma(v13[(i0 * 16 + i1 + 8) * L + l], v19[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v13[(i0 * 16 + i1 + 8) * L + l], v15[(i0 * 16 + i1 + 8) * L + l], acc6_v[l]);
+        acc3_v[l] =
+            std::fma(v13[(i0 * 16 + i1 + 12) * L + l], v19[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v13[(i0 * 16 + i1 + 12) * L + l], v15[(i0 * 16 + i1 + 12) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 4) * L + l] = acc4_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc7_v[l];
+    }
+  }
+  // %1024 = mul f64[8,4] -> v15
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 4 + i1) * L + l] =
+            v13[(i0 * 4 + i1) * L + l] * (v19[(i0 * 4 + i1) * L + l] - v7[i0 * L + l]);
+      }
+    }
+  }
+  // %1027 = mul f64[8] -> v7
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = ((1.0f - v9[i0 * L + l]) * v9[i0 * L + l]) * v20[i0 * L + l];
+    }
+  }
+  // %1011 = contract f64[8,4] -> v19
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 4 + i1) * L + l] = v17[(i0 * 4 + i1) * L + l] * v6[i0 * L + l];
+      }
+    }
+  }
+  // %1012 = contract f64[8] -> v20
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3977,40 +3535,37 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v19[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v19[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v19[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v19[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(v19[(i0 * 16 + i1) * L + l], v10[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v19[(i0 * 16 + i1 + 4) * L + l], v10[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v19[(i0 * 16 + i1 + 8) * L + l], v10[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v19[(i0 * 16 + i1 + 12) * L + l], v10[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %544 = sigmoid f64[8] -> v23
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = sigmoid(v6[i0 * L + l]);
-    }
-  }
-  // %1035 = contract f64[8,4] -> v24
+  // %1015 = mul f64[8,4] -> v21
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 4 + i1) * L + l] = v15[(i0 * 4 + i1) * L + l] * v23[i0 * L + l];
+        v21[(i0 * 4 + i1) * L + l] =
+            (v19[(i0 * 4 + i1) * L + l] - v20[i0 * L + l]) * v10[(i0 * 4 + i1) * L + l];
       }
     }
   }
-  // %1036 = contract f64[8] -> v6
+  // %1008 = contract f64[8] -> v20
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4022,34 +3577,88 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v24[(i0 * 16 + i1) * L + l], v21[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v17[(i0 * 16 + i1) * L + l], v10[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v24[(i0 * 16 + i1 + 4) * L + l], v21[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v17[(i0 * 16 + i1 + 4) * L + l], v10[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v24[(i0 * 16 + i1 + 8) * L + l], v21[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v17[(i0 * 16 + i1 + 8) * L + l], v10[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v24[(i0 * 16 + i1 + 12) * L + l], v21[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v17[(i0 * 16 + i1 + 12) * L + l], v10[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1039 = mul f64[8,4] -> v25
+  // %1009 = mul f64[8] -> v17
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = v20[i0 * L + l] * ((1.0f - v6[i0 * L + l]) * v6[i0 * L + l]);
+    }
+  }
+  // %544 = sigmoid f64[8] -> v20
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = sigmoid(v8[i0 * L + l]);
+    }
+  }
+  // %1035 = contract f64[8,4] -> v19
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 4 + i1) * L + l] =
-            v21[(i0 * 4 + i1) * L + l] * (v24[(i0 * 4 + i1) * L + l] - v6[i0 * L + l]);
+        v19[(i0 * 4 + i1) * L + l] = v18[(i0 * 4 + i1) * L + l] * v20[i0 * L + l];
       }
     }
   }
-  // %1040 = contract f64[69] -> v26
+  // %1036 = contract f64[8] -> v8
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v19[(i0 * 16 + i1) * L + l], v11[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v19[(i0 * 16 + i1 + 4) * L + l], v11[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v19[(i0 * 16 + i1 + 8) * L + l], v11[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v19[(i0 * 16 + i1 + 12) * L + l], v11[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1039 = mul f64[8,4] -> v22
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v22[(i0 * 4 + i1) * L + l] =
+            v11[(i0 * 4 + i1) * L + l] * (v19[(i0 * 4 + i1) * L + l] - v8[i0 * L + l]);
+      }
+    }
+  }
+  // %1025 = contract f64[69] -> v23
+  // %1016 = contract f64[69] -> v24
+  // %1040 = contract f64[69] -> v25
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4057,20 +3666,154 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v25[(i1 * 4 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v15[(i1 * 4 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v21[(i1 * 4 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v22[(i1 * 4 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v25[(i1 * 4 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v15[(i1 * 4 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v21[(i1 * 4 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v22[(i1 * 4 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v25[(i1 * 4 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v15[(i1 * 4 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v21[(i1 * 4 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v22[(i1 * 4 + i2) * L + l], acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v25[(i1 * 4 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v15[(i1 * 4 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v21[(i1 * 4 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v22[(i1 * 4 + i2) * L + l], acc11_v[l]);
         }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[(i0 * 4) * L + l] = acc0_v[l];
+      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 4) * L + l] = acc4_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v25[(i0 * 4) * L + l] = acc8_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 68], v15[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 68], v21[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 68], v22[(i0 * 4 + i1) * L + l], acc2_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v23[68 * L + l] = acc0_v[l];
+    v24[68 * L + l] = acc1_v[l];
+    v25[68 * L + l] = acc2_v[l];
+  }
+  // %1032 = contract f64[8] -> v8
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v18[(i0 * 16 + i1) * L + l], v11[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v18[(i0 * 16 + i1 + 4) * L + l], v11[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v18[(i0 * 16 + i1 + 8) * L + l], v11[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v18[(i0 * 16 + i1 + 12) * L + l], v11[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1033 = mul f64[8] -> v18
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = (v20[i0 * L + l] * (1.0f - v20[i0 * L + l])) * v8[i0 * L + l];
+    }
+  }
+  // %1028 = contract f64[69] -> v26
+  // %1010 = contract f64[69] -> v27
+  // %1034 = contract f64[69] -> v28
+  for (int64_t i0 = 0; i0 < 17; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v7[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v17[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v18[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v17[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v18[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v17[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v18[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v17[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v18[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -4079,105 +3822,55 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 4) * L + l] = acc4_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v28[(i0 * 4) * L + l] = acc8_v[l];
+      v28[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v28[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v28[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 8; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 68], v25[(i0 * 4 + i1) * L + l], acc0_v[l]);
-      }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v7[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 69 + 68], v17[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 69 + 68], v18[i0 * L + l], acc2_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v26[68 * L + l] = acc0_v[l];
+    v27[68 * L + l] = acc1_v[l];
+    v28[68 * L + l] = acc2_v[l];
   }
-  // %1032 = contract f64[8] -> v6
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 16 + i1) * L + l], v21[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v15[(i0 * 16 + i1 + 4) * L + l], v21[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v15[(i0 * 16 + i1 + 8) * L + l], v21[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v15[(i0 * 16 + i1 + 12) * L + l], v21[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1033 = mul f64[8] -> v15
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = (v23[i0 * L + l] * (1.0f - v23[i0 * L + l])) * v6[i0 * L + l];
-    }
-  }
-  // %1034 = contract f64[69] -> v27
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v15[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 4) * L + l] = acc0_v[l];
-      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v15[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v27[68 * L + l] = acc0_v[l];
-  }
-  // %1041 = add f64[69] -> v28
+  // %1029 = add f64[69] -> v29
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = v26[i0 * L + l] + v27[i0 * L + l];
+      v29[i0 * L + l] = v23[i0 * L + l] + v26[i0 * L + l];
+    }
+  }
+  // %1017 = add f64[69] -> v23
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[i0 * L + l] = v24[i0 * L + l] + v27[i0 * L + l];
+    }
+  }
+  // %1041 = add f64[69] -> v24
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[i0 * L + l] = v25[i0 * L + l] + v28[i0 * L + l];
     }
   }
   // %1043 = add f64[69] -> d.ln.gain
@@ -4186,8 +3879,8 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((v0[i0 * L + l] * v12[i0 * L + l]) + (v20[i0 * L + l] * v11[i0 * L + l])) +
-                 (v18[i0 * L + l] * v28[i0 * L + l]);
+        sum[l] = ((v0[i0 * L + l] * v29[i0 * L + l]) + (v23[i0 * L + l] * v2[i0 * L + l])) +
+                 (v4[i0 * L + l] * v24[i0 * L + l]);
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
@@ -4198,7 +3891,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v20[i0 * L + l] + v12[i0 * L + l]) + v28[i0 * L + l];
+        sum[l] = (v23[i0 * L + l] + v29[i0 * L + l]) + v24[i0 * L + l];
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
@@ -4210,8 +3903,8 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v1[i1 * L + l] * v2[i0 * L + l]) + (v13[i1 * L + l] * v8[i0 * L + l])) +
-                   (v15[i0 * L + l] * v19[i1 * L + l]);
+          sum[l] = ((v1[i1 * L + l] * v7[i0 * L + l]) + (v3[i1 * L + l] * v17[i0 * L + l])) +
+                   (v18[i0 * L + l] * v5[i1 * L + l]);
         }
         theta_bar_Wb[i0 * 69 + i1] += lane_sum<L>(sum);
       }
@@ -4225,71 +3918,45 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((v9[(i0 * 4 + i1) * L + l] * v1[i2 * L + l]) +
-                      (v16[(i0 * 4 + i1) * L + l] * v13[i2 * L + l])) +
-                     (v25[(i0 * 4 + i1) * L + l] * v19[i2 * L + l]);
+            sum[l] = ((v15[(i0 * 4 + i1) * L + l] * v1[i2 * L + l]) +
+                      (v21[(i0 * 4 + i1) * L + l] * v3[i2 * L + l])) +
+                     (v22[(i0 * 4 + i1) * L + l] * v5[i2 * L + l]);
           }
           theta_bar_Wk[i0 * 276 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %565 = contract f64[8,4] -> v2
+  // %565 = contract f64[8,4] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 4 + i1) * L + l] = v3[(i0 * 4 + i1) * L + l] * v7[i0 * L + l];
+        v15[(i0 * 4 + i1) * L + l] = v13[(i0 * 4 + i1) * L + l] * v9[i0 * L + l];
       }
     }
   }
-  // %904 = contract f64[8,4] -> v3
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1 * 4) * L + l], v2[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 1) * L + l], v2[(i0 * 4 + i1) * L + l],
-                             acc1_v[l]);
-        acc2_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 2) * L + l], v2[(i0 * 4 + i1) * L + l],
-                             acc2_v[l]);
-        acc3_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 3) * L + l], v2[(i0 * 4 + i1) * L + l],
-                             acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-    }
-  }
-  // %1058 = mul f64[8,4] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v3[i0 * L + l] * (1.0f - square(v5[i0 * L + l]));
-    }
-  }
-  // %524 = contract f64[8,4] -> v3
+  // %524 = contract f64[8,4] -> v13
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 4 + i1) * L + l] = v17[(i0 * 4 + i1) * L + l] * v14[i0 * L + l];
+        v13[(i0 * 4 + i1) * L + l] = v10[(i0 * 4 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
-  // %898 = contract f64[8,4] -> v5
+  // %545 = contract f64[8,4] -> v10
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 4 + i1) * L + l] = v11[(i0 * 4 + i1) * L + l] * v20[i0 * L + l];
+      }
+    }
+  }
+  // %904 = contract f64[8,4] -> v11
+  // %898 = contract f64[8,4] -> v17
+  // %912 = contract f64[8,4] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4297,79 +3964,79 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1 * 4) * L + l], v3[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 1) * L + l], v3[(i0 * 4 + i1) * L + l],
+            std::fma(z1_bar_W[(i0 * 16 + i1 * 4) * L + l], v15[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 * 4) * L + l], v13[(i0 * 4 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 * 4) * L + l], v10[(i0 * 4 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 1) * L + l], v15[(i0 * 4 + i1) * L + l],
                              acc1_v[l]);
-        acc2_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 2) * L + l], v3[(i0 * 4 + i1) * L + l],
+        acc5_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 1) * L + l], v13[(i0 * 4 + i1) * L + l],
+                             acc5_v[l]);
+        acc9_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 1) * L + l], v10[(i0 * 4 + i1) * L + l],
+                             acc9_v[l]);
+        acc2_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 2) * L + l], v15[(i0 * 4 + i1) * L + l],
                              acc2_v[l]);
-        acc3_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 3) * L + l], v3[(i0 * 4 + i1) * L + l],
+        acc6_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 2) * L + l], v13[(i0 * 4 + i1) * L + l],
+                             acc6_v[l]);
+        acc10_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 2) * L + l], v10[(i0 * 4 + i1) * L + l],
+                              acc10_v[l]);
+        acc3_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 3) * L + l], v15[(i0 * 4 + i1) * L + l],
                              acc3_v[l]);
+        acc7_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 3) * L + l], v13[(i0 * 4 + i1) * L + l],
+                             acc7_v[l]);
+        acc11_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 3) * L + l], v10[(i0 * 4 + i1) * L + l],
+                              acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+      v11[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+      v17[(i0 * 4) * L + l] = acc4_v[l] * (T(h) * 0.16666667f);
+      v17[(i0 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.16666667f);
+      v17[(i0 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.16666667f);
+      v17[(i0 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.16666667f);
+      v18[(i0 * 4) * L + l] = acc8_v[l] * (T(h) * 0.6666667f);
+      v18[(i0 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.6666667f);
+      v18[(i0 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.6666667f);
+      v18[(i0 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.6666667f);
     }
   }
-  // %1056 = mul f64[8,4] -> v3
+  // %1058 = mul f64[8,4] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (1.0f - square(v10[i0 * L + l])) * v5[i0 * L + l];
+      v10[i0 * L + l] = v11[i0 * L + l] * (1.0f - square(v16[i0 * L + l]));
     }
   }
-  // %545 = contract f64[8,4] -> v5
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 4 + i1) * L + l] = v21[(i0 * 4 + i1) * L + l] * v23[i0 * L + l];
-      }
-    }
-  }
-  // %912 = contract f64[8,4] -> v8
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1 * 4) * L + l], v5[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 1) * L + l], v5[(i0 * 4 + i1) * L + l],
-                             acc1_v[l]);
-        acc2_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 2) * L + l], v5[(i0 * 4 + i1) * L + l],
-                             acc2_v[l]);
-        acc3_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 3) * L + l], v5[(i0 * 4 + i1) * L + l],
-                             acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.6666667f);
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.6666667f);
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.6666667f);
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.6666667f);
-    }
-  }
-  // %1061 = mul f64[8,4] -> v5
+  // %1056 = mul f64[8,4] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = (1.0f - square(v22[i0 * L + l])) * v8[i0 * L + l];
+      v11[i0 * L + l] = (1.0f - square(v12[i0 * L + l])) * v17[i0 * L + l];
+    }
+  }
+  // %1061 = mul f64[8,4] -> v12
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = (1.0f - square(v14[i0 * L + l])) * v18[i0 * L + l];
     }
   }
   // %1063 = add f64[8,4,69] -> d.Wv
@@ -4380,9 +4047,9 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((v2[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 483) * L + l]) +
-                      (v3[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 69) * L + l])) +
-                     (u_stages[(i2 + 207) * L + l] * v5[(i0 * 4 + i1) * L + l]);
+            sum[l] = ((v10[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 483) * L + l]) +
+                      (v11[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 69) * L + l])) +
+                     (u_stages[(i2 + 207) * L + l] * v12[(i0 * 4 + i1) * L + l]);
           }
           theta_bar_Wv[i0 * 276 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
@@ -4401,10 +4068,10 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v20[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v23[i0 * L + l];
       }
     }
-    // %1065 = reduce_sum f64[] -> v4
+    // %1065 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4417,9 +4084,9 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v6[l] = acc_v[l];
     }
-    // %1069 = contract f64[] -> v6
+    // %1069 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4427,14 +4094,14 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v2[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc0_v[l];
+      v7[l] = acc0_v[l];
     }
-    // %655 = reduce_sum f64[] -> v7
+    // %655 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4447,9 +4114,9 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc_v[l];
+      v8[l] = acc_v[l];
     }
-    // %660 = reduce_sum f64[] -> v14
+    // %660 = reduce_sum f64[] -> v9
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4457,25 +4124,25 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - (v7[l] * 0.014492754f));
+        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - (v8[l] * 0.014492754f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[l] = acc_v[l];
+      v9[l] = acc_v[l];
     }
-    // %664 = reciprocal f64[] -> v7
+    // %664 = reciprocal f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = T(1) / std::sqrt((v14[l] * 0.014492754f) + 1e-05f);
+      v8[l] = T(1) / std::sqrt((v9[l] * 0.014492754f) + 1e-05f);
     }
     // %1074 = mul f64[69] -> d.x@0
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[i0 * L + l] += ((v1[i0 * L + l] - (v4[l] * 0.014492754f)) -
-                                     (v11[i0 * L + l] * (v6[l] * 0.014492754f))) *
-                                    v7[l];
+        u_stages_bar[i0 * L + l] += ((v1[i0 * L + l] - (v6[l] * 0.014492754f)) -
+                                     (v2[i0 * L + l] * (v7[l] * 0.014492754f))) *
+                                    v8[l];
       }
     }
     // %1075 = contract f64[69] -> d.dx@0
@@ -4492,13 +4159,13 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69], v3[(i1 * 4 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 1], v3[(i1 * 4 + i2) * L + l], acc1_v[l]);
-            acc2_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 2], v3[(i1 * 4 + i2) * L + l], acc2_v[l]);
-            acc3_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 3], v3[(i1 * 4 + i2) * L + l], acc3_v[l]);
+                std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69], v11[(i1 * 4 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 1], v11[(i1 * 4 + i2) * L + l],
+                                 acc1_v[l]);
+            acc2_v[l] = std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 2], v11[(i1 * 4 + i2) * L + l],
+                                 acc2_v[l]);
+            acc3_v[l] = std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 3], v11[(i1 * 4 + i2) * L + l],
+                                 acc3_v[l]);
           }
         }
       }
@@ -4518,7 +4185,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       for (int64_t i1 = 0; i1 < 4; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 276 + i1 * 69 + 68], v3[(i0 * 4 + i1) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 276 + i1 * 69 + 68], v11[(i0 * 4 + i1) * L + l], acc0_v[l]);
         }
       }
     }
@@ -4530,10 +4197,10 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v28[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v24[i0 * L + l];
       }
     }
-    // %1077 = reduce_sum f64[] -> v4
+    // %1077 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4546,9 +4213,9 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v6[l] = acc_v[l];
     }
-    // %1081 = contract f64[] -> v6
+    // %1081 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4556,14 +4223,14 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v1[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v1[i0 * L + l], v4[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc0_v[l];
+      v7[l] = acc0_v[l];
     }
-    // %716 = reduce_sum f64[] -> v7
+    // %716 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4576,9 +4243,9 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc_v[l];
+      v8[l] = acc_v[l];
     }
-    // %721 = reduce_sum f64[] -> v14
+    // %721 = reduce_sum f64[] -> v9
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4586,25 +4253,25 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 138) * L + l] - (v7[l] * 0.014492754f));
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 138) * L + l] - (v8[l] * 0.014492754f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[l] = acc_v[l];
+      v9[l] = acc_v[l];
     }
-    // %725 = reciprocal f64[] -> v7
+    // %725 = reciprocal f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = T(1) / std::sqrt((v14[l] * 0.014492754f) + 1e-05f);
+      v8[l] = T(1) / std::sqrt((v9[l] * 0.014492754f) + 1e-05f);
     }
     // %1086 = mul f64[69] -> d.x@1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 138) * L + l] += ((v1[i0 * L + l] - (v4[l] * 0.014492754f)) -
-                                             ((v6[l] * 0.014492754f) * v18[i0 * L + l])) *
-                                            v7[l];
+        u_stages_bar[(i0 + 138) * L + l] += ((v1[i0 * L + l] - (v6[l] * 0.014492754f)) -
+                                             ((v7[l] * 0.014492754f) * v4[i0 * L + l])) *
+                                            v8[l];
       }
     }
     // %1087 = contract f64[69] -> d.dx@1
@@ -4621,13 +4288,13 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69], v5[(i1 * 4 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 1], v5[(i1 * 4 + i2) * L + l], acc1_v[l]);
-            acc2_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 2], v5[(i1 * 4 + i2) * L + l], acc2_v[l]);
-            acc3_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 3], v5[(i1 * 4 + i2) * L + l], acc3_v[l]);
+                std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69], v12[(i1 * 4 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 1], v12[(i1 * 4 + i2) * L + l],
+                                 acc1_v[l]);
+            acc2_v[l] = std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 2], v12[(i1 * 4 + i2) * L + l],
+                                 acc2_v[l]);
+            acc3_v[l] = std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 3], v12[(i1 * 4 + i2) * L + l],
+                                 acc3_v[l]);
           }
         }
       }
@@ -4647,7 +4314,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       for (int64_t i1 = 0; i1 < 4; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 276 + i1 * 69 + 68], v5[(i0 * 4 + i1) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 276 + i1 * 69 + 68], v12[(i0 * 4 + i1) * L + l], acc0_v[l]);
         }
       }
     }
@@ -4659,10 +4326,10 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v12[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v29[i0 * L + l];
       }
     }
-    // %1089 = reduce_sum f64[] -> v4
+    // %1089 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4675,9 +4342,9 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v6[l] = acc_v[l];
     }
-    // %1093 = contract f64[] -> v6
+    // %1093 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4690,9 +4357,9 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc0_v[l];
+      v7[l] = acc0_v[l];
     }
-    // %602 = reduce_sum f64[] -> v7
+    // %602 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4705,9 +4372,9 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc_v[l];
+      v8[l] = acc_v[l];
     }
-    // %607 = reduce_sum f64[] -> v14
+    // %607 = reduce_sum f64[] -> v9
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4715,25 +4382,25 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 414) * L + l] - (v7[l] * 0.014492754f));
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 414) * L + l] - (v8[l] * 0.014492754f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[l] = acc_v[l];
+      v9[l] = acc_v[l];
     }
-    // %611 = reciprocal f64[] -> v7
+    // %611 = reciprocal f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = T(1) / std::sqrt((v14[l] * 0.014492754f) + 1e-05f);
+      v8[l] = T(1) / std::sqrt((v9[l] * 0.014492754f) + 1e-05f);
     }
     // %1098 = mul f64[69] -> d.x@2
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 414) * L + l] += ((v1[i0 * L + l] - (v4[l] * 0.014492754f)) -
-                                             (v0[i0 * L + l] * (v6[l] * 0.014492754f))) *
-                                            v7[l];
+        u_stages_bar[(i0 + 414) * L + l] += ((v1[i0 * L + l] - (v6[l] * 0.014492754f)) -
+                                             (v0[i0 * L + l] * (v7[l] * 0.014492754f))) *
+                                            v8[l];
       }
     }
     // %1099 = contract f64[69] -> d.dx@2
@@ -4750,13 +4417,13 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69], v2[(i1 * 4 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 1], v2[(i1 * 4 + i2) * L + l], acc1_v[l]);
-            acc2_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 2], v2[(i1 * 4 + i2) * L + l], acc2_v[l]);
-            acc3_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 3], v2[(i1 * 4 + i2) * L + l], acc3_v[l]);
+                std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69], v10[(i1 * 4 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] = std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 1], v10[(i1 * 4 + i2) * L + l],
+                                 acc1_v[l]);
+            acc2_v[l] = std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 2], v10[(i1 * 4 + i2) * L + l],
+                                 acc2_v[l]);
+            acc3_v[l] = std::fma(Wv[i0 * 4 + i1 * 276 + i2 * 69 + 3], v10[(i1 * 4 + i2) * L + l],
+                                 acc3_v[l]);
           }
         }
       }
@@ -4776,7 +4443,7 @@ extern "C" void fwp_hebb_cde_sepsis_step_vjp(const void* /*ctx*/, double /*t*/, 
       for (int64_t i1 = 0; i1 < 4; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 276 + i1 * 69 + 68], v2[(i0 * 4 + i1) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 276 + i1 * 69 + 68], v10[(i0 * 4 + i1) * L + l], acc0_v[l]);
         }
       }
     }
@@ -4823,43 +4490,53 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
   T* dtheta_out_weight = dtheta + 24050;
   T* dtheta_out_bias = dtheta + 24082;
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1024);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2048);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4288);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6528);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7552);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7680);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7936);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10176);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12416);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13440);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14464);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14720);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15744);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16768);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17792);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20032);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22272);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23296);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23552);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24576);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25600);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25856);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26880);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29120);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 31360);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33600);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35840);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38080);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40320);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57984);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2240);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4480);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6720);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8960);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9984);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11008);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12032);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13056);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15296);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17536);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17792);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18048);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18304);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19328);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20352);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21376);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22400);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23424);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24448);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25472);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26496);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27520);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28544);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29568);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 31808);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34048);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36288);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38528);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40768);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43008);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45248);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62912);
+  T mean_v[L] = {};
+  T var_v[L] = {};
+  T rstd_v[L] = {};
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
-  T mean_v[L] = {};
-  T var_v[L] = {};
-  T rstd_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
+  T acc8_v[L] = {};
+  T acc9_v[L] = {};
+  T acc10_v[L] = {};
+  T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // theta span = 0, then += lane sums of the step's parameter quadrature
@@ -4867,40 +4544,7 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     dtheta[i] = 0.0f;
   }
   // fwp_hebb_cde_sepsis.field.adjoint.step.rk4: 180 nodes
-  // %567 = contract f64[8,4] -> v0
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 483) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 483) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 483) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 483) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %568 = tanh f64[8,4] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = vm::tanh(v0[i0 * L + l]);
-    }
-  }
-  // %557 = layernorm f64[69] -> v2
+  // %557 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4920,8 +4564,8 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e39 = u_stages[(i0 + 414) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e39 * e39);
+        const T e13 = u_stages[(i0 + 414) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e13 * e13);
       }
     }
   }
@@ -4933,117 +4577,17 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (u_stages[(i0 + 414) * L + l] - mean_v[l]) * rstd_v[l];
+      v0[i0 * L + l] = (u_stages[(i0 + 414) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %559 = add f64[69] -> v3
+  // %559 = add f64[69] -> v1
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = ln_bias[i0] + (v2[i0 * L + l] * ln_gain[i0]);
+      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %561 = contract f64[8,4] -> v0
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 276 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v3[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %562 = softmax f64[8,4] -> v4
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v0[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v0[(i0 * 4 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[i1 * L + l] = vm::exp(v0[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v0[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 4 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %563 = contract f64[8] -> v0
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %564 = sigmoid f64[8] -> v6
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = sigmoid(v0[i0 * L + l]);
-    }
-  }
-  // %565 = contract f64[8,4] -> v0
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 4 + i1) * L + l] = v4[(i0 * 4 + i1) * L + l] * v6[i0 * L + l];
-      }
-    }
-  }
-  // %537 = layernorm f64[69] -> v7
+  // %537 = layernorm f64[69] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5063,8 +4607,8 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e144 = u_stages[(i0 + 138) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e144 * e144);
+        const T e44 = u_stages[(i0 + 138) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e44 * e44);
       }
     }
   }
@@ -5076,17 +4620,19 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = (u_stages[(i0 + 138) * L + l] - mean_v[l]) * rstd_v[l];
+      v2[i0 * L + l] = (u_stages[(i0 + 138) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %539 = add f64[69] -> v8
+  // %539 = add f64[69] -> v3
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = (ln_gain[i0] * v7[i0 * L + l]) + ln_bias[i0];
+      v3[i0 * L + l] = (ln_gain[i0] * v2[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %541 = contract f64[8,4] -> v9
+  // %567 = contract f64[8,4] -> v4
+  // %547 = contract f64[8,4] -> v5
+  // %526 = contract f64[8,4] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5094,165 +4640,70 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 276 + i1], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 483) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 207) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 69) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 483) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 207) * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 69) * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 483) * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 207) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 69) * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 483) * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 207) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 69) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc4_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v6[(i0 * 4) * L + l] = acc8_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %542 = softmax f64[8,4] -> v10
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v9[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v9[(i0 * 4 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[i1 * L + l] = vm::exp(v9[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v9[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 4 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %543 = contract f64[8] -> v9
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v8[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %544 = sigmoid f64[8] -> v11
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = sigmoid(v9[i0 * L + l]);
-    }
-  }
-  // %545 = contract f64[8,4] -> v9
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 4 + i1) * L + l] = v10[(i0 * 4 + i1) * L + l] * v11[i0 * L + l];
-      }
-    }
-  }
-  // %547 = contract f64[8,4] -> v12
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 207) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 207) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 207) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 207) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %548 = tanh f64[8,4] -> v13
+  // %568 = tanh f64[8,4] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
+      v7[i0 * L + l] = vm::tanh(v4[i0 * L + l]);
     }
   }
-  // %526 = contract f64[8,4] -> v12
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 276 + i1], u_stages[(i1 + 69) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 276 + i1 + 69], u_stages[(i1 + 69) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 276 + i1 + 138], u_stages[(i1 + 69) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 276 + i1 + 207], u_stages[(i1 + 69) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %527 = tanh f64[8,4] -> v14
+  // %548 = tanh f64[8,4] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
+      v4[i0 * L + l] = vm::tanh(v5[i0 * L + l]);
     }
   }
-  // %516 = layernorm f64[69] -> v15
+  // %527 = tanh f64[8,4] -> v5
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = vm::tanh(v6[i0 * L + l]);
+    }
+  }
+  // %516 = layernorm f64[69] -> v8
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5272,8 +4723,8 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e301 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e301 * e301);
+        const T e153 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e153 * e153);
       }
     }
   }
@@ -5285,17 +4736,85 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v8[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %518 = add f64[69] -> v16
+  // %518 = add f64[69] -> v9
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v15[i0 * L + l]);
+      v9[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v8[i0 * L + l]);
     }
   }
-  // %520 = contract f64[8,4] -> v12
+  // %563 = contract f64[8] -> v6
+  // %543 = contract f64[8] -> v10
+  // %522 = contract f64[8] -> v11
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 276 + i1], v3[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 276 + i1], v9[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v9[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v9[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v9[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc4_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v11[(i0 * 4) * L + l] = acc8_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %564 = sigmoid f64[8] -> v12
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = sigmoid(v6[i0 * L + l]);
+    }
+  }
+  // %544 = sigmoid f64[8] -> v6
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = sigmoid(v10[i0 * L + l]);
+    }
+  }
+  // %561 = contract f64[8,4] -> v13
+  // %541 = contract f64[8,4] -> v14
+  // %520 = contract f64[8,4] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5303,25 +4822,49 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 276 + i1], v16[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v16[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v16[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v16[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 276 + i1], v3[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wk[i0 * 276 + i1], v9[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v3[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wk[i0 * 276 + i1 + 69], v9[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v3[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wk[i0 * 276 + i1 + 138], v9[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v3[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wk[i0 * 276 + i1 + 207], v9[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 4) * L + l] = acc0_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc4_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v15[(i0 * 4) * L + l] = acc8_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %521 = softmax f64[8,4] -> v17
+  // %562 = softmax f64[8,4] -> v16
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5331,7 +4874,7 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v12[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+            (v13[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v13[(i0 * 4 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -5342,56 +4885,112 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[i1 * L + l] = vm::exp(v12[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v10[i1 * L + l] = vm::exp(v13[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v13[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 4 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
+        v16[(i0 * 4 + i1) * L + l] = v10[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %522 = contract f64[8] -> v12
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v16[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v16[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v16[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v16[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %523 = sigmoid f64[8] -> v18
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = sigmoid(v12[i0 * L + l]);
-    }
-  }
-  // %524 = contract f64[8,4] -> v12
+  // %565 = contract f64[8,4] -> v13
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 4 + i1) * L + l] = v17[(i0 * 4 + i1) * L + l] * v18[i0 * L + l];
+        v13[(i0 * 4 + i1) * L + l] = v16[(i0 * 4 + i1) * L + l] * v12[i0 * L + l];
+      }
+    }
+  }
+  // %542 = softmax f64[8,4] -> v17
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v14[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v14[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[i1 * L + l] = vm::exp(v14[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v14[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v17[(i0 * 4 + i1) * L + l] = v10[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %545 = contract f64[8,4] -> v14
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 4 + i1) * L + l] = v17[(i0 * 4 + i1) * L + l] * v6[i0 * L + l];
+      }
+    }
+  }
+  // %521 = softmax f64[8,4] -> v18
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v15[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v15[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[i1 * L + l] = vm::exp(v15[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v15[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v18[(i0 * 4 + i1) * L + l] = v10[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %523 = sigmoid f64[8] -> v10
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = sigmoid(v11[i0 * L + l]);
+    }
+  }
+  // %524 = contract f64[8,4] -> v15
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 4 + i1) * L + l] = v18[(i0 * 4 + i1) * L + l] * v10[i0 * L + l];
       }
     }
   }
@@ -5402,11 +5001,11 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 16 + i1 * 4 + i2) * L + l] =
-              (((v1[(i0 * 4 + i2) * L + l] * (T(h) * 0.16666667f)) * v0[(i0 * 4 + i1) * L + l]) +
-               ((((v9[(i0 * 4 + i1) * L + l] * (T(h) * 0.33333334f)) * v13[(i0 * 4 + i2) * L + l]) *
+              (((v7[(i0 * 4 + i2) * L + l] * (T(h) * 0.16666667f)) * v13[(i0 * 4 + i1) * L + l]) +
+               ((((v14[(i0 * 4 + i1) * L + l] * (T(h) * 0.33333334f)) * v4[(i0 * 4 + i2) * L + l]) *
                  2.0f) +
-                ((v14[(i0 * 4 + i2) * L + l] * (T(h) * 0.16666667f)) *
-                 v12[(i0 * 4 + i1) * L + l]))) +
+                ((v5[(i0 * 4 + i2) * L + l] * (T(h) * 0.16666667f)) *
+                 v15[(i0 * 4 + i1) * L + l]))) +
               z0_W[(i0 * 16 + i1 * 4 + i2) * L + l];
         }
       }
@@ -5431,11 +5030,10 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 16 + i1) * L + l], v14[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(a0[(i0 * 16 + i1 + 4) * L + l], v14[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(a0[(i0 * 16 + i1 + 8) * L + l], v14[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(a0[(i0 * 16 + i1 + 12) * L + l], v14[(i0 * 4 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 16 + i1) * L + l], v5[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(a0[(i0 * 16 + i1 + 4) * L + l], v5[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(a0[(i0 * 16 + i1 + 8) * L + l], v5[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(a0[(i0 * 16 + i1 + 12) * L + l], v5[(i0 * 4 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5451,11 +5049,11 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 4 + i1) * L + l] = v19[(i0 * 4 + i1) * L + l] * v18[i0 * L + l];
+        v20[(i0 * 4 + i1) * L + l] = v19[(i0 * 4 + i1) * L + l] * v10[i0 * L + l];
       }
     }
   }
-  // %1451 = contract f64[8] -> v21
+  // %1451 = contract f64[8] -> v11
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5467,35 +5065,35 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v20[(i0 * 16 + i1) * L + l], v17[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v20[(i0 * 16 + i1) * L + l], v18[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v20[(i0 * 16 + i1 + 4) * L + l], v17[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v20[(i0 * 16 + i1 + 4) * L + l], v18[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v20[(i0 * 16 + i1 + 8) * L + l], v17[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v20[(i0 * 16 + i1 + 8) * L + l], v18[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v20[(i0 * 16 + i1 + 12) * L + l], v17[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v20[(i0 * 16 + i1 + 12) * L + l], v18[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1620 = mul f64[8,4] -> v22
+  // %1620 = mul f64[8,4] -> v21
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 4 + i1) * L + l] =
-            (v20[(i0 * 4 + i1) * L + l] - v21[i0 * L + l]) * v17[(i0 * 4 + i1) * L + l];
+        v21[(i0 * 4 + i1) * L + l] =
+            (v20[(i0 * 4 + i1) * L + l] - v11[i0 * L + l]) * v18[(i0 * 4 + i1) * L + l];
       }
     }
   }
-  // %1621 = contract f64[69] -> v23
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  // %1198 = contract f64[8] -> v11
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5503,46 +5101,121 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v22[(i1 * 4 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v22[(i1 * 4 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v22[(i1 * 4 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v22[(i1 * 4 + i2) * L + l], acc3_v[l]);
-        }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v19[(i0 * 16 + i1) * L + l], v18[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v19[(i0 * 16 + i1 + 4) * L + l], v18[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v19[(i0 * 16 + i1 + 8) * L + l], v18[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v19[(i0 * 16 + i1 + 12) * L + l], v18[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
+  // %1199 = mul f64[8] -> v18
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = ((1.0f - v10[i0 * L + l]) * v10[i0 * L + l]) * v11[i0 * L + l];
+    }
   }
+  // %1351 = contract f64[8,4] -> v19
+  // %1368 = contract f64[8,4] -> v20
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(a1[(i0 * 16 + i1) * L + l], v4[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(a1[(i0 * 16 + i1) * L + l], v7[(i0 * 4 + i1) * L + l], acc4_v[l]);
+        acc1_v[l] = std::fma(a1[(i0 * 16 + i1 + 4) * L + l], v4[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(a1[(i0 * 16 + i1 + 4) * L + l], v7[(i0 * 4 + i1) * L + l], acc5_v[l]);
+        acc2_v[l] = std::fma(a1[(i0 * 16 + i1 + 8) * L + l], v4[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(a1[(i0 * 16 + i1 + 8) * L + l], v7[(i0 * 4 + i1) * L + l], acc6_v[l]);
+        acc3_v[l] = std::fma(a1[(i0 * 16 + i1 + 12) * L + l], v4[(i0 * 4 + i1) * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(a1[(i0 * 16 + i1 + 12) * L + l], v7[(i0 * 4 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 4) * L + l] = acc4_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc7_v[l];
+    }
+  }
+  // %1352 = contract f64[8,4] -> v22
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 68], v22[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        v22[(i0 * 4 + i1) * L + l] = v19[(i0 * 4 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v23[68 * L + l] = acc0_v[l];
+  // %1468 = contract f64[8] -> v10
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v22[(i0 * 16 + i1) * L + l], v17[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v22[(i0 * 16 + i1 + 4) * L + l], v17[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v22[(i0 * 16 + i1 + 8) * L + l], v17[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v22[(i0 * 16 + i1 + 12) * L + l], v17[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
   }
-  // %1198 = contract f64[8] -> v21
+  // %1627 = mul f64[8,4] -> v23
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v23[(i0 * 4 + i1) * L + l] =
+            (v22[(i0 * 4 + i1) * L + l] - v10[i0 * L + l]) * v17[(i0 * 4 + i1) * L + l];
+      }
+    }
+  }
+  // %1360 = contract f64[8] -> v10
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5565,103 +5238,30 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1199 = mul f64[8] -> v17
+  // %1361 = mul f64[8] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = ((1.0f - v18[i0 * L + l]) * v18[i0 * L + l]) * v21[i0 * L + l];
+      v11[i0 * L + l] = (v6[i0 * L + l] * (1.0f - v6[i0 * L + l])) * v10[i0 * L + l];
     }
   }
-  // %1200 = contract f64[69] -> v24
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v17[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v17[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v17[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v17[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v17[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v24[68 * L + l] = acc0_v[l];
-  }
-  // %1623 = mul f64[69] -> v25
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = (v23[i0 * L + l] + v24[i0 * L + l]) * 0.16666667f;
-    }
-  }
-  // %1351 = contract f64[8,4] -> v19
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a1[(i0 * 16 + i1) * L + l], v13[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(a1[(i0 * 16 + i1 + 4) * L + l], v13[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(a1[(i0 * 16 + i1 + 8) * L + l], v13[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(a1[(i0 * 16 + i1 + 12) * L + l], v13[(i0 * 4 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1352 = contract f64[8,4] -> v20
+  // %1369 = contract f64[8,4] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 4 + i1) * L + l] = v19[(i0 * 4 + i1) * L + l] * v11[i0 * L + l];
+        v6[(i0 * 4 + i1) * L + l] = v20[(i0 * 4 + i1) * L + l] * v12[i0 * L + l];
       }
     }
   }
-  // %1468 = contract f64[8] -> v18
+  // %1486 = contract f64[8] -> v10
+  // %1377 = contract f64[8] -> v17
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5669,191 +5269,28 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v20[(i0 * 16 + i1) * L + l], v10[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 16 + i1) * L + l], v6[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v16[(i0 * 16 + i1) * L + l], v20[(i0 * 16 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(v20[(i0 * 16 + i1 + 4) * L + l], v10[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v16[(i0 * 16 + i1 + 4) * L + l], v6[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v16[(i0 * 16 + i1 + 4) * L + l], v20[(i0 * 16 + i1 + 4) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(v20[(i0 * 16 + i1 + 8) * L + l], v10[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v16[(i0 * 16 + i1 + 8) * L + l], v6[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v16[(i0 * 16 + i1 + 8) * L + l], v20[(i0 * 16 + i1 + 8) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(v20[(i0 * 16 + i1 + 12) * L + l], v10[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1627 = mul f64[8,4] -> v23
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 4 + i1) * L + l] =
-            (v20[(i0 * 4 + i1) * L + l] - v18[i0 * L + l]) * v10[(i0 * 4 + i1) * L + l];
-      }
-    }
-  }
-  // %1628 = contract f64[69] -> v24
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v23[(i1 * 4 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v23[(i1 * 4 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v23[(i1 * 4 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v23[(i1 * 4 + i2) * L + l], acc3_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 68], v23[(i0 * 4 + i1) * L + l], acc0_v[l]);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v24[68 * L + l] = acc0_v[l];
-  }
-  // %1360 = contract f64[8] -> v18
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 16 + i1) * L + l], v10[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 4) * L + l], v10[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 8) * L + l], v10[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v19[(i0 * 16 + i1 + 12) * L + l], v10[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l];
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1361 = mul f64[8] -> v21
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = (v11[i0 * L + l] * (1.0f - v11[i0 * L + l])) * v18[i0 * L + l];
-    }
-  }
-  // %1362 = contract f64[69] -> v26
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v21[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v21[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v21[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v21[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v21[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v26[68 * L + l] = acc0_v[l];
-  }
-  // %1629 = add f64[69] -> v27
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = v24[i0 * L + l] + v26[i0 * L + l];
-    }
-  }
-  // %1631 = mul f64[69] -> v24
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = (v7[i0 * L + l] * v27[i0 * L + l]) * 0.33333334f;
-    }
-  }
-  // %1368 = contract f64[8,4] -> v10
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a1[(i0 * 16 + i1) * L + l], v1[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(a1[(i0 * 16 + i1 + 4) * L + l], v1[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(a1[(i0 * 16 + i1 + 8) * L + l], v1[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(a1[(i0 * 16 + i1 + 12) * L + l], v1[(i0 * 4 + i1) * L + l], acc3_v[l]);
+            std::fma(v16[(i0 * 16 + i1 + 12) * L + l], v6[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v16[(i0 * 16 + i1 + 12) * L + l], v20[(i0 * 16 + i1 + 12) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5862,57 +5299,25 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
       v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 4) * L + l] = acc4_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1369 = contract f64[8,4] -> v19
+  // %1635 = mul f64[8,4] -> v19
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 4 + i1) * L + l] = v10[(i0 * 4 + i1) * L + l] * v6[i0 * L + l];
+        v19[(i0 * 4 + i1) * L + l] =
+            (v6[(i0 * 4 + i1) * L + l] - v10[i0 * L + l]) * v16[(i0 * 4 + i1) * L + l];
       }
     }
   }
-  // %1486 = contract f64[8] -> v11
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 16 + i1) * L + l], v19[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v4[(i0 * 16 + i1 + 4) * L + l], v19[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v4[(i0 * 16 + i1 + 8) * L + l], v19[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v4[(i0 * 16 + i1 + 12) * L + l], v19[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1635 = mul f64[8,4] -> v20
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 4 + i1) * L + l] =
-            (v19[(i0 * 4 + i1) * L + l] - v11[i0 * L + l]) * v4[(i0 * 4 + i1) * L + l];
-      }
-    }
-  }
-  // %1636 = contract f64[69] -> v7
+  // %1621 = contract f64[69] -> v24
+  // %1628 = contract f64[69] -> v25
+  // %1636 = contract f64[69] -> v26
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5920,83 +5325,94 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v20[(i1 * 4 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v21[(i1 * 4 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v23[(i1 * 4 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69], v19[(i1 * 4 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v20[(i1 * 4 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v21[(i1 * 4 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v23[(i1 * 4 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 1], v19[(i1 * 4 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v20[(i1 * 4 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v21[(i1 * 4 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v23[(i1 * 4 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 2], v19[(i1 * 4 + i2) * L + l], acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v20[(i1 * 4 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v21[(i1 * 4 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v23[(i1 * 4 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 276 + i2 * 69 + 3], v19[(i1 * 4 + i2) * L + l], acc11_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 4) * L + l] = acc4_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v26[(i0 * 4) * L + l] = acc8_v[l];
+      v26[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v26[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v26[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 68], v20[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 68], v21[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 68], v23[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 276 + i1 * 69 + 68], v19[(i0 * 4 + i1) * L + l], acc2_v[l]);
       }
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v7[68 * L + l] = acc0_v[l];
+    v24[68 * L + l] = acc0_v[l];
+    v25[68 * L + l] = acc1_v[l];
+    v26[68 * L + l] = acc2_v[l];
   }
-  // %1377 = contract f64[8] -> v11
-  for (int64_t i0 = 0; i0 < 2; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 16 + i1) * L + l], v10[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v4[(i0 * 16 + i1 + 4) * L + l], v10[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v4[(i0 * 16 + i1 + 8) * L + l], v10[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v4[(i0 * 16 + i1 + 12) * L + l], v10[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1378 = mul f64[8] -> v18
+  // %1378 = mul f64[8] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = ((1.0f - v6[i0 * L + l]) * v6[i0 * L + l]) * v11[i0 * L + l];
+      v10[i0 * L + l] = ((1.0f - v12[i0 * L + l]) * v12[i0 * L + l]) * v17[i0 * L + l];
     }
   }
-  // %1379 = contract f64[69] -> v26
+  // %1200 = contract f64[69] -> v27
+  // %1362 = contract f64[69] -> v28
+  // %1379 = contract f64[69] -> v29
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6004,43 +5420,94 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v18[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v11[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v10[i1 * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v18[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v11[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v10[i1 * L + l], acc9_v[l]);
         acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v18[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v11[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v10[i1 * L + l], acc10_v[l]);
         acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v18[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v11[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v10[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 4) * L + l] = acc0_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 4) * L + l] = acc4_v[l];
+      v28[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v28[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v28[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v29[(i0 * 4) * L + l] = acc8_v[l];
+      v29[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v29[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v29[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v18[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 69 + 68], v11[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 69 + 68], v10[i0 * L + l], acc2_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v26[68 * L + l] = acc0_v[l];
+    v27[68 * L + l] = acc0_v[l];
+    v28[68 * L + l] = acc1_v[l];
+    v29[68 * L + l] = acc2_v[l];
   }
-  // %1637 = add f64[69] -> v28
+  // %1623 = mul f64[69] -> v30
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = v7[i0 * L + l] + v26[i0 * L + l];
+      v30[i0 * L + l] = (v24[i0 * L + l] + v27[i0 * L + l]) * 0.16666667f;
+    }
+  }
+  // %1629 = add f64[69] -> v24
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[i0 * L + l] = v25[i0 * L + l] + v28[i0 * L + l];
+    }
+  }
+  // %1631 = mul f64[69] -> v25
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[i0 * L + l] = (v2[i0 * L + l] * v24[i0 * L + l]) * 0.33333334f;
+    }
+  }
+  // %1637 = add f64[69] -> v2
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = v26[i0 * L + l] + v29[i0 * L + l];
     }
   }
   // %1641 = mul f64[69] -> adj.ln.gain
@@ -6050,17 +5517,17 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         sum[l] =
-            T(h) * ((((-(v25[i0 * L + l] * v15[i0 * L + l])) - v24[i0 * L + l]) - v24[i0 * L + l]) -
-                    ((v2[i0 * L + l] * v28[i0 * L + l]) * 0.16666667f));
+            T(h) * ((((-(v30[i0 * L + l] * v8[i0 * L + l])) - v25[i0 * L + l]) - v25[i0 * L + l]) -
+                    ((v0[i0 * L + l] * v2[i0 * L + l]) * 0.16666667f));
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1642 = mul f64[69] -> v2
+  // %1642 = mul f64[69] -> v0
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v27[i0 * L + l] * 0.33333334f;
+      v0[i0 * L + l] = v24[i0 * L + l] * 0.33333334f;
     }
   }
   // %1648 = mul f64[69] -> adj.ln.bias
@@ -6069,18 +5536,18 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-v2[i0 * L + l]) - v25[i0 * L + l]) - v2[i0 * L + l]) -
-                         (v28[i0 * L + l] * 0.16666667f));
+        sum[l] = T(h) * ((((-v0[i0 * L + l]) - v30[i0 * L + l]) - v0[i0 * L + l]) -
+                         (v2[i0 * L + l] * 0.16666667f));
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1516 = contract f64[8,69] -> v29
+  // %1516 = contract f64[8,69] -> v31
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 69 + i1) * L + l] = (v21[i0 * L + l] * (T(h) * 0.33333334f)) * v8[i1 * L + l];
+        v31[(i0 * 69 + i1) * L + l] = (v11[i0 * L + l] * (T(h) * 0.33333334f)) * v3[i1 * L + l];
       }
     }
   }
@@ -6091,23 +5558,23 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-v29[(i0 * 69 + i1) * L + l]) -
-                     (v16[i1 * L + l] * (v17[i0 * L + l] * (T(h) * 0.16666667f)))) -
-                    v29[(i0 * 69 + i1) * L + l]) -
-                   (v3[i1 * L + l] * (v18[i0 * L + l] * (T(h) * 0.16666667f)));
+          sum[l] = (((-v31[(i0 * 69 + i1) * L + l]) -
+                     (v9[i1 * L + l] * (v18[i0 * L + l] * (T(h) * 0.16666667f)))) -
+                    v31[(i0 * 69 + i1) * L + l]) -
+                   (v1[i1 * L + l] * (v10[i0 * L + l] * (T(h) * 0.16666667f)));
         }
         dtheta_Wb[i0 * 69 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1653 = contract f64[8,4,69] -> v30
+  // %1653 = contract f64[8,4,69] -> v32
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v30[(i0 * 276 + i1 * 69 + i2) * L + l] =
-              (v23[(i0 * 4 + i1) * L + l] * (T(h) * 0.33333334f)) * v8[i2 * L + l];
+          v32[(i0 * 276 + i1 * 69 + i2) * L + l] =
+              (v23[(i0 * 4 + i1) * L + l] * (T(h) * 0.33333334f)) * v3[i2 * L + l];
         }
       }
     }
@@ -6120,17 +5587,17 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-((v22[(i0 * 4 + i1) * L + l] * (T(h) * 0.16666667f)) * v16[i2 * L + l])) -
-                       v30[(i0 * 276 + i1 * 69 + i2) * L + l]) -
-                      v30[(i0 * 276 + i1 * 69 + i2) * L + l]) -
-                     ((v20[(i0 * 4 + i1) * L + l] * (T(h) * 0.16666667f)) * v3[i2 * L + l]);
+            sum[l] = (((-((v21[(i0 * 4 + i1) * L + l] * (T(h) * 0.16666667f)) * v9[i2 * L + l])) -
+                       v32[(i0 * 276 + i1 * 69 + i2) * L + l]) -
+                      v32[(i0 * 276 + i1 * 69 + i2) * L + l]) -
+                     ((v19[(i0 * 4 + i1) * L + l] * (T(h) * 0.16666667f)) * v1[i2 * L + l]);
           }
           dtheta_Wk[i0 * 276 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1409 = contract f64[8,4] -> v4
+  // %1209 = contract f64[8,4] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6142,122 +5609,109 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v9[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 16 + i1 * 4) * L + l], v15[(i0 * 4 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v9[(i0 * 4 + i1) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 16 + i1 * 4 + 1) * L + l], v15[(i0 * 4 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v9[(i0 * 4 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 16 + i1 * 4 + 2) * L + l], v15[(i0 * 4 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v9[(i0 * 4 + i1) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 16 + i1 * 4 + 3) * L + l], v15[(i0 * 4 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1604 = contract f64[8,4] -> v9
+  // %1608 = contract f64[8,4] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 4 + i1) * L + l] =
-            ((1.0f - square(v13[(i0 * 4 + i1) * L + l])) * (T(h) * 0.33333334f)) *
-            v4[(i0 * 4 + i1) * L + l];
+        v15[(i0 * 4 + i1) * L + l] =
+            v6[(i0 * 4 + i1) * L + l] *
+            ((1.0f - square(v5[(i0 * 4 + i1) * L + l])) * (T(h) * 0.16666667f));
       }
     }
   }
-  // %1605 = contract f64[8,4,69] -> v30
+  // %1409 = contract f64[8,4] -> v5
+  // %1613 = contract f64[8,4] -> v6
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v14[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v13[(i0 * 4 + i1) * L + l], acc4_v[l]);
+        acc1_v[l] =
+            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v14[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v13[(i0 * 4 + i1) * L + l], acc5_v[l]);
+        acc2_v[l] =
+            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v14[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v13[(i0 * 4 + i1) * L + l], acc6_v[l]);
+        acc3_v[l] =
+            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v14[(i0 * 4 + i1) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v13[(i0 * 4 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc4_v[l] * (T(h) * 0.16666667f);
+      v6[(i0 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.16666667f);
+      v6[(i0 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.16666667f);
+      v6[(i0 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.16666667f);
+    }
+  }
+  // %1604 = contract f64[8,4] -> v13
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 4 + i1) * L + l] =
+            ((1.0f - square(v4[(i0 * 4 + i1) * L + l])) * (T(h) * 0.33333334f)) *
+            v5[(i0 * 4 + i1) * L + l];
+      }
+    }
+  }
+  // %1605 = contract f64[8,4,69] -> v32
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v30[(i0 * 276 + i1 * 69 + i2) * L + l] =
-              v9[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 207) * L + l];
+          v32[(i0 * 276 + i1 * 69 + i2) * L + l] =
+              v13[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 207) * L + l];
         }
       }
     }
   }
-  // %1209 = contract f64[8,4] -> v4
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 16 + i1 * 4) * L + l], v12[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(a0[(i0 * 16 + i1 * 4 + 1) * L + l], v12[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(a0[(i0 * 16 + i1 * 4 + 2) * L + l], v12[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(a0[(i0 * 16 + i1 * 4 + 3) * L + l], v12[(i0 * 4 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1608 = contract f64[8,4] -> v9
+  // %1614 = contract f64[8,4] -> v4
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 4 + i1) * L + l] =
-            v4[(i0 * 4 + i1) * L + l] *
-            ((1.0f - square(v14[(i0 * 4 + i1) * L + l])) * (T(h) * 0.16666667f));
-      }
-    }
-  }
-  // %1613 = contract f64[8,4] -> v4
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v0[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v0[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v0[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v0[(i0 * 4 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-    }
-  }
-  // %1614 = contract f64[8,4] -> v0
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 4 + i1) * L + l] =
-            v4[(i0 * 4 + i1) * L + l] * (1.0f - square(v1[(i0 * 4 + i1) * L + l]));
+        v4[(i0 * 4 + i1) * L + l] =
+            v6[(i0 * 4 + i1) * L + l] * (1.0f - square(v7[(i0 * 4 + i1) * L + l]));
       }
     }
   }
@@ -6269,10 +5723,10 @@ extern "C" void fwp_hebb_cde_sepsis_adjoint_step(const void* /*ctx*/, double /*t
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-v30[(i0 * 276 + i1 * 69 + i2) * L + l]) -
-                       (v9[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 69) * L + l])) -
-                      v30[(i0 * 276 + i1 * 69 + i2) * L + l]) -
-                     (v0[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 483) * L + l]);
+            sum[l] = (((-v32[(i0 * 276 + i1 * 69 + i2) * L + l]) -
+                       (v15[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 69) * L + l])) -
+                      v32[(i0 * 276 + i1 * 69 + i2) * L + l]) -
+                     (v4[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 483) * L + l]);
           }
           dtheta_Wv[i0 * 276 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
@@ -7741,11 +7195,11 @@ const plastic_model kModel = {
             .init_state = 0,
             .init_state_vjp = 0,
             .field = 5632,
-            .field_vjp = 16960,
-            .adjoint_field = 34816,
-            .step = 12416,
-            .step_vjp = 40320,
-            .adjoint_step = 128640,
+            .field_vjp = 16192,
+            .adjoint_field = 33280,
+            .step = 13824,
+            .step_vjp = 42688,
+            .adjoint_step = 133568,
             .output = 22016,
             .output_vjp = 48000,
             .loss = 0,

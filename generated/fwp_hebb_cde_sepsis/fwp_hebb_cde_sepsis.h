@@ -65,14 +65,14 @@ enum { fwp_hebb_cde_sepsis_field_lanes = 8, fwp_hebb_cde_sepsis_field_scratch_by
  *   z_bar: varying[128] = 1024 floats
  *   theta_bar: uniform[24083] = 24083 floats
  *   u_bar: varying[138] = 1104 floats, may be NULL
- *   scratch: scratch arena, 16960 bytes, 64-byte aligned
+ *   scratch: scratch arena, 16192 bytes, 64-byte aligned
  */
 void fwp_hebb_cde_sepsis_field_vjp(const void* ctx, double t, const void* z, const void* theta,
                                    const void* u, const void* a, void* z_bar, void* theta_bar,
                                    void* u_bar, void* scratch);
 enum {
   fwp_hebb_cde_sepsis_field_vjp_lanes = 8,
-  fwp_hebb_cde_sepsis_field_vjp_scratch_bytes = 16960
+  fwp_hebb_cde_sepsis_field_vjp_scratch_bytes = 16192
 };
 
 /* fwp_hebb_cde_sepsis_adjoint_field: f32 elements (float), tile of L = 8 lane-interleaved samples.
@@ -86,14 +86,14 @@ enum {
  *   da: varying[128] = 1024 floats
  *   dtheta: uniform[24083] = 24083 floats
  *   u_bar: varying[138] = 1104 floats, may be NULL
- *   scratch: scratch arena, 34816 bytes, 64-byte aligned
+ *   scratch: scratch arena, 33280 bytes, 64-byte aligned
  */
 void fwp_hebb_cde_sepsis_adjoint_field(const void* ctx, double t, const void* z, const void* a,
                                        const void* theta, const void* u, void* dz, void* da,
                                        void* dtheta, void* u_bar, void* scratch);
 enum {
   fwp_hebb_cde_sepsis_adjoint_field_lanes = 8,
-  fwp_hebb_cde_sepsis_adjoint_field_scratch_bytes = 34816
+  fwp_hebb_cde_sepsis_adjoint_field_scratch_bytes = 33280
 };
 
 /* fwp_hebb_cde_sepsis_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
@@ -104,11 +104,11 @@ enum {
  *   theta: uniform[24083] = 24083 floats, read-only
  *   u_stages: varying[552] = 4416 floats, read-only
  *   z1: varying[128] = 1024 floats, may alias
- *   scratch: scratch arena, 12416 bytes, 64-byte aligned
+ *   scratch: scratch arena, 13824 bytes, 64-byte aligned
  */
 void fwp_hebb_cde_sepsis_step(const void* ctx, double t, double h, const void* z0,
                               const void* theta, const void* u_stages, void* z1, void* scratch);
-enum { fwp_hebb_cde_sepsis_step_lanes = 8, fwp_hebb_cde_sepsis_step_scratch_bytes = 12416 };
+enum { fwp_hebb_cde_sepsis_step_lanes = 8, fwp_hebb_cde_sepsis_step_scratch_bytes = 13824 };
 
 /* fwp_hebb_cde_sepsis_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -121,12 +121,12 @@ enum { fwp_hebb_cde_sepsis_step_lanes = 8, fwp_hebb_cde_sepsis_step_scratch_byte
  *   z0_bar: varying[128] = 1024 floats
  *   theta_bar: uniform[24083] = 24083 floats
  *   u_stages_bar: varying[552] = 4416 floats, may be NULL
- *   scratch: scratch arena, 40320 bytes, 64-byte aligned
+ *   scratch: scratch arena, 42688 bytes, 64-byte aligned
  */
 void fwp_hebb_cde_sepsis_step_vjp(const void* ctx, double t, double h, const void* z0,
                                   const void* theta, const void* u_stages, const void* z1_bar,
                                   void* z0_bar, void* theta_bar, void* u_stages_bar, void* scratch);
-enum { fwp_hebb_cde_sepsis_step_vjp_lanes = 8, fwp_hebb_cde_sepsis_step_vjp_scratch_bytes = 40320 };
+enum { fwp_hebb_cde_sepsis_step_vjp_lanes = 8, fwp_hebb_cde_sepsis_step_vjp_scratch_bytes = 42688 };
 
 /* fwp_hebb_cde_sepsis_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -141,7 +141,7 @@ enum { fwp_hebb_cde_sepsis_step_vjp_lanes = 8, fwp_hebb_cde_sepsis_step_vjp_scra
  *   dtheta: uniform[24083] = 24083 floats
  *   err: varying[256] = 2048 floats, may be NULL
  *   dtheta_err: uniform[24083] = 24083 floats, may be NULL
- *   scratch: scratch arena, 128640 bytes, 64-byte aligned
+ *   scratch: scratch arena, 133568 bytes, 64-byte aligned
  */
 void fwp_hebb_cde_sepsis_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                       const void* a0, const void* theta, const void* u_stages,
@@ -149,7 +149,7 @@ void fwp_hebb_cde_sepsis_adjoint_step(const void* ctx, double t, double h, const
                                       void* scratch);
 enum {
   fwp_hebb_cde_sepsis_adjoint_step_lanes = 8,
-  fwp_hebb_cde_sepsis_adjoint_step_scratch_bytes = 128640
+  fwp_hebb_cde_sepsis_adjoint_step_scratch_bytes = 133568
 };
 
 /* fwp_hebb_cde_sepsis_output: f32 elements (float), tile of L = 8 lane-interleaved samples.

@@ -2684,13 +2684,18 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2240);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4480);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9600);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14720);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19840);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24960);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30080);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35200);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40320);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6720);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8960);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9984);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11008);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12032);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17152);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22272);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27392);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32512);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37632);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42752);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 47872);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -2698,6 +2703,14 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
+  T acc8_v[L] = {};
+  T acc9_v[L] = {};
+  T acc10_v[L] = {};
+  T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_hebb_node.field.step.rk4: 57 nodes
@@ -2744,161 +2757,6 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %564 = contract f64[32,5] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5) * L + l] = acc0_v[l];
-      v2[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v1[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %565 = tanh f64[32,5] -> v3
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = vm::tanh(v2[i0 * L + l]);
-    }
-  }
-  // %566 = contract f64[32,5] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5) * L + l] = acc0_v[l];
-      v2[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v1[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %567 = softmax f64[32,5] -> v4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v2[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 5 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v2[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 5 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %568 = contract f64[32] -> v0
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %782 = contract f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = sigmoid(v0[i0 * L + l]) * (T(h) * 0.16666667f);
-    }
-  }
-  // %783 = contract f64[32,5] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 5 + i1) * L + l] = v4[(i0 * 5 + i1) * L + l] * v1[i0 * L + l];
-      }
-    }
-  }
   // %521 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -2919,8 +2777,8 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e158 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e158 * e158);
+        const T e43 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e43 * e43);
       }
     }
   }
@@ -2935,166 +2793,11 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
       v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %523 = add f64[69] -> v1
+  // %523 = add f64[69] -> v2
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
-    }
-  }
-  // %527 = contract f64[32,5] -> v4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 5) * L + l] = acc0_v[l];
-      v4[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v1[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %528 = softmax f64[32,5] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v4[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v4[(i0 * 5 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v4[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v4[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 5 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %529 = contract f64[32] -> v0
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %771 = contract f64[32] -> v4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = sigmoid(v0[i0 * L + l]) * (T(h) * 0.16666667f);
-    }
-  }
-  // %772 = contract f64[32,5] -> v6
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 5 + i1) * L + l] = v5[(i0 * 5 + i1) * L + l] * v4[i0 * L + l];
-      }
-    }
-  }
-  // %525 = contract f64[32,5] -> v4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 5) * L + l] = acc0_v[l];
-      v4[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v1[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %526 = tanh f64[32,5] -> v5
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = vm::tanh(v4[i0 * L + l]);
+      v2[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
     }
   }
   // %541 = layernorm f64[69] -> v0
@@ -3117,8 +2820,8 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e304 = u_stages[(i0 + 69) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e304 * e304);
+        const T e74 = u_stages[(i0 + 69) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e74 * e74);
       }
     }
   }
@@ -3133,14 +2836,82 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
       v0[i0 * L + l] = (u_stages[(i0 + 69) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %543 = add f64[69] -> v1
+  // %543 = add f64[69] -> v3
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
+      v3[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %547 = contract f64[32,5] -> v4
+  // %568 = contract f64[32] -> v0
+  // %529 = contract f64[32] -> v4
+  // %549 = contract f64[32] -> v5
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 276 + i1], v2[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 276 + i1], v3[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v2[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v2[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v2[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc4_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v5[(i0 * 4) * L + l] = acc8_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %782 = contract f64[32] -> v6
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = sigmoid(v0[i0 * L + l]) * (T(h) * 0.16666667f);
+    }
+  }
+  // %771 = contract f64[32] -> v0
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = sigmoid(v4[i0 * L + l]) * (T(h) * 0.16666667f);
+    }
+  }
+  // %564 = contract f64[32,5] -> v7
+  // %525 = contract f64[32,5] -> v8
+  // %545 = contract f64[32,5] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3148,36 +2919,142 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 345 + i1], v2[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wv[i0 * 345 + i1], v3[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v2[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v3[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v2[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v3[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v2[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v3[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 5) * L + l] = acc0_v[l];
+      v7[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 5) * L + l] = acc4_v[l];
+      v8[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v8[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v8[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v9[(i0 * 5) * L + l] = acc8_v[l];
+      v9[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v9[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v9[(i0 * 5 + 3) * L + l] = acc11_v[l];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v3[i1 * L + l], acc2_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v8[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v9[(i0 * 5 + 4) * L + l] = acc2_v[l];
+    }
+  }
+  // %565 = tanh f64[32,5] -> v10
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = vm::tanh(v7[i0 * L + l]);
+    }
+  }
+  // %566 = contract f64[32,5] -> v7
+  // %527 = contract f64[32,5] -> v11
+  // %547 = contract f64[32,5] -> v12
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wk[i0 * 345 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 345 + i1], v2[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wk[i0 * 345 + i1], v3[i1 * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v2[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v3[i1 * L + l], acc9_v[l]);
         acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v2[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v3[i1 * L + l], acc10_v[l]);
         acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v2[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v3[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 5) * L + l] = acc0_v[l];
-      v4[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 5) * L + l] = acc0_v[l];
+      v7[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 5) * L + l] = acc4_v[l];
+      v11[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v11[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v11[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v12[(i0 * 5) * L + l] = acc8_v[l];
+      v12[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v12[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v12[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v3[i1 * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v7[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v11[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v12[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %548 = softmax f64[32,5] -> v7
+  // %567 = softmax f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3187,7 +3064,7 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v4[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v4[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+            (v7[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v7[(i0 * 5 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3198,104 +3075,130 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v4[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v4[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v7[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v7[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 5 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+        v13[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %545 = contract f64[32,5] -> v4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 5) * L + l] = acc0_v[l];
-      v4[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v1[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %549 = contract f64[32] -> v0
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %776 = contract f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = sigmoid(v0[i0 * L + l]) * (T(h) * 0.33333334f);
-    }
-  }
-  // %777 = contract f64[32,5] -> v8
+  // %783 = contract f64[32,5] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 5 + i1) * L + l] = vm::tanh(v4[(i0 * 5 + i1) * L + l]) * v1[i0 * L + l];
+        v7[(i0 * 5 + i1) * L + l] = v13[(i0 * 5 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
-  // %779 = contract f64[32,5,5] -> v9
+  // %528 = softmax f64[32,5] -> v13
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v11[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[i1 * L + l] = vm::exp(v11[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %772 = contract f64[32,5] -> v11
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 5 + i1) * L + l] = v13[(i0 * 5 + i1) * L + l] * v0[i0 * L + l];
+      }
+    }
+  }
+  // %526 = tanh f64[32,5] -> v13
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = vm::tanh(v8[i0 * L + l]);
+    }
+  }
+  // %548 = softmax f64[32,5] -> v8
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v12[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[i1 * L + l] = vm::exp(v12[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %776 = contract f64[32] -> v4
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = sigmoid(v5[i0 * L + l]) * (T(h) * 0.33333334f);
+    }
+  }
+  // %777 = contract f64[32,5] -> v12
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 5 + i1) * L + l] = vm::tanh(v9[(i0 * 5 + i1) * L + l]) * v4[i0 * L + l];
+      }
+    }
+  }
+  // %779 = contract f64[32,5,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v9[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              v7[(i0 * 5 + i1) * L + l] * v8[(i0 * 5 + i2) * L + l];
+          v14[(i0 * 25 + i1 * 5 + i2) * L + l] =
+              v8[(i0 * 5 + i1) * L + l] * v12[(i0 * 5 + i2) * L + l];
         }
       }
     }
@@ -3307,10 +3210,10 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              ((v3[(i0 * 5 + i2) * L + l] * v2[(i0 * 5 + i1) * L + l]) +
-               (((v6[(i0 * 5 + i1) * L + l] * v5[(i0 * 5 + i2) * L + l]) +
-                 v9[(i0 * 25 + i1 * 5 + i2) * L + l]) +
-                v9[(i0 * 25 + i1 * 5 + i2) * L + l])) +
+              ((v10[(i0 * 5 + i2) * L + l] * v7[(i0 * 5 + i1) * L + l]) +
+               (((v11[(i0 * 5 + i1) * L + l] * v13[(i0 * 5 + i2) * L + l]) +
+                 v14[(i0 * 25 + i1 * 5 + i2) * L + l]) +
+                v14[(i0 * 25 + i1 * 5 + i2) * L + l])) +
               z0_W[(i0 * 25 + i1 * 5 + i2) * L + l];
         }
       }
@@ -3345,28 +3248,34 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2240);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4480);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9600);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14720);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14912);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20032);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21056);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22080);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27200);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32320);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102976);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 108096);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 178752);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 183872);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 184896);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 187136);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 192256);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 262912);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 268032);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 273152);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 278272);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 283392);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 354048);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 359168);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6720);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8960);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11200);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13440);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14464);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15488);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16512);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17536);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22656);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27776);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32896);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38016);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43136);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48256);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53376);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58496);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 63616);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68736);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73856);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78976);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84096);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 154752);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 225408);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 296064);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 301184);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 306304);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 376960);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 447616);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3374,6 +3283,14 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
+  T acc8_v[L] = {};
+  T acc9_v[L] = {};
+  T acc10_v[L] = {};
+  T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
@@ -3421,494 +3338,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %566 = contract f64[32,5] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5) * L + l] = acc0_v[l];
-      v2[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v1[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %567 = softmax f64[32,5] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v2[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 5 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v2[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %564 = contract f64[32,5] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5) * L + l] = acc0_v[l];
-      v2[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v1[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %565 = tanh f64[32,5] -> v5
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = vm::tanh(v2[i0 * L + l]);
-    }
-  }
-  // %878 = contract f64[32,5] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1) * L + l], v5[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 5) * L + l], v5[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 10) * L + l], v5[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 15) * L + l], v5[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-      v2[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-      v2[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-      v2[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 20) * L + l], v5[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-    }
-  }
-  // %568 = contract f64[32] -> v6
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %569 = sigmoid f64[32] -> v7
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = sigmoid(v6[i0 * L + l]);
-    }
-  }
-  // %1040 = contract f64[32,5] -> v8
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 5 + i1) * L + l] = v2[(i0 * 5 + i1) * L + l] * v7[i0 * L + l];
-      }
-    }
-  }
-  // %1041 = contract f64[32] -> v6
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 20 + i1) * L + l], v3[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 5) * L + l], v3[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 10) * L + l], v3[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 15) * L + l], v3[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1044 = mul f64[32,5] -> v9
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 5 + i1) * L + l] =
-            v3[(i0 * 5 + i1) * L + l] * (v8[(i0 * 5 + i1) * L + l] - v6[i0 * L + l]);
-      }
-    }
-  }
-  // %1045 = contract f64[32,69] -> v10
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69], v9[(i0 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 1], v9[(i0 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 2], v9[(i0 * 5 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 3], v9[(i0 * 5 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v10[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v10[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v10[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v9[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 69 + 68) * L + l] = acc0_v[l];
-    }
-  }
-  // %783 = contract f64[32,5] -> v8
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 5 + i1) * L + l] =
-            v3[(i0 * 5 + i1) * L + l] * (v7[i0 * L + l] * (T(h) * 0.16666667f));
-      }
-    }
-  }
-  // %884 = contract f64[32,5] -> v11
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v8[(i0 * 5 + i1) * L + l],
-                             acc1_v[l]);
-        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v8[(i0 * 5 + i1) * L + l],
-                             acc2_v[l]);
-        acc3_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v8[(i0 * 5 + i1) * L + l],
-                             acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 5) * L + l] = acc0_v[l];
-      v11[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v8[(i0 * 5 + i1) * L + l],
-                             acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1038 = mul f64[32,5] -> v8
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = (1.0f - square(v5[i0 * L + l])) * v11[i0 * L + l];
-    }
-  }
-  // %1039 = contract f64[32,69] -> v12
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69], v8[(i0 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 1], v8[(i0 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 2], v8[(i0 * 5 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 3], v8[(i0 * 5 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 69 + 68) * L + l] = acc0_v[l];
-    }
-  }
-  // %1047 = reduce_sum f64[69] -> v5
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v10[(i0 + i1 * 69) * L + l] + v12[(i0 + i1 * 69) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1035 = contract f64[32] -> v6
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v2[(i0 * 20 + i1) * L + l], v3[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v2[(i0 * 20 + i1 + 5) * L + l], v3[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v2[(i0 * 20 + i1 + 10) * L + l], v3[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v2[(i0 * 20 + i1 + 15) * L + l], v3[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1036 = mul f64[32] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v6[i0 * L + l] * ((1.0f - v7[i0 * L + l]) * v7[i0 * L + l]);
-    }
-  }
-  // %1037 = contract f64[69] -> v3
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v2[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v2[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v3[68 * L + l] = acc0_v[l];
-  }
-  // %1048 = add f64[69] -> v11
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v5[i0 * L + l] + v3[i0 * L + l];
-    }
-  }
-  // %541 = layernorm f64[69] -> v3
+  // %541 = layernorm f64[69] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3928,8 +3358,8 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e402 = u_stages[(i0 + 69) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e402 * e402);
+        const T e43 = u_stages[(i0 + 69) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e43 * e43);
       }
     }
   }
@@ -3941,17 +3371,128 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (u_stages[(i0 + 69) * L + l] - mean_v[l]) * rstd_v[l];
+      v2[i0 * L + l] = (u_stages[(i0 + 69) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %543 = add f64[69] -> v5
+  // %543 = add f64[69] -> v3
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = (ln_gain[i0] * v3[i0 * L + l]) + ln_bias[i0];
+      v3[i0 * L + l] = (ln_gain[i0] * v2[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %547 = contract f64[32,5] -> v10
+  // %521 = layernorm f64[69] -> v4
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 69.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e74 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e74 * e74);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 69.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %523 = add f64[69] -> v5
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v4[i0 * L + l]);
+    }
+  }
+  // %568 = contract f64[32] -> v6
+  // %549 = contract f64[32] -> v7
+  // %529 = contract f64[32] -> v8
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 276 + i1], v3[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 276 + i1], v5[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v5[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v5[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v5[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc4_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v8[(i0 * 4) * L + l] = acc8_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %569 = sigmoid f64[32] -> v9
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = sigmoid(v6[i0 * L + l]);
+    }
+  }
+  // %550 = sigmoid f64[32] -> v6
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = sigmoid(v7[i0 * L + l]);
+    }
+  }
+  // %566 = contract f64[32,5] -> v10
+  // %547 = contract f64[32,5] -> v11
+  // %527 = contract f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3959,14 +3500,30 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 345 + i1], v3[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wk[i0 * 345 + i1], v5[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v3[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v5[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v3[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v5[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v3[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v5[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3975,20 +3532,34 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
       v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
       v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 5) * L + l] = acc4_v[l];
+      v11[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v11[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v11[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v12[(i0 * 5) * L + l] = acc8_v[l];
+      v12[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v12[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v12[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v5[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v5[i1 * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v11[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v12[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %548 = softmax f64[32,5] -> v12
+  // %567 = softmax f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4009,18 +3580,20 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v10[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v7[i1 * L + l] = vm::exp(v10[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
         rowsum_v[l] = rowsum_v[l] + vm::exp(v10[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v13[(i0 * 5 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %545 = contract f64[32,5] -> v10
+  // %564 = contract f64[32,5] -> v10
+  // %545 = contract f64[32,5] -> v14
+  // %525 = contract f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4028,14 +3601,30 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 345 + i1], v3[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wv[i0 * 345 + i1], v5[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v3[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v5[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v3[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v5[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v3[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v5[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -4044,27 +3633,108 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
       v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
       v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 5) * L + l] = acc4_v[l];
+      v14[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v14[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v14[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v15[(i0 * 5) * L + l] = acc8_v[l];
+      v15[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v15[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v15[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v5[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v5[i1 * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v14[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v15[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %546 = tanh f64[32,5] -> v13
+  // %565 = tanh f64[32,5] -> v16
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = vm::tanh(v10[i0 * L + l]);
+      v16[i0 * L + l] = vm::tanh(v10[i0 * L + l]);
     }
   }
-  // %1131 = contract f64[32,5] -> v10
+  // %783 = contract f64[32,5] -> v10
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 5 + i1) * L + l] =
+            v13[(i0 * 5 + i1) * L + l] * (v9[i0 * L + l] * (T(h) * 0.16666667f));
+      }
+    }
+  }
+  // %548 = softmax f64[32,5] -> v17
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v11[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[i1 * L + l] = vm::exp(v11[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v17[(i0 * 5 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %546 = tanh f64[32,5] -> v11
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = vm::tanh(v14[i0 * L + l]);
+    }
+  }
+  // %551 = contract f64[32,5] -> v14
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 5 + i1) * L + l] = v17[(i0 * 5 + i1) * L + l] * v6[i0 * L + l];
+      }
+    }
+  }
+  // %526 = tanh f64[32,5] -> v18
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = vm::tanh(v15[i0 * L + l]);
+    }
+  }
+  // %878 = contract f64[32,5] -> v15
+  // %1131 = contract f64[32,5] -> v19
+  // %899 = contract f64[32,5] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4072,41 +3742,90 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1) * L + l], v13[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z1_bar_W[(i0 * 25 + i1) * L + l], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1) * L + l], v11[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1) * L + l], v18[(i0 * 5 + i1) * L + l], acc8_v[l]);
         acc1_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 5) * L + l], v13[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 5) * L + l], v16[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 5) * L + l], v11[(i0 * 5 + i1) * L + l], acc5_v[l]);
+        acc9_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 5) * L + l], v18[(i0 * 5 + i1) * L + l], acc9_v[l]);
         acc2_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 10) * L + l], v13[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 10) * L + l], v16[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 10) * L + l], v11[(i0 * 5 + i1) * L + l], acc6_v[l]);
+        acc10_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 10) * L + l], v18[(i0 * 5 + i1) * L + l], acc10_v[l]);
         acc3_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 15) * L + l], v13[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 15) * L + l], v16[(i0 * 5 + i1) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 15) * L + l], v11[(i0 * 5 + i1) * L + l], acc7_v[l]);
+        acc11_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 15) * L + l], v18[(i0 * 5 + i1) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.6666667f);
-      v10[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.6666667f);
-      v10[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.6666667f);
-      v10[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.6666667f);
+      v15[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+      v15[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+      v15[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+      v15[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+      v19[(i0 * 5) * L + l] = acc4_v[l] * (T(h) * 0.6666667f);
+      v19[(i0 * 5 + 1) * L + l] = acc5_v[l] * (T(h) * 0.6666667f);
+      v19[(i0 * 5 + 2) * L + l] = acc6_v[l] * (T(h) * 0.6666667f);
+      v19[(i0 * 5 + 3) * L + l] = acc7_v[l] * (T(h) * 0.6666667f);
+      v20[(i0 * 5) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
+      v20[(i0 * 5 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
+      v20[(i0 * 5 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
+      v20[(i0 * 5 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
       acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 20) * L + l], v13[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 20) * L + l], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 20) * L + l], v11[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 + 20) * L + l], v18[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.6666667f);
+      v15[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+      v19[(i0 * 5 + 4) * L + l] = acc1_v[l] * (T(h) * 0.6666667f);
+      v20[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
     }
   }
-  // %1215 = contract f64[32] -> v6
+  // %1040 = contract f64[32,5] -> v21
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v21[(i0 * 5 + i1) * L + l] = v15[(i0 * 5 + i1) * L + l] * v9[i0 * L + l];
+      }
+    }
+  }
+  // %1041 = contract f64[32] -> v7
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4118,39 +3837,13 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v10[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v21[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v10[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v21[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v10[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v21[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v10[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %549 = contract f64[32] -> v7
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v5[i1 * L + l], acc3_v[l]);
+            std::fma(v21[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -4161,22 +3854,18 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %550 = sigmoid f64[32] -> v14
+  // %1044 = mul f64[32,5] -> v22
   for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = sigmoid(v7[i0 * L + l]);
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v22[(i0 * 5 + i1) * L + l] =
+            v13[(i0 * 5 + i1) * L + l] * (v21[(i0 * 5 + i1) * L + l] - v7[i0 * L + l]);
+      }
     }
   }
-  // %1216 = mul f64[32] -> v7
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v6[i0 * L + l] * ((1.0f - v14[i0 * L + l]) * v14[i0 * L + l]);
-    }
-  }
-  // %1217 = contract f64[69] -> v15
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  // %1035 = contract f64[32] -> v7
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4184,43 +3873,75 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(v15[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v15[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v15[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v15[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
+  // %1036 = mul f64[32] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v7[i0 * L + l], acc0_v[l]);
+      v13[i0 * L + l] = v7[i0 * L + l] * ((1.0f - v9[i0 * L + l]) * v9[i0 * L + l]);
     }
   }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v15[68 * L + l] = acc0_v[l];
+  // %1215 = contract f64[32] -> v7
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v19[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v19[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v19[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v19[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
   }
-  // %1218 = contract f64[32,5] -> v16
+  // %1216 = mul f64[32] -> v9
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = v7[i0 * L + l] * ((1.0f - v6[i0 * L + l]) * v6[i0 * L + l]);
+    }
+  }
+  // %1218 = contract f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 5 + i1) * L + l] = v10[(i0 * 5 + i1) * L + l] * v14[i0 * L + l];
+        v15[(i0 * 5 + i1) * L + l] = v19[(i0 * 5 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
@@ -4236,13 +3957,13 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v12[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v15[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v12[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v15[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v12[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v15[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v12[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v15[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -4253,399 +3974,33 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1222 = mul f64[32,5] -> v10
+  // %1222 = mul f64[32,5] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 5 + i1) * L + l] =
-            (v16[(i0 * 5 + i1) * L + l] - v6[i0 * L + l]) * v12[(i0 * 5 + i1) * L + l];
+        v19[(i0 * 5 + i1) * L + l] =
+            (v15[(i0 * 5 + i1) * L + l] - v6[i0 * L + l]) * v17[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %1223 = contract f64[32,69] -> v17
+  // %530 = sigmoid f64[32] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69], v10[(i0 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 1], v10[(i0 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 2], v10[(i0 * 5 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 3], v10[(i0 * 5 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v17[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v17[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v17[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 69 + 68) * L + l] = acc0_v[l];
+      v6[i0 * L + l] = sigmoid(v8[i0 * L + l]);
     }
   }
-  // %551 = contract f64[32,5] -> v16
+  // %1054 = contract f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 5 + i1) * L + l] = v12[(i0 * 5 + i1) * L + l] * v14[i0 * L + l];
+        v15[(i0 * 5 + i1) * L + l] = v20[(i0 * 5 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
-  // %1138 = contract f64[32,5] -> v12
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v16[(i0 * 5 + i1) * L + l],
-                             acc1_v[l]);
-        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v16[(i0 * 5 + i1) * L + l],
-                             acc2_v[l]);
-        acc3_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v16[(i0 * 5 + i1) * L + l],
-                             acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.6666667f);
-      v12[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.6666667f);
-      v12[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.6666667f);
-      v12[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.6666667f);
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v16[(i0 * 5 + i1) * L + l],
-                             acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.6666667f);
-    }
-  }
-  // %1224 = mul f64[32,5] -> v16
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = (1.0f - square(v13[i0 * L + l])) * v12[i0 * L + l];
-    }
-  }
-  // %1225 = contract f64[32,69] -> v12
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69], v16[(i0 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 1], v16[(i0 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 2], v16[(i0 * 5 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 3], v16[(i0 * 5 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 69 + 68) * L + l] = acc0_v[l];
-    }
-  }
-  // %1227 = reduce_sum f64[69] -> v13
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v17[(i0 + i1 * 69) * L + l] + v12[(i0 + i1 * 69) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1228 = add f64[69] -> v12
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v15[i0 * L + l] + v13[i0 * L + l];
-    }
-  }
-  // %521 = layernorm f64[69] -> v15
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 69.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e804 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e804 * e804);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 69.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %523 = add f64[69] -> v13
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v15[i0 * L + l]);
-    }
-  }
-  // %525 = contract f64[32,5] -> v17
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v13[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 5) * L + l] = acc0_v[l];
-      v17[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v13[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %526 = tanh f64[32,5] -> v18
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = vm::tanh(v17[i0 * L + l]);
-    }
-  }
-  // %899 = contract f64[32,5] -> v17
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1) * L + l], v18[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 5) * L + l], v18[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 10) * L + l], v18[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 15) * L + l], v18[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 5) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-      v17[(i0 * 5 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-      v17[(i0 * 5 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-      v17[(i0 * 5 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 + 20) * L + l], v18[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-    }
-  }
-  // %529 = contract f64[32] -> v6
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v13[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %530 = sigmoid f64[32] -> v14
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = sigmoid(v6[i0 * L + l]);
-    }
-  }
-  // %1054 = contract f64[32,5] -> v19
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 5 + i1) * L + l] = v17[(i0 * 5 + i1) * L + l] * v14[i0 * L + l];
-      }
-    }
-  }
-  // %527 = contract f64[32,5] -> v20
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v13[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 5) * L + l] = acc0_v[l];
-      v20[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v13[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %528 = softmax f64[32,5] -> v21
+  // %528 = softmax f64[32,5] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4655,7 +4010,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v20[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v20[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+            (v12[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 5 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -4666,18 +4021,18 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v20[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v20[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v7[i1 * L + l] = vm::exp(v12[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v17[(i0 * 5 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %1055 = contract f64[32] -> v6
+  // %1055 = contract f64[32] -> v7
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4689,34 +4044,36 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 20 + i1) * L + l], v21[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v15[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v19[(i0 * 20 + i1 + 5) * L + l], v21[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v15[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v19[(i0 * 20 + i1 + 10) * L + l], v21[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v15[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v19[(i0 * 20 + i1 + 15) * L + l], v21[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v15[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1058 = mul f64[32,5] -> v20
+  // %1058 = mul f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 5 + i1) * L + l] =
-            (v19[(i0 * 5 + i1) * L + l] - v6[i0 * L + l]) * v21[(i0 * 5 + i1) * L + l];
+        v12[(i0 * 5 + i1) * L + l] =
+            (v15[(i0 * 5 + i1) * L + l] - v7[i0 * L + l]) * v17[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %1059 = contract f64[32,69] -> v22
+  // %1045 = contract f64[32,69] -> v23
+  // %1223 = contract f64[32,69] -> v24
+  // %1059 = contract f64[32,69] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -4725,54 +4082,94 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69], v20[(i0 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69], v22[(i0 * 5 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] =
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69], v19[(i0 * 5 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69], v12[(i0 * 5 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 1], v20[(i0 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 1], v22[(i0 * 5 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 1], v19[(i0 * 5 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 1], v12[(i0 * 5 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 2], v20[(i0 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 2], v22[(i0 * 5 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 2], v19[(i0 * 5 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] =
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 2], v12[(i0 * 5 + i2) * L + l], acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 3], v20[(i0 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 3], v22[(i0 * 5 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 3], v19[(i0 * 5 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] =
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 3], v12[(i0 * 5 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v22[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v22[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v22[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v23[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
+        v23[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v23[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v23[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v24[(i0 * 69 + i1 * 4) * L + l] = acc4_v[l];
+        v24[(i0 * 69 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v24[(i0 * 69 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v24[(i0 * 69 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v25[(i0 * 69 + i1 * 4) * L + l] = acc8_v[l];
+        v25[(i0 * 69 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v25[(i0 * 69 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v25[(i0 * 69 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v20[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v22[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v19[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v12[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 69 + 68) * L + l] = acc0_v[l];
+      v23[(i0 * 69 + 68) * L + l] = acc0_v[l];
+      v24[(i0 * 69 + 68) * L + l] = acc1_v[l];
+      v25[(i0 * 69 + 68) * L + l] = acc2_v[l];
     }
   }
-  // %772 = contract f64[32,5] -> v19
+  // %772 = contract f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 5 + i1) * L + l] =
-            v21[(i0 * 5 + i1) * L + l] * (v14[i0 * L + l] * (T(h) * 0.16666667f));
+        v15[(i0 * 5 + i1) * L + l] =
+            v17[(i0 * 5 + i1) * L + l] * (v6[i0 * L + l] * (T(h) * 0.16666667f));
       }
     }
   }
-  // %912 = contract f64[32,5] -> v23
+  // %884 = contract f64[32,5] -> v21
+  // %1138 = contract f64[32,5] -> v26
+  // %912 = contract f64[32,5] -> v27
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4780,48 +4177,104 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v19[(i0 * 5 + i1) * L + l],
+            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v14[(i0 * 5 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] =
+            std::fma(z1_bar_W[(i0 * 25 + i1 * 5) * L + l], v15[(i0 * 5 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v10[(i0 * 5 + i1) * L + l],
                              acc1_v[l]);
-        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v19[(i0 * 5 + i1) * L + l],
+        acc5_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v14[(i0 * 5 + i1) * L + l],
+                             acc5_v[l]);
+        acc9_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v15[(i0 * 5 + i1) * L + l],
+                             acc9_v[l]);
+        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v10[(i0 * 5 + i1) * L + l],
                              acc2_v[l]);
-        acc3_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v19[(i0 * 5 + i1) * L + l],
+        acc6_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v14[(i0 * 5 + i1) * L + l],
+                             acc6_v[l]);
+        acc10_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v15[(i0 * 5 + i1) * L + l],
+                              acc10_v[l]);
+        acc3_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v10[(i0 * 5 + i1) * L + l],
                              acc3_v[l]);
+        acc7_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v14[(i0 * 5 + i1) * L + l],
+                             acc7_v[l]);
+        acc11_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v15[(i0 * 5 + i1) * L + l],
+                              acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 5) * L + l] = acc0_v[l];
-      v23[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 5) * L + l] = acc0_v[l];
+      v21[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v26[(i0 * 5) * L + l] = acc4_v[l] * (T(h) * 0.6666667f);
+      v26[(i0 * 5 + 1) * L + l] = acc5_v[l] * (T(h) * 0.6666667f);
+      v26[(i0 * 5 + 2) * L + l] = acc6_v[l] * (T(h) * 0.6666667f);
+      v26[(i0 * 5 + 3) * L + l] = acc7_v[l] * (T(h) * 0.6666667f);
+      v27[(i0 * 5) * L + l] = acc8_v[l];
+      v27[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v27[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v27[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v19[(i0 * 5 + i1) * L + l],
+        acc0_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v10[(i0 * 5 + i1) * L + l],
                              acc0_v[l]);
+        acc1_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v14[(i0 * 5 + i1) * L + l],
+                             acc1_v[l]);
+        acc2_v[l] = std::fma(z1_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v15[(i0 * 5 + i1) * L + l],
+                             acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v21[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v26[(i0 * 5 + 4) * L + l] = acc1_v[l] * (T(h) * 0.6666667f);
+      v27[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %1060 = mul f64[32,5] -> v19
+  // %1038 = mul f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = (1.0f - square(v18[i0 * L + l])) * v23[i0 * L + l];
+      v10[i0 * L + l] = (1.0f - square(v16[i0 * L + l])) * v21[i0 * L + l];
     }
   }
-  // %1061 = contract f64[32,69] -> v24
+  // %1224 = mul f64[32,5] -> v14
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = (1.0f - square(v11[i0 * L + l])) * v26[i0 * L + l];
+    }
+  }
+  // %1060 = mul f64[32,5] -> v11
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = (1.0f - square(v18[i0 * L + l])) * v27[i0 * L + l];
+    }
+  }
+  // %1039 = contract f64[32,69] -> v28
+  // %1225 = contract f64[32,69] -> v29
+  // %1061 = contract f64[32,69] -> v30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -4830,41 +4283,113 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69], v19[(i0 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69], v10[(i0 * 5 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69], v14[(i0 * 5 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69], v11[(i0 * 5 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 1], v19[(i0 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 1], v10[(i0 * 5 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 1], v14[(i0 * 5 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 1], v11[(i0 * 5 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 2], v19[(i0 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 2], v10[(i0 * 5 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 2], v14[(i0 * 5 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] =
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 2], v11[(i0 * 5 + i2) * L + l], acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 3], v19[(i0 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 3], v10[(i0 * 5 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 3], v14[(i0 * 5 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] =
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 3], v11[(i0 * 5 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v24[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v24[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v24[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v28[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
+        v28[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v28[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v28[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v29[(i0 * 69 + i1 * 4) * L + l] = acc4_v[l];
+        v29[(i0 * 69 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v29[(i0 * 69 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v29[(i0 * 69 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v30[(i0 * 69 + i1 * 4) * L + l] = acc8_v[l];
+        v30[(i0 * 69 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v30[(i0 * 69 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v30[(i0 * 69 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v14[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v11[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 69 + 68) * L + l] = acc0_v[l];
+      v28[(i0 * 69 + 68) * L + l] = acc0_v[l];
+      v29[(i0 * 69 + 68) * L + l] = acc1_v[l];
+      v30[(i0 * 69 + 68) * L + l] = acc2_v[l];
+    }
+  }
+  // %1047 = reduce_sum f64[69] -> v15
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v23[(i0 + i1 * 69) * L + l] + v28[(i0 + i1 * 69) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1227 = reduce_sum f64[69] -> v16
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v24[(i0 + i1 * 69) * L + l] + v29[(i0 + i1 * 69) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[i0 * L + l] = acc_v[l];
     }
   }
   // %1063 = reduce_sum f64[69] -> v18
@@ -4876,7 +4401,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v22[(i0 + i1 * 69) * L + l] + v24[(i0 + i1 * 69) * L + l]);
+        acc_v[l] = acc_v[l] + (v25[(i0 + i1 * 69) * L + l] + v30[(i0 + i1 * 69) * L + l]);
       }
     }
     PLASTIC_SIMD
@@ -4884,7 +4409,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       v18[i0 * L + l] = acc_v[l];
     }
   }
-  // %1051 = contract f64[32] -> v6
+  // %1051 = contract f64[32] -> v7
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4896,31 +4421,33 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v21[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v20[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v21[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v20[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v21[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v20[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v21[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v20[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1052 = mul f64[32] -> v21
+  // %1052 = mul f64[32] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = (v14[i0 * L + l] * (1.0f - v14[i0 * L + l])) * v6[i0 * L + l];
+      v8[i0 * L + l] = (v6[i0 * L + l] * (1.0f - v6[i0 * L + l])) * v7[i0 * L + l];
     }
   }
-  // %1053 = contract f64[69] -> v23
+  // %1037 = contract f64[69] -> v17
+  // %1217 = contract f64[69] -> v20
+  // %1053 = contract f64[69] -> v21
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4928,43 +4455,87 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v21[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v21[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v21[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v21[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v13[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v9[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v8[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v13[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v9[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v8[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v13[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v9[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v8[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v13[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v9[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v8[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 4) * L + l] = acc0_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 4) * L + l] = acc4_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v21[(i0 * 4) * L + l] = acc8_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v21[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v13[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 69 + 68], v9[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 69 + 68], v8[i0 * L + l], acc2_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v23[68 * L + l] = acc0_v[l];
+    v17[68 * L + l] = acc0_v[l];
+    v20[68 * L + l] = acc1_v[l];
+    v21[68 * L + l] = acc2_v[l];
   }
-  // %1064 = add f64[69] -> v17
+  // %1048 = add f64[69] -> v26
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = v18[i0 * L + l] + v23[i0 * L + l];
+      v26[i0 * L + l] = v15[i0 * L + l] + v17[i0 * L + l];
+    }
+  }
+  // %1228 = add f64[69] -> v15
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = v20[i0 * L + l] + v16[i0 * L + l];
+    }
+  }
+  // %1064 = add f64[69] -> v16
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[i0 * L + l] = v18[i0 * L + l] + v21[i0 * L + l];
     }
   }
   // %1231 = add f64[69] -> d.ln.gain
@@ -4973,8 +4544,8 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((v0[i0 * L + l] * v11[i0 * L + l]) + (v3[i0 * L + l] * v12[i0 * L + l])) +
-                 (v15[i0 * L + l] * v17[i0 * L + l]);
+        sum[l] = ((v0[i0 * L + l] * v26[i0 * L + l]) + (v2[i0 * L + l] * v15[i0 * L + l])) +
+                 (v4[i0 * L + l] * v16[i0 * L + l]);
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
@@ -4985,7 +4556,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v12[i0 * L + l] + v11[i0 * L + l]) + v17[i0 * L + l];
+        sum[l] = (v15[i0 * L + l] + v26[i0 * L + l]) + v16[i0 * L + l];
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
@@ -4997,8 +4568,8 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v1[i1 * L + l] * v2[i0 * L + l]) + (v7[i0 * L + l] * v5[i1 * L + l])) +
-                   (v13[i1 * L + l] * v21[i0 * L + l]);
+          sum[l] = ((v1[i1 * L + l] * v13[i0 * L + l]) + (v9[i0 * L + l] * v3[i1 * L + l])) +
+                   (v5[i1 * L + l] * v8[i0 * L + l]);
         }
         theta_bar_Wb[i0 * 69 + i1] += lane_sum<L>(sum);
       }
@@ -5012,9 +4583,9 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((v9[(i0 * 5 + i1) * L + l] * v1[i2 * L + l]) +
-                      (v10[(i0 * 5 + i1) * L + l] * v5[i2 * L + l])) +
-                     (v20[(i0 * 5 + i1) * L + l] * v13[i2 * L + l]);
+            sum[l] = ((v22[(i0 * 5 + i1) * L + l] * v1[i2 * L + l]) +
+                      (v19[(i0 * 5 + i1) * L + l] * v3[i2 * L + l])) +
+                     (v12[(i0 * 5 + i1) * L + l] * v5[i2 * L + l]);
           }
           theta_bar_Wk[i0 * 345 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
@@ -5029,9 +4600,9 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v13[i2 * L + l] * v19[(i0 * 5 + i1) * L + l]) +
-                     ((v8[(i0 * 5 + i1) * L + l] * v1[i2 * L + l]) +
-                      (v16[(i0 * 5 + i1) * L + l] * v5[i2 * L + l]));
+            sum[l] = (v5[i2 * L + l] * v11[(i0 * 5 + i1) * L + l]) +
+                     ((v10[(i0 * 5 + i1) * L + l] * v1[i2 * L + l]) +
+                      (v14[(i0 * 5 + i1) * L + l] * v3[i2 * L + l]));
           }
           theta_bar_Wv[i0 * 345 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
@@ -5046,7 +4617,7 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
   }
   if (u_stages_bar) {
-    // %718 = reduce_sum f64[] -> v4
+    // %718 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5059,9 +4630,9 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v6[l] = acc_v[l];
     }
-    // %723 = reduce_sum f64[] -> v6
+    // %723 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5069,26 +4640,26 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - (v4[l] * 0.014492754f));
+        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - (v6[l] * 0.014492754f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v7[l] = acc_v[l];
     }
-    // %727 = reciprocal f64[] -> v4
+    // %727 = reciprocal f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = T(1) / std::sqrt((v6[l] * 0.014492754f) + 1e-05f);
+      v6[l] = T(1) / std::sqrt((v7[l] * 0.014492754f) + 1e-05f);
     }
     // %1084 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v17[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v16[i0 * L + l];
       }
     }
-    // %1085 = reduce_sum f64[] -> v6
+    // %1085 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5101,9 +4672,9 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v7[l] = acc_v[l];
     }
-    // %1089 = contract f64[] -> v7
+    // %1089 = contract f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5111,22 +4682,22 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v1[i0 * L + l], v15[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v1[i0 * L + l], v4[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc0_v[l];
+      v8[l] = acc0_v[l];
     }
     // %1094 = mul f64[69] -> d.x@0
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[i0 * L + l] += v4[l] * ((v1[i0 * L + l] - (v6[l] * 0.014492754f)) -
-                                             ((v7[l] * 0.014492754f) * v15[i0 * L + l]));
+        u_stages_bar[i0 * L + l] += v6[l] * ((v1[i0 * L + l] - (v7[l] * 0.014492754f)) -
+                                             ((v8[l] * 0.014492754f) * v4[i0 * L + l]));
       }
     }
-    // %665 = reduce_sum f64[] -> v4
+    // %665 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5139,9 +4710,9 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v6[l] = acc_v[l];
     }
-    // %670 = reduce_sum f64[] -> v6
+    // %670 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5149,26 +4720,26 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 69) * L + l] - (v4[l] * 0.014492754f));
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 69) * L + l] - (v6[l] * 0.014492754f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v7[l] = acc_v[l];
     }
-    // %674 = reciprocal f64[] -> v4
+    // %674 = reciprocal f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = T(1) / std::sqrt((v6[l] * 0.014492754f) + 1e-05f);
+      v6[l] = T(1) / std::sqrt((v7[l] * 0.014492754f) + 1e-05f);
     }
     // %1243 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v12[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v15[i0 * L + l];
       }
     }
-    // %1244 = reduce_sum f64[] -> v6
+    // %1244 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5181,9 +4752,9 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v7[l] = acc_v[l];
     }
-    // %1248 = contract f64[] -> v7
+    // %1248 = contract f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5191,29 +4762,29 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v2[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc0_v[l];
+      v8[l] = acc0_v[l];
     }
     // %1253 = mul f64[69] -> d.x@1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 69) * L + l] += v4[l] * ((v1[i0 * L + l] - (v6[l] * 0.014492754f)) -
-                                                    (v3[i0 * L + l] * (v7[l] * 0.014492754f)));
+        u_stages_bar[(i0 + 69) * L + l] += v6[l] * ((v1[i0 * L + l] - (v7[l] * 0.014492754f)) -
+                                                    (v2[i0 * L + l] * (v8[l] * 0.014492754f)));
       }
     }
     // %1106 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v11[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v26[i0 * L + l];
       }
     }
-    // %1107 = reduce_sum f64[] -> v4
+    // %1107 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5226,9 +4797,9 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v6[l] = acc_v[l];
     }
-    // %1111 = contract f64[] -> v6
+    // %1111 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5241,9 +4812,9 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc0_v[l];
+      v7[l] = acc0_v[l];
     }
-    // %610 = reduce_sum f64[] -> v7
+    // %610 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5256,9 +4827,9 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc_v[l];
+      v8[l] = acc_v[l];
     }
-    // %615 = reduce_sum f64[] -> v14
+    // %615 = reduce_sum f64[] -> v9
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5266,25 +4837,25 @@ extern "C" void fwp_hebb_node_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 207) * L + l] - (v7[l] * 0.014492754f));
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 207) * L + l] - (v8[l] * 0.014492754f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[l] = acc_v[l];
+      v9[l] = acc_v[l];
     }
-    // %619 = reciprocal f64[] -> v7
+    // %619 = reciprocal f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = T(1) / std::sqrt((v14[l] * 0.014492754f) + 1e-05f);
+      v8[l] = T(1) / std::sqrt((v9[l] * 0.014492754f) + 1e-05f);
     }
     // %1116 = mul f64[69] -> d.x@2
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 207) * L + l] += ((v1[i0 * L + l] - (v4[l] * 0.014492754f)) -
-                                             (v0[i0 * L + l] * (v6[l] * 0.014492754f))) *
-                                            v7[l];
+        u_stages_bar[(i0 + 207) * L + l] += ((v1[i0 * L + l] - (v6[l] * 0.014492754f)) -
+                                             (v0[i0 * L + l] * (v7[l] * 0.014492754f))) *
+                                            v8[l];
       }
     }
   }
@@ -5327,30 +4898,34 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2240);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4480);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9600);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14720);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14912);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15936);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21056);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26176);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51776);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 54016);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59136);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64256);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65280);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70400);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 75520);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77760);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 82880);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 88000);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 93120);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94144);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 95168);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 96192);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 98432);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 103552);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 174208);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 244864);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6720);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8960);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11200);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13440);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14464);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15488);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16512);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17536);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22656);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27776);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32896);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38016);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43136);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48256);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53376);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58496);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84096);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89216);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 90240);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 95360);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 97600);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102720);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 173376);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 244032);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 314688);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 385344);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 456000);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 526656);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -5358,6 +4933,14 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
+  T acc8_v[L] = {};
+  T acc9_v[L] = {};
+  T acc10_v[L] = {};
+  T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
@@ -5409,174 +4992,7 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v1[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %547 = contract f64[32,5] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5) * L + l] = acc0_v[l];
-      v2[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v1[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %548 = softmax f64[32,5] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v2[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 5 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v2[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %549 = contract f64[32] -> v2
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %550 = sigmoid f64[32] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = sigmoid(v2[i0 * L + l]);
-    }
-  }
-  // %551 = contract f64[32,5] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 5 + i1) * L + l] = v3[(i0 * 5 + i1) * L + l] * v5[i0 * L + l];
-      }
-    }
-  }
-  // %545 = contract f64[32,5] -> v6
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5) * L + l] = acc0_v[l];
-      v6[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v1[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %546 = tanh f64[32,5] -> v7
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = vm::tanh(v6[i0 * L + l]);
-    }
-  }
-  // %1545 = contract f64[32,5,5] -> v8
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v8[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              v2[(i0 * 5 + i1) * L + l] * (v7[(i0 * 5 + i2) * L + l] * (T(h) * 0.33333334f));
-        }
-      }
-    }
-  }
-  // %521 = layernorm f64[69] -> v6
+  // %521 = layernorm f64[69] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5596,8 +5012,8 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e162 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e162 * e162);
+        const T e44 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e44 * e44);
       }
     }
   }
@@ -5609,17 +5025,128 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v2[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %523 = add f64[69] -> v9
+  // %523 = add f64[69] -> v3
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v6[i0 * L + l]);
+      v3[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v2[i0 * L + l]);
     }
   }
-  // %527 = contract f64[32,5] -> v10
+  // %560 = layernorm f64[69] -> v4
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 207) * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 69.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e75 = u_stages[(i0 + 207) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e75 * e75);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 69.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = (u_stages[(i0 + 207) * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %562 = add f64[69] -> v5
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = ln_bias[i0] + (v4[i0 * L + l] * ln_gain[i0]);
+    }
+  }
+  // %549 = contract f64[32] -> v6
+  // %529 = contract f64[32] -> v7
+  // %568 = contract f64[32] -> v8
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 276 + i1], v3[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 276 + i1], v5[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v5[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v5[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v5[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc4_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v8[(i0 * 4) * L + l] = acc8_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %550 = sigmoid f64[32] -> v9
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = sigmoid(v6[i0 * L + l]);
+    }
+  }
+  // %530 = sigmoid f64[32] -> v6
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = sigmoid(v7[i0 * L + l]);
+    }
+  }
+  // %547 = contract f64[32,5] -> v10
+  // %527 = contract f64[32,5] -> v11
+  // %566 = contract f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5627,14 +5154,30 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 345 + i1], v3[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wk[i0 * 345 + i1], v5[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v3[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v5[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v3[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v5[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v3[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v5[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5643,20 +5186,34 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
       v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
       v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 5) * L + l] = acc4_v[l];
+      v11[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v11[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v11[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v12[(i0 * 5) * L + l] = acc8_v[l];
+      v12[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v12[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v12[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v9[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v5[i1 * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v11[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v12[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %528 = softmax f64[32,5] -> v11
+  // %548 = softmax f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5677,146 +5234,28 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v10[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v7[i1 * L + l] = vm::exp(v10[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
         rowsum_v[l] = rowsum_v[l] + vm::exp(v10[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v13[(i0 * 5 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %529 = contract f64[32] -> v10
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v9[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %530 = sigmoid f64[32] -> v12
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = sigmoid(v10[i0 * L + l]);
-    }
-  }
-  // %531 = contract f64[32,5] -> v10
+  // %551 = contract f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 5 + i1) * L + l] = v11[(i0 * 5 + i1) * L + l] * v12[i0 * L + l];
+        v10[(i0 * 5 + i1) * L + l] = v13[(i0 * 5 + i1) * L + l] * v9[i0 * L + l];
       }
     }
   }
-  // %525 = contract f64[32,5] -> v13
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v9[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 5) * L + l] = acc0_v[l];
-      v13[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v9[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %526 = tanh f64[32,5] -> v14
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = vm::tanh(v13[i0 * L + l]);
-    }
-  }
-  // %560 = layernorm f64[69] -> v13
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 207) * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 69.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e305 = u_stages[(i0 + 207) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e305 * e305);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 69.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = (u_stages[(i0 + 207) * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %562 = add f64[69] -> v15
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = ln_bias[i0] + (v13[i0 * L + l] * ln_gain[i0]);
-    }
-  }
+  // %545 = contract f64[32,5] -> v14
+  // %525 = contract f64[32,5] -> v15
   // %564 = contract f64[32,5] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -5825,80 +5264,85 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v15[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 345 + i1], v3[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wv[i0 * 345 + i1], v5[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v3[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], v5[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v3[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], v5[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v3[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], v5[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 5) * L + l] = acc0_v[l];
-      v16[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v15[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %565 = tanh f64[32,5] -> v17
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = vm::tanh(v16[i0 * L + l]);
-    }
-  }
-  // %566 = contract f64[32,5] -> v16
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 5) * L + l] = acc0_v[l];
+      v14[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 5) * L + l] = acc4_v[l];
+      v15[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v15[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v15[(i0 * 5 + 3) * L + l] = acc7_v[l];
+      v16[(i0 * 5) * L + l] = acc8_v[l];
+      v16[(i0 * 5 + 1) * L + l] = acc9_v[l];
+      v16[(i0 * 5 + 2) * L + l] = acc10_v[l];
+      v16[(i0 * 5 + 3) * L + l] = acc11_v[l];
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v15[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], v5[i1 * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 5) * L + l] = acc0_v[l];
-      v16[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v15[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v14[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v15[(i0 * 5 + 4) * L + l] = acc1_v[l];
+      v16[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %567 = softmax f64[32,5] -> v18
+  // %546 = tanh f64[32,5] -> v17
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = vm::tanh(v14[i0 * L + l]);
+    }
+  }
+  // %1545 = contract f64[32,5,5] -> v18
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v18[(i0 * 25 + i1 * 5 + i2) * L + l] =
+              v10[(i0 * 5 + i1) * L + l] * (v17[(i0 * 5 + i2) * L + l] * (T(h) * 0.33333334f));
+        }
+      }
+    }
+  }
+  // %528 = softmax f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5908,7 +5352,7 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v16[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v16[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+            (v11[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 5 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -5919,56 +5363,85 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v16[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v16[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v7[i1 * L + l] = vm::exp(v11[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v14[(i0 * 5 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %568 = contract f64[32] -> v16
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v15[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %569 = sigmoid f64[32] -> v19
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = sigmoid(v16[i0 * L + l]);
-    }
-  }
-  // %570 = contract f64[32,5] -> v16
+  // %531 = contract f64[32,5] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 5 + i1) * L + l] = v18[(i0 * 5 + i1) * L + l] * v19[i0 * L + l];
+        v11[(i0 * 5 + i1) * L + l] = v14[(i0 * 5 + i1) * L + l] * v6[i0 * L + l];
+      }
+    }
+  }
+  // %526 = tanh f64[32,5] -> v19
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[i0 * L + l] = vm::tanh(v15[i0 * L + l]);
+    }
+  }
+  // %565 = tanh f64[32,5] -> v15
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = vm::tanh(v16[i0 * L + l]);
+    }
+  }
+  // %567 = softmax f64[32,5] -> v16
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v12[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[i1 * L + l] = vm::exp(v12[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 5 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %569 = sigmoid f64[32] -> v7
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = sigmoid(v8[i0 * L + l]);
+    }
+  }
+  // %570 = contract f64[32,5] -> v12
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 5 + i1) * L + l] = v16[(i0 * 5 + i1) * L + l] * v7[i0 * L + l];
       }
     }
   }
@@ -5979,11 +5452,11 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              (((v8[(i0 * 25 + i1 * 5 + i2) * L + l] +
-                 ((v10[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f)) *
-                  v14[(i0 * 5 + i2) * L + l])) +
-                v8[(i0 * 25 + i1 * 5 + i2) * L + l]) +
-               (v17[(i0 * 5 + i2) * L + l] * (v16[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f)))) +
+              (((v18[(i0 * 25 + i1 * 5 + i2) * L + l] +
+                 ((v11[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f)) *
+                  v19[(i0 * 5 + i2) * L + l])) +
+                v18[(i0 * 25 + i1 * 5 + i2) * L + l]) +
+               (v15[(i0 * 5 + i2) * L + l] * (v12[(i0 * 5 + i1) * L + l] * (T(h) * 0.16666667f)))) +
               z0_W[(i0 * 25 + i1 * 5 + i2) * L + l];
         }
       }
@@ -5996,7 +5469,7 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       a1[i0 * L + l] = (T(h) * -0.0f) + a0[i0 * L + l];
     }
   }
-  // %1281 = contract f64[32,5] -> v8
+  // %1281 = contract f64[32,5] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6008,35 +5481,35 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v14[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v14[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v19[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v14[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v19[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v14[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v19[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 5) * L + l] = acc0_v[l];
-      v8[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 5) * L + l] = acc0_v[l];
+      v18[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v14[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v18[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %1282 = contract f64[32] -> v20
+  // %1282 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6048,71 +5521,31 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 20 + i1) * L + l], v8[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v14[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 5) * L + l], v8[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v14[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 10) * L + l], v8[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v14[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 15) * L + l], v8[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v14[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1283 = mul f64[32] -> v21
+  // %1283 = mul f64[32] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = v20[i0 * L + l] * (v12[i0 * L + l] * (1.0f - v12[i0 * L + l]));
+      v20[i0 * L + l] = v8[i0 * L + l] * (v6[i0 * L + l] * (1.0f - v6[i0 * L + l]));
     }
   }
-  // %1284 = contract f64[69] -> v22
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v21[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v21[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v21[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v21[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v21[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v22[68 * L + l] = acc0_v[l];
-  }
-  // %1285 = contract f64[32,5] -> v23
+  // %1285 = contract f64[32,5] -> v21
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6124,98 +5557,52 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v10[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v11[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v10[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v11[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v10[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v11[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 5) * L + l] = acc0_v[l];
-      v23[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 5) * L + l] = acc0_v[l];
+      v21[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v21[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %1286 = mul f64[32,5] -> v10
+  // %1286 = mul f64[32,5] -> v11
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v23[i0 * L + l] * (1.0f - square(v14[i0 * L + l]));
+      v11[i0 * L + l] = v21[i0 * L + l] * (1.0f - square(v19[i0 * L + l]));
     }
   }
-  // %1287 = contract f64[32,69] -> v24
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69], v10[(i0 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 1], v10[(i0 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 2], v10[(i0 * 5 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 3], v10[(i0 * 5 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v24[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v24[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v24[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 69 + 68) * L + l] = acc0_v[l];
-    }
-  }
-  // %1288 = contract f64[32,5] -> v14
+  // %1288 = contract f64[32,5] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 5 + i1) * L + l] = v8[(i0 * 5 + i1) * L + l] * v12[i0 * L + l];
+        v19[(i0 * 5 + i1) * L + l] = v18[(i0 * 5 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
-  // %1555 = contract f64[32] -> v12
+  // %1555 = contract f64[32] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6227,104 +5614,35 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v14[(i0 * 20 + i1) * L + l], v11[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v19[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 5) * L + l], v11[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v19[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 10) * L + l], v11[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v19[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v14[(i0 * 20 + i1 + 15) * L + l], v11[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v19[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1698 = mul f64[32,5] -> v23
+  // %1698 = mul f64[32,5] -> v21
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 5 + i1) * L + l] =
-            (v14[(i0 * 5 + i1) * L + l] - v12[i0 * L + l]) * v11[(i0 * 5 + i1) * L + l];
+        v21[(i0 * 5 + i1) * L + l] =
+            (v19[(i0 * 5 + i1) * L + l] - v6[i0 * L + l]) * v14[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %1699 = contract f64[32,69] -> v25
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69], v23[(i0 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 1], v23[(i0 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 2], v23[(i0 * 5 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 3], v23[(i0 * 5 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v25[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v25[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v25[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v23[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 69 + 68) * L + l] = acc0_v[l];
-    }
-  }
-  // %1701 = reduce_sum f64[69] -> v11
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v24[(i0 + i1 * 69) * L + l] + v25[(i0 + i1 * 69) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1703 = mul f64[69] -> v14
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = (v22[i0 * L + l] + v11[i0 * L + l]) * 0.16666667f;
-    }
-  }
-  // %1449 = contract f64[32,5] -> v11
+  // %1449 = contract f64[32,5] -> v14
+  // %1481 = contract f64[32,5] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6332,93 +5650,67 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a1[(i0 * 25 + i1 * 5) * L + l], v2[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(a1[(i0 * 25 + i1 * 5) * L + l], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(a1[(i0 * 25 + i1 * 5) * L + l], v12[(i0 * 5 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(a1[(i0 * 25 + i1 * 5 + 1) * L + l], v2[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a1[(i0 * 25 + i1 * 5 + 1) * L + l], v10[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(a1[(i0 * 25 + i1 * 5 + 1) * L + l], v12[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(a1[(i0 * 25 + i1 * 5 + 2) * L + l], v2[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a1[(i0 * 25 + i1 * 5 + 2) * L + l], v10[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(a1[(i0 * 25 + i1 * 5 + 2) * L + l], v12[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(a1[(i0 * 25 + i1 * 5 + 3) * L + l], v2[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a1[(i0 * 25 + i1 * 5 + 3) * L + l], v10[(i0 * 5 + i1) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(a1[(i0 * 25 + i1 * 5 + 3) * L + l], v12[(i0 * 5 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 5) * L + l] = acc0_v[l];
-      v11[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 5) * L + l] = acc0_v[l];
+      v14[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 5) * L + l] = acc4_v[l];
+      v19[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v19[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v19[(i0 * 5 + 3) * L + l] = acc7_v[l];
       acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(a1[(i0 * 25 + i1 * 5 + 4) * L + l], v2[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(a1[(i0 * 25 + i1 * 5 + 4) * L + l], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a1[(i0 * 25 + i1 * 5 + 4) * L + l], v12[(i0 * 5 + i1) * L + l], acc1_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v14[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v19[(i0 * 5 + 4) * L + l] = acc1_v[l];
     }
   }
-  // %1450 = mul f64[32,5] -> v2
+  // %1450 = mul f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v11[i0 * L + l] * (1.0f - square(v7[i0 * L + l]));
+      v10[i0 * L + l] = v14[i0 * L + l] * (1.0f - square(v17[i0 * L + l]));
     }
   }
-  // %1451 = contract f64[32,69] -> v24
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69], v2[(i0 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 1], v2[(i0 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 2], v2[(i0 * 5 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 3], v2[(i0 * 5 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v24[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v24[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v24[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v2[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 69 + 68) * L + l] = acc0_v[l];
-    }
-  }
-  // %1452 = contract f64[32,5] -> v11
+  // %1452 = contract f64[32,5] -> v12
+  // %1470 = contract f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6426,277 +5718,66 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a1[(i0 * 25 + i1) * L + l], v7[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(a1[(i0 * 25 + i1 + 5) * L + l], v7[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(a1[(i0 * 25 + i1 + 10) * L + l], v7[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(a1[(i0 * 25 + i1 + 15) * L + l], v7[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 5) * L + l] = acc0_v[l];
-      v11[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a1[(i0 * 25 + i1 + 20) * L + l], v7[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1453 = contract f64[32,5] -> v7
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 5 + i1) * L + l] = v11[(i0 * 5 + i1) * L + l] * v5[i0 * L + l];
-      }
-    }
-  }
-  // %1571 = contract f64[32] -> v12
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 20 + i1) * L + l], v3[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 5) * L + l], v3[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 10) * L + l], v3[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 15) * L + l], v3[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1707 = mul f64[32,5] -> v8
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 5 + i1) * L + l] =
-            (v7[(i0 * 5 + i1) * L + l] - v12[i0 * L + l]) * v3[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %1708 = contract f64[32,69] -> v25
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 17; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69], v8[(i0 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 1], v8[(i0 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 2], v8[(i0 * 5 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 3], v8[(i0 * 5 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v25[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v25[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v25[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 69 + 68) * L + l] = acc0_v[l];
-    }
-  }
-  // %1710 = reduce_sum f64[69] -> v22
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v24[(i0 + i1 * 69) * L + l] + v25[(i0 + i1 * 69) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1462 = contract f64[32] -> v12
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 20 + i1) * L + l], v3[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 5) * L + l], v3[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 10) * L + l], v3[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 15) * L + l], v3[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1463 = mul f64[32] -> v20
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = v12[i0 * L + l] * ((1.0f - v5[i0 * L + l]) * v5[i0 * L + l]);
-    }
-  }
-  // %1464 = contract f64[69] -> v3
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v20[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v20[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v20[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v20[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v20[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v3[68 * L + l] = acc0_v[l];
-  }
-  // %1711 = add f64[69] -> v7
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v22[i0 * L + l] + v3[i0 * L + l];
-    }
-  }
-  // %1713 = mul f64[69] -> v22
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = (v0[i0 * L + l] * v7[i0 * L + l]) * 0.33333334f;
-    }
-  }
-  // %1470 = contract f64[32,5] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(a1[(i0 * 25 + i1) * L + l], v17[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(a1[(i0 * 25 + i1) * L + l], v15[(i0 * 5 + i1) * L + l], acc4_v[l]);
         acc1_v[l] = std::fma(a1[(i0 * 25 + i1 + 5) * L + l], v17[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(a1[(i0 * 25 + i1 + 5) * L + l], v15[(i0 * 5 + i1) * L + l], acc5_v[l]);
         acc2_v[l] =
             std::fma(a1[(i0 * 25 + i1 + 10) * L + l], v17[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(a1[(i0 * 25 + i1 + 10) * L + l], v15[(i0 * 5 + i1) * L + l], acc6_v[l]);
         acc3_v[l] =
             std::fma(a1[(i0 * 25 + i1 + 15) * L + l], v17[(i0 * 5 + i1) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(a1[(i0 * 25 + i1 + 15) * L + l], v15[(i0 * 5 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 5) * L + l] = acc0_v[l];
-      v3[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 5) * L + l] = acc0_v[l];
+      v12[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 5) * L + l] = acc4_v[l];
+      v14[(i0 * 5 + 1) * L + l] = acc5_v[l];
+      v14[(i0 * 5 + 2) * L + l] = acc6_v[l];
+      v14[(i0 * 5 + 3) * L + l] = acc7_v[l];
       acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
             std::fma(a1[(i0 * 25 + i1 + 20) * L + l], v17[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a1[(i0 * 25 + i1 + 20) * L + l], v15[(i0 * 5 + i1) * L + l], acc1_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v12[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v14[(i0 * 5 + 4) * L + l] = acc1_v[l];
     }
   }
-  // %1471 = contract f64[32] -> v5
+  // %1453 = contract f64[32,5] -> v17
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v17[(i0 * 5 + i1) * L + l] = v12[(i0 * 5 + i1) * L + l] * v9[i0 * L + l];
+      }
+    }
+  }
+  // %1571 = contract f64[32] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6708,31 +5789,133 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l], v3[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 5) * L + l], v3[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 10) * L + l], v3[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 15) * L + l], v3[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1472 = mul f64[32] -> v12
+  // %1707 = mul f64[32,5] -> v18
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v18[(i0 * 5 + i1) * L + l] =
+            (v17[(i0 * 5 + i1) * L + l] - v6[i0 * L + l]) * v13[(i0 * 5 + i1) * L + l];
+      }
+    }
+  }
+  // %1462 = contract f64[32] -> v6
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1463 = mul f64[32] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v5[i0 * L + l] * ((1.0f - v19[i0 * L + l]) * v19[i0 * L + l]);
+      v8[i0 * L + l] = v6[i0 * L + l] * ((1.0f - v9[i0 * L + l]) * v9[i0 * L + l]);
     }
   }
-  // %1473 = contract f64[69] -> v0
+  // %1474 = contract f64[32,5] -> v12
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 5 + i1) * L + l] = v14[(i0 * 5 + i1) * L + l] * v7[i0 * L + l];
+      }
+    }
+  }
+  // %1471 = contract f64[32] -> v6
+  // %1595 = contract f64[32] -> v9
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v12[(i0 * 20 + i1) * L + l], acc4_v[l]);
+        acc1_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v12[(i0 * 20 + i1 + 5) * L + l], acc5_v[l]);
+        acc2_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v12[(i0 * 20 + i1 + 10) * L + l], acc6_v[l]);
+        acc3_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v12[(i0 * 20 + i1 + 15) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc4_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc7_v[l];
+    }
+  }
+  // %1472 = mul f64[32] -> v13
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = v6[i0 * L + l] * ((1.0f - v7[i0 * L + l]) * v7[i0 * L + l]);
+    }
+  }
+  // %1284 = contract f64[69] -> v14
+  // %1464 = contract f64[69] -> v17
+  // %1473 = contract f64[69] -> v22
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6740,87 +5923,81 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v12[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v20[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v8[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v13[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v20[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v8[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v13[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v20[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v8[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v13[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v20[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v8[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v13[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 4) * L + l] = acc4_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v22[(i0 * 4) * L + l] = acc8_v[l];
+      v22[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v22[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v22[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v12[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v20[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 69 + 68], v8[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 69 + 68], v13[i0 * L + l], acc2_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v0[68 * L + l] = acc0_v[l];
+    v14[68 * L + l] = acc0_v[l];
+    v17[68 * L + l] = acc1_v[l];
+    v22[68 * L + l] = acc2_v[l];
   }
-  // %1474 = contract f64[32,5] -> v11
+  // %1717 = mul f64[32,5] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 5 + i1) * L + l] = v3[(i0 * 5 + i1) * L + l] * v19[i0 * L + l];
+        v23[(i0 * 5 + i1) * L + l] =
+            (v12[(i0 * 5 + i1) * L + l] - v9[i0 * L + l]) * v16[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %1595 = contract f64[32] -> v5
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l], v11[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 5) * L + l], v11[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 10) * L + l], v11[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 15) * L + l], v11[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1717 = mul f64[32,5] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 5 + i1) * L + l] =
-            (v11[(i0 * 5 + i1) * L + l] - v5[i0 * L + l]) * v18[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %1718 = contract f64[32,69] -> v24
+  // %1699 = contract f64[32,69] -> v24
+  // %1708 = contract f64[32,69] -> v25
+  // %1718 = contract f64[32,69] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -6829,18 +6006,42 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69], v3[(i0 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69], v21[(i0 * 5 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] =
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69], v18[(i0 * 5 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69], v23[(i0 * 5 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 1], v3[(i0 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 1], v21[(i0 * 5 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 1], v18[(i0 * 5 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 1], v23[(i0 * 5 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 2], v3[(i0 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 2], v21[(i0 * 5 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 2], v18[(i0 * 5 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] =
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 2], v23[(i0 * 5 + i2) * L + l], acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 3], v3[(i0 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 3], v21[(i0 * 5 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 3], v18[(i0 * 5 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] =
+              std::fma(Wk[i0 * 345 + i1 * 4 + i2 * 69 + 3], v23[(i0 * 5 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -6849,72 +6050,47 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
         v24[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
         v24[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
         v24[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v25[(i0 * 69 + i1 * 4) * L + l] = acc4_v[l];
+        v25[(i0 * 69 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v25[(i0 * 69 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v25[(i0 * 69 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v26[(i0 * 69 + i1 * 4) * L + l] = acc8_v[l];
+        v26[(i0 * 69 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v26[(i0 * 69 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v26[(i0 * 69 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v3[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 69 + 68) * L + l] = acc0_v[l];
-    }
-  }
-  // %1481 = contract f64[32,5] -> v11
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a1[(i0 * 25 + i1 * 5) * L + l], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(a1[(i0 * 25 + i1 * 5 + 1) * L + l], v16[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(a1[(i0 * 25 + i1 * 5 + 2) * L + l], v16[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(a1[(i0 * 25 + i1 * 5 + 3) * L + l], v16[(i0 * 5 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v21[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v18[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v23[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 5) * L + l] = acc0_v[l];
-      v11[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(a1[(i0 * 25 + i1 * 5 + 4) * L + l], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v24[(i0 * 69 + 68) * L + l] = acc0_v[l];
+      v25[(i0 * 69 + 68) * L + l] = acc1_v[l];
+      v26[(i0 * 69 + 68) * L + l] = acc2_v[l];
     }
   }
-  // %1482 = mul f64[32,5] -> v16
+  // %1482 = mul f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v11[i0 * L + l] * (1.0f - square(v17[i0 * L + l]));
+      v12[i0 * L + l] = v19[i0 * L + l] * (1.0f - square(v15[i0 * L + l]));
     }
   }
-  // %1483 = contract f64[32,69] -> v25
+  // %1287 = contract f64[32,69] -> v27
+  // %1451 = contract f64[32,69] -> v28
+  // %1483 = contract f64[32,69] -> v29
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -6923,44 +6099,82 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69], v16[(i0 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69], v11[(i0 * 5 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69], v10[(i0 * 5 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69], v12[(i0 * 5 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 1], v16[(i0 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 1], v11[(i0 * 5 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 1], v10[(i0 * 5 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 1], v12[(i0 * 5 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 2], v16[(i0 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 2], v11[(i0 * 5 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 2], v10[(i0 * 5 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] =
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 2], v12[(i0 * 5 + i2) * L + l], acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 3], v16[(i0 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 3], v11[(i0 * 5 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 3], v10[(i0 * 5 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] =
+              std::fma(Wv[i0 * 345 + i1 * 4 + i2 * 69 + 3], v12[(i0 * 5 + i2) * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
-        v25[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v25[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v25[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v27[(i0 * 69 + i1 * 4) * L + l] = acc0_v[l];
+        v27[(i0 * 69 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v27[(i0 * 69 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v27[(i0 * 69 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v28[(i0 * 69 + i1 * 4) * L + l] = acc4_v[l];
+        v28[(i0 * 69 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v28[(i0 * 69 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v28[(i0 * 69 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v29[(i0 * 69 + i1 * 4) * L + l] = acc8_v[l];
+        v29[(i0 * 69 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v29[(i0 * 69 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v29[(i0 * 69 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v10[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v12[(i0 * 5 + i1) * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 69 + 68) * L + l] = acc0_v[l];
+      v27[(i0 * 69 + 68) * L + l] = acc0_v[l];
+      v28[(i0 * 69 + 68) * L + l] = acc1_v[l];
+      v29[(i0 * 69 + 68) * L + l] = acc2_v[l];
     }
   }
-  // %1720 = reduce_sum f64[69] -> v11
+  // %1701 = reduce_sum f64[69] -> v15
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6969,19 +6183,74 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v24[(i0 + i1 * 69) * L + l] + v25[(i0 + i1 * 69) * L + l]);
+        acc_v[l] = acc_v[l] + (v27[(i0 + i1 * 69) * L + l] + v24[(i0 + i1 * 69) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = acc_v[l];
+      v15[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1703 = mul f64[69] -> v16
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[i0 * L + l] = (v14[i0 * L + l] + v15[i0 * L + l]) * 0.16666667f;
+    }
+  }
+  // %1710 = reduce_sum f64[69] -> v14
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v28[(i0 + i1 * 69) * L + l] + v25[(i0 + i1 * 69) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1711 = add f64[69] -> v15
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = v14[i0 * L + l] + v17[i0 * L + l];
+    }
+  }
+  // %1713 = mul f64[69] -> v14
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = (v0[i0 * L + l] * v15[i0 * L + l]) * 0.33333334f;
+    }
+  }
+  // %1720 = reduce_sum f64[69] -> v0
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v26[(i0 + i1 * 69) * L + l] + v29[(i0 + i1 * 69) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = acc_v[l];
     }
   }
   // %1721 = add f64[69] -> v17
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = v0[i0 * L + l] + v11[i0 * L + l];
+      v17[i0 * L + l] = v22[i0 * L + l] + v0[i0 * L + l];
     }
   }
   // %1725 = mul f64[69] -> adj.ln.gain
@@ -6990,8 +6259,8 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v14[i0 * L + l] * v6[i0 * L + l])) - v22[i0 * L + l]) - v22[i0 * L + l]) -
-                  ((v13[i0 * L + l] * v17[i0 * L + l]) * 0.16666667f)) *
+        sum[l] = ((((-(v16[i0 * L + l] * v2[i0 * L + l])) - v14[i0 * L + l]) - v14[i0 * L + l]) -
+                  ((v4[i0 * L + l] * v17[i0 * L + l]) * 0.16666667f)) *
                  T(h);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
@@ -7001,7 +6270,7 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v7[i0 * L + l] * 0.33333334f;
+      v0[i0 * L + l] = v15[i0 * L + l] * 0.33333334f;
     }
   }
   // %1732 = mul f64[69] -> adj.ln.bias
@@ -7010,7 +6279,7 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-v14[i0 * L + l]) - v0[i0 * L + l]) - v0[i0 * L + l]) -
+        sum[l] = T(h) * ((((-v16[i0 * L + l]) - v0[i0 * L + l]) - v0[i0 * L + l]) -
                          (v17[i0 * L + l] * 0.16666667f));
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
@@ -7021,7 +6290,7 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 69 + i1) * L + l] = (v20[i0 * L + l] * (T(h) * 0.33333334f)) * v1[i1 * L + l];
+        v24[(i0 * 69 + i1) * L + l] = (v8[i0 * L + l] * (T(h) * 0.33333334f)) * v1[i1 * L + l];
       }
     }
   }
@@ -7033,22 +6302,22 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           sum[l] = (((-v24[(i0 * 69 + i1) * L + l]) -
-                     (v9[i1 * L + l] * (v21[i0 * L + l] * (T(h) * 0.16666667f)))) -
+                     (v3[i1 * L + l] * (v20[i0 * L + l] * (T(h) * 0.16666667f)))) -
                     v24[(i0 * 69 + i1) * L + l]) -
-                   (v15[i1 * L + l] * (v12[i0 * L + l] * (T(h) * 0.16666667f)));
+                   (v5[i1 * L + l] * (v13[i0 * L + l] * (T(h) * 0.16666667f)));
         }
         dtheta_Wb[i0 * 69 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1735 = contract f64[32,5,69] -> v26
+  // %1735 = contract f64[32,5,69] -> v30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v26[(i0 * 345 + i1 * 69 + i2) * L + l] =
-              v8[(i0 * 5 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.33333334f));
+          v30[(i0 * 345 + i1 * 69 + i2) * L + l] =
+              v18[(i0 * 5 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.33333334f));
         }
       }
     }
@@ -7061,24 +6330,24 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v23[(i0 * 5 + i1) * L + l] * (v9[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                       v26[(i0 * 345 + i1 * 69 + i2) * L + l]) -
-                      v26[(i0 * 345 + i1 * 69 + i2) * L + l]) -
-                     (v3[(i0 * 5 + i1) * L + l] * (v15[i2 * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = (((-(v21[(i0 * 5 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                       v30[(i0 * 345 + i1 * 69 + i2) * L + l]) -
+                      v30[(i0 * 345 + i1 * 69 + i2) * L + l]) -
+                     (v23[(i0 * 5 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 345 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1691 = contract f64[32,5,69] -> v26
+  // %1691 = contract f64[32,5,69] -> v30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v26[(i0 * 345 + i1 * 69 + i2) * L + l] =
-              v2[(i0 * 5 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.33333334f));
+          v30[(i0 * 345 + i1 * 69 + i2) * L + l] =
+              v10[(i0 * 5 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.33333334f));
         }
       }
     }
@@ -7091,10 +6360,10 @@ extern "C" void fwp_hebb_node_adjoint_step(const void* /*ctx*/, double /*t*/, do
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v10[(i0 * 5 + i1) * L + l] * (v9[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                       v26[(i0 * 345 + i1 * 69 + i2) * L + l]) -
-                      v26[(i0 * 345 + i1 * 69 + i2) * L + l]) -
-                     (v16[(i0 * 5 + i1) * L + l] * (v15[i2 * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = (((-(v11[(i0 * 5 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                       v30[(i0 * 345 + i1 * 69 + i2) * L + l]) -
+                      v30[(i0 * 345 + i1 * 69 + i2) * L + l]) -
+                     (v12[(i0 * 5 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 345 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
@@ -8571,9 +7840,9 @@ const plastic_model kModel = {
             .field = 19840,
             .field_vjp = 178752,
             .adjoint_field = 354752,
-            .step = 65920,
-            .step_vjp = 429824,
-            .adjoint_step = 598144,
+            .step = 73472,
+            .step_vjp = 518272,
+            .adjoint_step = 879936,
             .output = 19840,
             .output_vjp = 51840,
             .loss = 0,

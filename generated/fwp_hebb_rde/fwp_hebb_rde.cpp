@@ -635,8 +635,7 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
   T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68416);
   T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68928);
   T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74048);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79168);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86848);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74560);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -646,6 +645,10 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
   T acc3_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T acc_v[L] = {};
   // fwp_hebb_rde.field.vjp: 70 nodes
   // %1 = layernorm f64[15] -> v0
@@ -927,6 +930,7 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %140 = contract f64[16] -> v7
+  // %84 = contract f64[16] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -934,17 +938,28 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v9[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v2[(i0 * 40 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
             std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v9[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v2[(i0 * 40 + i1 + 10) * L + l], acc5_v[l]);
         acc2_v[l] =
             std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v9[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v2[(i0 * 40 + i1 + 20) * L + l], acc6_v[l]);
         acc3_v[l] =
             std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v9[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v2[(i0 * 40 + i1 + 30) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -953,14 +968,18 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
       v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc4_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %184 = mul f64[16,10] -> v10
+  // %184 = mul f64[16,10] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1) * L + l] =
+        v2[(i0 * 10 + i1) * L + l] =
             v3[(i0 * 10 + i1) * L + l] * (v9[(i0 * 10 + i1) * L + l] - v7[i0 * L + l]);
       }
     }
@@ -979,13 +998,13 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v2[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v2[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v2[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v10[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v2[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -1004,7 +1023,7 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v2[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -1022,7 +1041,7 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
       }
     }
   }
-  // %76 = contract f64[16,10] -> v12
+  // %76 = contract f64[16,10] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1047,10 +1066,10 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -1067,7 +1086,7 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
@@ -1076,7 +1095,7 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v12[i0 * L + l] * (1.0f - square(v6[i0 * L + l]));
+      v9[i0 * L + l] = v3[i0 * L + l] * (1.0f - square(v6[i0 * L + l]));
     }
   }
   // %82 = contract f64[16,15] -> v5
@@ -1145,41 +1164,12 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
       v7[i0 * L + l] = acc_v[l];
     }
   }
-  // %84 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v2[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v2[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v2[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v2[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %88 = mul f64[16] -> v2
+  // %88 = mul f64[16] -> v3
   // fwp_hebb_rde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v6[i0 * L + l] * (v8[i0 * L + l] * (1.0f - v8[i0 * L + l]));
+      v3[i0 * L + l] = v10[i0 * L + l] * (v8[i0 * L + l] * (1.0f - v8[i0 * L + l]));
     }
   }
   // %90 = contract f64[15] -> v8
@@ -1195,10 +1185,10 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v3[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -1217,7 +1207,7 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v2[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v3[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -1225,11 +1215,11 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
       v8[i0 * L + l] = acc0_v[l];
     }
   }
-  // %188 = add f64[15] -> v3
+  // %188 = add f64[15] -> v10
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v7[i0 * L + l] + v8[i0 * L + l];
+      v10[i0 * L + l] = v7[i0 * L + l] + v8[i0 * L + l];
     }
   }
   // %189 = mul f64[15] -> d.ln.gain
@@ -1238,7 +1228,7 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v0[i0 * L + l] * v3[i0 * L + l];
+        sum[l] = v0[i0 * L + l] * v10[i0 * L + l];
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
@@ -1251,7 +1241,7 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = v2[i0 * L + l] * v1[i1 * L + l];
+          sum[l] = v3[i0 * L + l] * v1[i1 * L + l];
         }
         theta_bar_Wb[i0 * 15 + i1] += lane_sum<L>(sum);
       }
@@ -1265,7 +1255,7 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = v10[(i0 * 10 + i1) * L + l] * v1[i2 * L + l];
+            sum[l] = v2[(i0 * 10 + i1) * L + l] * v1[i2 * L + l];
           }
           theta_bar_Wk[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
         }
@@ -1294,7 +1284,7 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v3[i0 * L + l];
+        sum[l] = v10[i0 * L + l];
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
@@ -1345,7 +1335,7 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v3[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v10[i0 * L + l];
       }
     }
     // %192 = reduce_sum f64[] -> v7
@@ -1427,21 +1417,21 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
   T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73536);
   T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78656);
   T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79168);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84288);
-  T* __restrict v0_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 91968);
-  T* __restrict v1_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 92032);
-  T* __restrict v2_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 92096);
-  T* __restrict v3_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 92608);
-  T* __restrict v4_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 93120);
-  T* __restrict v5_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 98240);
-  T* __restrict v6_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 103360);
-  T* __restrict v7_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 103680);
-  T* __restrict v8_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 154880);
-  T* __restrict v9_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 160000);
-  T* __restrict v10_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 160512);
-  T* __restrict v11_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 161024);
-  T* __restrict v12_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 166144);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 171264);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79680);
+  T* __restrict v0_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 87360);
+  T* __restrict v1_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 87424);
+  T* __restrict v2_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 87488);
+  T* __restrict v3_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 88000);
+  T* __restrict v4_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 88512);
+  T* __restrict v5_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 93632);
+  T* __restrict v6_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 98752);
+  T* __restrict v7_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 99072);
+  T* __restrict v8_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 150272);
+  T* __restrict v9_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 155392);
+  T* __restrict v10_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 155904);
+  T* __restrict v11_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 156416);
+  T* __restrict v12_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 161536);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 162048);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -1451,6 +1441,10 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
   T acc3_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T acc_v[L] = {};
   T acc_v_2[L] = {};
   T mean_v_2[L] = {};
@@ -1462,6 +1456,10 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
   T acc3_v_2[L] = {};
   T rowmax_v_2[L] = {};
   T rowsum_v_2[L] = {};
+  T acc4_v_2[L] = {};
+  T acc5_v_2[L] = {};
+  T acc6_v_2[L] = {};
+  T acc7_v_2[L] = {};
   // dtheta[span] = 0, then += lane sums of -a^T df/dtheta
   for (int64_t i = 0; i < 5070; ++i) {
     dtheta[i] = 0.0f;
@@ -1767,6 +1765,7 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %261 = contract f64[16] -> v10
+  // %231 = contract f64[16] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1774,17 +1773,28 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v9[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v6[(i0 * 40 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
             std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v9[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v6[(i0 * 40 + i1 + 10) * L + l], acc5_v[l]);
         acc2_v[l] =
             std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v9[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v6[(i0 * 40 + i1 + 20) * L + l], acc6_v[l]);
         acc3_v[l] =
             std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v9[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v6[(i0 * 40 + i1 + 30) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -1793,14 +1803,18 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc4_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %278 = mul f64[16,10] -> v11
+  // %278 = mul f64[16,10] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1) * L + l] =
+        v6[(i0 * 10 + i1) * L + l] =
             v3[(i0 * 10 + i1) * L + l] * (v9[(i0 * 10 + i1) * L + l] - v10[i0 * L + l]);
       }
     }
@@ -1819,13 +1833,13 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v6[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v6[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v11[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v6[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v11[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v6[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -1844,7 +1858,7 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v6[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -1853,7 +1867,7 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
     }
   }
-  // %226 = contract f64[16,10] -> v9
+  // %226 = contract f64[16,10] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1878,10 +1892,10 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -1898,7 +1912,7 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
@@ -1907,7 +1921,7 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (1.0f - square(v7[i0 * L + l])) * v9[i0 * L + l];
+      v2[i0 * L + l] = (1.0f - square(v7[i0 * L + l])) * v3[i0 * L + l];
     }
   }
   // %229 = contract f64[16,15] -> v8
@@ -1976,41 +1990,12 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       v10[i0 * L + l] = acc_v[l];
     }
   }
-  // %231 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v6[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v6[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v6[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v6[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
   // %232 = mul f64[16] -> v3
   // fwp_hebb_rde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (v5[i0 * L + l] * (1.0f - v5[i0 * L + l])) * v7[i0 * L + l];
+      v3[i0 * L + l] = (v5[i0 * L + l] * (1.0f - v5[i0 * L + l])) * v11[i0 * L + l];
     }
   }
   // %234 = contract f64[15] -> v5
@@ -2056,11 +2041,11 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       v5[i0 * L + l] = acc0_v[l];
     }
   }
-  // %282 = add f64[15] -> v6
+  // %282 = add f64[15] -> v11
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v10[i0 * L + l] + v5[i0 * L + l];
+      v11[i0 * L + l] = v10[i0 * L + l] + v5[i0 * L + l];
     }
   }
   // %284 = neg f64[15] -> adj.ln.gain
@@ -2069,7 +2054,7 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -(v0[i0 * L + l] * v6[i0 * L + l]);
+        sum[l] = -(v0[i0 * L + l] * v11[i0 * L + l]);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
@@ -2080,7 +2065,7 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -v6[i0 * L + l];
+        sum[l] = -v11[i0 * L + l];
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
@@ -2106,7 +2091,7 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = -(v11[(i0 * 10 + i1) * L + l] * v1[i2 * L + l]);
+            sum[l] = -(v6[(i0 * 10 + i1) * L + l] * v1[i2 * L + l]);
           }
           dtheta_Wk[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
         }
@@ -2458,6 +2443,7 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
     }
     // %140 = contract f64[16] -> v9
+    // %84 = contract f64[16] -> v12
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2465,18 +2451,30 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 10; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
               std::fma(v5_2[(i0 * 40 + i1) * L + l], v11_2[(i0 * 40 + i1) * L + l], acc0_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(v5_2[(i0 * 40 + i1) * L + l], v4_2[(i0 * 40 + i1) * L + l], acc4_v_2[l]);
           acc1_v_2[l] = std::fma(v5_2[(i0 * 40 + i1 + 10) * L + l],
                                  v11_2[(i0 * 40 + i1 + 10) * L + l], acc1_v_2[l]);
+          acc5_v_2[l] = std::fma(v5_2[(i0 * 40 + i1 + 10) * L + l],
+                                 v4_2[(i0 * 40 + i1 + 10) * L + l], acc5_v_2[l]);
           acc2_v_2[l] = std::fma(v5_2[(i0 * 40 + i1 + 20) * L + l],
                                  v11_2[(i0 * 40 + i1 + 20) * L + l], acc2_v_2[l]);
+          acc6_v_2[l] = std::fma(v5_2[(i0 * 40 + i1 + 20) * L + l],
+                                 v4_2[(i0 * 40 + i1 + 20) * L + l], acc6_v_2[l]);
           acc3_v_2[l] = std::fma(v5_2[(i0 * 40 + i1 + 30) * L + l],
                                  v11_2[(i0 * 40 + i1 + 30) * L + l], acc3_v_2[l]);
+          acc7_v_2[l] = std::fma(v5_2[(i0 * 40 + i1 + 30) * L + l],
+                                 v4_2[(i0 * 40 + i1 + 30) * L + l], acc7_v_2[l]);
         }
       }
       PLASTIC_SIMD
@@ -2485,14 +2483,18 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
         v9_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
         v9_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
         v9_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v12_2[(i0 * 4) * L + l] = acc4_v_2[l];
+        v12_2[(i0 * 4 + 1) * L + l] = acc5_v_2[l];
+        v12_2[(i0 * 4 + 2) * L + l] = acc6_v_2[l];
+        v12_2[(i0 * 4 + 3) * L + l] = acc7_v_2[l];
       }
     }
-    // %184 = mul f64[16,10] -> v12
+    // %184 = mul f64[16,10] -> v4
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 10; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v12_2[(i0 * 10 + i1) * L + l] =
+          v4_2[(i0 * 10 + i1) * L + l] =
               v5_2[(i0 * 10 + i1) * L + l] * (v11_2[(i0 * 10 + i1) * L + l] - v9_2[i0 * L + l]);
         }
       }
@@ -2510,14 +2512,14 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
         for (int64_t i2 = 0; i2 < 10; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v12_2[(i0 * 10 + i2) * L + l],
+            acc0_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v4_2[(i0 * 10 + i2) * L + l],
                                    acc0_v_2[l]);
             acc1_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1],
-                                   v12_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
+                                   v4_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
             acc2_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2],
-                                   v12_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
+                                   v4_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
             acc3_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3],
-                                   v12_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
+                                   v4_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
           }
         }
         PLASTIC_SIMD
@@ -2537,7 +2539,7 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v_2[l] =
-                std::fma(Wk[i0 * 150 + i1 + i2 * 15], v12_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
+                std::fma(Wk[i0 * 150 + i1 + i2 * 15], v4_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
           }
         }
         PLASTIC_SIMD
@@ -2546,16 +2548,16 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
         }
       }
     }
-    // %65 = contract f64[16,10] -> v11
+    // %65 = contract f64[16,10] -> v4
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 10; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v11_2[(i0 * 10 + i1) * L + l] = v5_2[(i0 * 10 + i1) * L + l] * v10_2[i0 * L + l];
+          v4_2[(i0 * 10 + i1) * L + l] = v5_2[(i0 * 10 + i1) * L + l] * v10_2[i0 * L + l];
         }
       }
     }
-    // %76 = contract f64[16,10] -> v12
+    // %76 = contract f64[16,10] -> v5
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
@@ -2569,21 +2571,21 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v_2[l] = std::fma(v7_2[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                                   v11_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
+                                   v4_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
             acc1_v_2[l] = std::fma(v7_2[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                                   v11_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
+                                   v4_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
             acc2_v_2[l] = std::fma(v7_2[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                                   v11_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
+                                   v4_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
             acc3_v_2[l] = std::fma(v7_2[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                                   v11_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
+                                   v4_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v12_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
-          v12_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v12_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v12_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v5_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
+          v5_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
+          v5_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
+          v5_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
         }
       }
       for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -2595,21 +2597,21 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v_2[l] = std::fma(v7_2[(i0 * 100 + i1 + i2 * 10) * L + l],
-                                   v11_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
+                                   v4_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v12_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
+          v5_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
         }
       }
     }
-    // %80 = mul f64[16,10] -> v11
+    // %80 = mul f64[16,10] -> v4
     // fwp_hebb_rde.ode:53: let v    = tanh(Wv @ u)
     for (int64_t i0 = 0; i0 < 160; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11_2[i0 * L + l] = v12_2[i0 * L + l] * (1.0f - square(v8_2[i0 * L + l]));
+        v4_2[i0 * L + l] = v5_2[i0 * L + l] * (1.0f - square(v8_2[i0 * L + l]));
       }
     }
     // %82 = contract f64[16,15] -> v7
@@ -2626,14 +2628,14 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
         for (int64_t i2 = 0; i2 < 10; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v11_2[(i0 * 10 + i2) * L + l],
+            acc0_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v4_2[(i0 * 10 + i2) * L + l],
                                    acc0_v_2[l]);
             acc1_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1],
-                                   v11_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
+                                   v4_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
             acc2_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2],
-                                   v11_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
+                                   v4_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
             acc3_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3],
-                                   v11_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
+                                   v4_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
           }
         }
         PLASTIC_SIMD
@@ -2653,7 +2655,7 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v_2[l] =
-                std::fma(Wv[i0 * 150 + i1 + i2 * 15], v11_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
+                std::fma(Wv[i0 * 150 + i1 + i2 * 15], v4_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
           }
         }
         PLASTIC_SIMD
@@ -2679,45 +2681,15 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
         v3_2[i0 * L + l] = acc_v_2[l];
       }
     }
-    // %84 = contract f64[16] -> v9
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = 0.0f;
-        acc1_v_2[l] = 0.0f;
-        acc2_v_2[l] = 0.0f;
-        acc3_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 10; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] =
-              std::fma(v5_2[(i0 * 40 + i1) * L + l], v4_2[(i0 * 40 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v5_2[(i0 * 40 + i1 + 10) * L + l],
-                                 v4_2[(i0 * 40 + i1 + 10) * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v5_2[(i0 * 40 + i1 + 20) * L + l],
-                                 v4_2[(i0 * 40 + i1 + 20) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v5_2[(i0 * 40 + i1 + 30) * L + l],
-                                 v4_2[(i0 * 40 + i1 + 30) * L + l], acc3_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v9_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v9_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v9_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
-      }
-    }
-    // %88 = mul f64[16] -> v4
+    // %88 = mul f64[16] -> v9
     // fwp_hebb_rde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4_2[i0 * L + l] = v9_2[i0 * L + l] * (v10_2[i0 * L + l] * (1.0f - v10_2[i0 * L + l]));
+        v9_2[i0 * L + l] = v12_2[i0 * L + l] * (v10_2[i0 * L + l] * (1.0f - v10_2[i0 * L + l]));
       }
     }
-    // %90 = contract f64[15] -> v9
+    // %90 = contract f64[15] -> v10
     // fwp_hebb_rde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
@@ -2730,18 +2702,18 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       for (int64_t i1 = 0; i1 < 16; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 15], v4_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v4_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v4_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v4_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 15], v9_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v9_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v9_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v9_2[i1 * L + l], acc3_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v9_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v9_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v9_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v10_2[(i0 * 4) * L + l] = acc0_v_2[l];
+        v10_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
+        v10_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
+        v10_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
       }
     }
     for (int64_t i0 = 12; i0 < 15; ++i0) {
@@ -2752,19 +2724,19 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       for (int64_t i1 = 0; i1 < 16; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 + i1 * 15], v4_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb[i0 + i1 * 15], v9_2[i1 * L + l], acc0_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9_2[i0 * L + l] = acc0_v_2[l];
+        v10_2[i0 * L + l] = acc0_v_2[l];
       }
     }
-    // %191 = mul f64[15] -> v10
+    // %191 = mul f64[15] -> v9
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10_2[i0 * L + l] = ln_gain[i0] * (v3_2[i0 * L + l] + v9_2[i0 * L + l]);
+        v9_2[i0 * L + l] = ln_gain[i0] * (v3_2[i0 * L + l] + v10_2[i0 * L + l]);
       }
     }
     // %192 = reduce_sum f64[] -> v1
@@ -2775,7 +2747,7 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v_2[l] = acc_v_2[l] + v10_2[i0 * L + l];
+        acc_v_2[l] = acc_v_2[l] + v9_2[i0 * L + l];
       }
     }
     PLASTIC_SIMD
@@ -2790,7 +2762,7 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = std::fma(v10_2[i0 * L + l], v2_2[i0 * L + l], acc0_v_2[l]);
+        acc0_v_2[l] = std::fma(v9_2[i0 * L + l], v2_2[i0 * L + l], acc0_v_2[l]);
       }
     }
     PLASTIC_SIMD
@@ -2801,7 +2773,7 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] += v0_2[l] * ((v10_2[i0 * L + l] - (v1_2[l] * 0.06666667f)) -
+        u_bar[i0 * L + l] += v0_2[l] * ((v9_2[i0 * L + l] - (v1_2[l] * 0.06666667f)) -
                                         ((v6_2[l] * 0.06666667f) * v2_2[i0 * L + l]));
       }
     }
@@ -2826,13 +2798,19 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 512);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1024);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6144);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11264);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11776);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16896);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22016);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27136);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78336);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1536);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2048);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2560);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3072);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3584);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4096);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9216);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14336);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19456);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24576);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29696);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34816);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39936);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -2840,6 +2818,14 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
+  T acc8_v[L] = {};
+  T acc9_v[L] = {};
+  T acc10_v[L] = {};
+  T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_hebb_rde.field.step.rk4: 61 nodes
@@ -2886,175 +2872,6 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %510 = contract f64[16,10] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %511 = softmax f64[16,10] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v2[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 10 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v2[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %512 = contract f64[16] -> v2
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %513 = sigmoid f64[16] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = sigmoid(v2[i0 * L + l]);
-    }
-  }
-  // %514 = contract f64[16,10] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = v3[(i0 * 10 + i1) * L + l] * v4[i0 * L + l];
-      }
-    }
-  }
-  // %515 = contract f64[16,10] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %516 = tanh f64[16,10] -> v5
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = vm::tanh(v3[i0 * L + l]);
-    }
-  }
   // %527 = layernorm f64[15] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -3075,8 +2892,8 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e155 = u_stages[(i0 + 15) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e155 * e155);
+        const T e43 = u_stages[(i0 + 15) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e43 * e43);
       }
     }
   }
@@ -3091,192 +2908,11 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
       v0[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %529 = add f64[15] -> v1
+  // %529 = add f64[15] -> v2
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
-    }
-  }
-  // %531 = contract f64[16,10] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %532 = softmax f64[16,10] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v3[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v3[(i0 * 10 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v3[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v3[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %533 = contract f64[16] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %534 = sigmoid f64[16] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = sigmoid(v4[i0 * L + l]);
-    }
-  }
-  // %535 = contract f64[16,10] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 10 + i1) * L + l] = v6[(i0 * 10 + i1) * L + l] * v3[i0 * L + l];
-      }
-    }
-  }
-  // %536 = contract f64[16,10] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %537 = tanh f64[16,10] -> v6
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = vm::tanh(v3[i0 * L + l]);
-    }
-  }
-  // %564 = mul f64[16,10,10] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v8[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              ((v7[(i0 * 10 + i1) * L + l] * v6[(i0 * 10 + i2) * L + l]) / 4.0f) * 0.33333334f;
-        }
-      }
+      v2[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
   // %548 = layernorm f64[15] -> v0
@@ -3299,8 +2935,8 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e305 = u_stages[(i0 + 45) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e305 * e305);
+        const T e74 = u_stages[(i0 + 45) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e74 * e74);
       }
     }
   }
@@ -3315,65 +2951,82 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
       v0[i0 * L + l] = (u_stages[(i0 + 45) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %550 = add f64[15] -> v1
+  // %550 = add f64[15] -> v3
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = (v0[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
+      v3[i0 * L + l] = (v0[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
     }
   }
-  // %557 = contract f64[16,10] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %558 = tanh f64[16,10] -> v6
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
+  // %512 = contract f64[16] -> v4
+  // %533 = contract f64[16] -> v5
+  // %554 = contract f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = vm::tanh(v3[i0 * L + l]);
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 60 + i1], v2[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 60 + i1], v3[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v2[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v3[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v2[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v3[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v2[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v3[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc4_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v6[(i0 * 4) * L + l] = acc8_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %552 = contract f64[16,10] -> v3
+  // %513 = sigmoid f64[16] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = sigmoid(v4[i0 * L + l]);
+    }
+  }
+  // %534 = sigmoid f64[16] -> v4
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = sigmoid(v5[i0 * L + l]);
+    }
+  }
+  // %510 = contract f64[16,10] -> v8
+  // %531 = contract f64[16,10] -> v9
+  // %552 = contract f64[16,10] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3382,42 +3035,72 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v2[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v3[i2 * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v2[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v3[i2 * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v2[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v3[i2 * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v2[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v3[i2 * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v8[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v8[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v8[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v8[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v9[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
+        v9[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v9[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v10[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
+        v10[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v10[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v10[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v2[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v3[i2 * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v8[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v9[(i0 * 10 + i1) * L + l] = acc1_v[l];
+        v10[(i0 * 10 + i1) * L + l] = acc2_v[l];
       }
     }
   }
-  // %553 = softmax f64[16,10] -> v7
+  // %511 = softmax f64[16,10] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3427,7 +3110,7 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v3[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v3[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+            (v8[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v8[(i0 * 10 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3438,56 +3121,221 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v3[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v3[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        v0[i1 * L + l] = vm::exp(v8[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v8[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+        v11[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %554 = contract f64[16] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %555 = sigmoid f64[16] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = sigmoid(v4[i0 * L + l]);
-    }
-  }
-  // %556 = contract f64[16,10] -> v9
+  // %514 = contract f64[16,10] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1) * L + l] = v7[(i0 * 10 + i1) * L + l] * v3[i0 * L + l];
+        v8[(i0 * 10 + i1) * L + l] = v11[(i0 * 10 + i1) * L + l] * v7[i0 * L + l];
+      }
+    }
+  }
+  // %515 = contract f64[16,10] -> v11
+  // %536 = contract f64[16,10] -> v12
+  // %557 = contract f64[16,10] -> v13
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v2[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v3[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v2[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v3[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v2[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v3[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v2[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v3[i2 * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v11[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v11[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v11[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v12[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
+        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v13[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
+        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v2[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v3[i2 * L + l], acc2_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v12[(i0 * 10 + i1) * L + l] = acc1_v[l];
+        v13[(i0 * 10 + i1) * L + l] = acc2_v[l];
+      }
+    }
+  }
+  // %516 = tanh f64[16,10] -> v14
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = vm::tanh(v11[i0 * L + l]);
+    }
+  }
+  // %532 = softmax f64[16,10] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v9[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v9[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[i1 * L + l] = vm::exp(v9[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v9[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %535 = contract f64[16,10] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 10 + i1) * L + l] = v11[(i0 * 10 + i1) * L + l] * v4[i0 * L + l];
+      }
+    }
+  }
+  // %537 = tanh f64[16,10] -> v11
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
+    }
+  }
+  // %564 = mul f64[16,10,10] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v15[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              ((v9[(i0 * 10 + i1) * L + l] * v11[(i0 * 10 + i2) * L + l]) / 4.0f) * 0.33333334f;
+        }
+      }
+    }
+  }
+  // %558 = tanh f64[16,10] -> v9
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = vm::tanh(v13[i0 * L + l]);
+    }
+  }
+  // %553 = softmax f64[16,10] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v10[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v10[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[i1 * L + l] = vm::exp(v10[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v10[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %555 = sigmoid f64[16] -> v4
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = sigmoid(v6[i0 * L + l]);
+    }
+  }
+  // %556 = contract f64[16,10] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 10 + i1) * L + l] = v11[(i0 * 10 + i1) * L + l] * v4[i0 * L + l];
       }
     }
   }
@@ -3498,11 +3346,11 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (T(h) * ((((((v2[(i0 * 10 + i1) * L + l] * v5[(i0 * 10 + i2) * L + l]) / 4.0f) *
+              (T(h) * ((((((v8[(i0 * 10 + i1) * L + l] * v14[(i0 * 10 + i2) * L + l]) / 4.0f) *
                           0.16666667f) +
-                         v8[(i0 * 100 + i1 * 10 + i2) * L + l]) +
-                        v8[(i0 * 100 + i1 * 10 + i2) * L + l]) +
-                       (((v6[(i0 * 10 + i2) * L + l] * v9[(i0 * 10 + i1) * L + l]) / 4.0f) *
+                         v15[(i0 * 100 + i1 * 10 + i2) * L + l]) +
+                        v15[(i0 * 100 + i1 * 10 + i2) * L + l]) +
+                       (((v9[(i0 * 10 + i2) * L + l] * v10[(i0 * 10 + i1) * L + l]) / 4.0f) *
                         0.16666667f))) +
               z0_W[(i0 * 100 + i1 * 10 + i2) * L + l];
         }
@@ -3539,25 +3387,29 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 512);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51712);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52224);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57344);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62464);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67584);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72704);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73024);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73536);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74048);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79168);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84288);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 91968);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 99648);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 150848);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 155968);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 156480);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 161600);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 166720);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 171840);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 176960);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 184640);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52736);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53248);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 104448);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 104960);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 105472);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 105984);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 106496);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 107008);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 107520);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 112640);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 117760);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 122880);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 128000);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 133120);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 138240);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 143360);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 148480);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 153600);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 158720);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 163840);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 171520);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 179200);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 186880);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3565,6 +3417,14 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
+  T acc8_v[L] = {};
+  T acc9_v[L] = {};
+  T acc10_v[L] = {};
+  T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
@@ -3624,527 +3484,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v2[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %515 = contract f64[16,10] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v2[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v2[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v2[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v2[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v2[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %516 = tanh f64[16,10] -> v4
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = vm::tanh(v3[i0 * L + l]);
-    }
-  }
-  // %953 = contract f64[16,10] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v1[(i0 * 100 + i1 * 40 + i2) * L + l], v4[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v1[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v4[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v1[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v4[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v1[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v4[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v1[(i0 * 100 + i1 * 10 + i2) * L + l], v4[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %510 = contract f64[16,10] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v2[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v2[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v2[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v2[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v2[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %511 = softmax f64[16,10] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v5[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v5[(i0 * 10 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[i1 * L + l] = vm::exp(v5[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v5[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %965 = contract f64[16] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v6[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v6[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v6[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v6[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %512 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v2[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %513 = sigmoid f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = sigmoid(v8[i0 * L + l]);
-    }
-  }
-  // %966 = mul f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v5[i0 * L + l] * ((1.0f - v9[i0 * L + l]) * v9[i0 * L + l]);
-    }
-  }
-  // %967 = contract f64[15] -> v5
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v8[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 12; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v8[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %954 = contract f64[16,10] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1) * L + l] = v3[(i0 * 10 + i1) * L + l] * v9[i0 * L + l];
-      }
-    }
-  }
-  // %955 = contract f64[16] -> v3
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 40 + i1) * L + l], v6[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v10[(i0 * 40 + i1 + 10) * L + l], v6[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v10[(i0 * 40 + i1 + 20) * L + l], v6[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v10[(i0 * 40 + i1 + 30) * L + l], v6[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %958 = mul f64[16,10] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1) * L + l] =
-            v6[(i0 * 10 + i1) * L + l] * (v10[(i0 * 10 + i1) * L + l] - v3[i0 * L + l]);
-      }
-    }
-  }
-  // %959 = contract f64[16,15] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v11[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v11[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %514 = contract f64[16,10] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] = v6[(i0 * 10 + i1) * L + l] * v9[i0 * L + l];
-      }
-    }
-  }
-  // %960 = contract f64[16,10] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v1[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v1[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v1[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v1[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v1[(i0 * 100 + i1 + i2 * 10) * L + l], v3[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %961 = mul f64[16,10] -> v3
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v6[i0 * L + l] * (1.0f - square(v4[i0 * L + l]));
-    }
-  }
-  // %962 = contract f64[16,15] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v3[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v3[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v3[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %964 = reduce_sum f64[15] -> v9
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v12[(i0 + i1 * 15) * L + l] + v13[(i0 + i1 * 15) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %968 = add f64[15] -> v4
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = v5[i0 * L + l] + v9[i0 * L + l];
-    }
-  }
-  // %527 = layernorm f64[15] -> v9
+  // %527 = layernorm f64[15] -> v3
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4164,8 +3504,8 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e390 = u_stages[(i0 + 15) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e390 * e390);
+        const T e49 = u_stages[(i0 + 15) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e49 * e49);
       }
     }
   }
@@ -4177,546 +3517,26 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
+      v3[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %529 = add f64[15] -> v5
+  // %529 = add f64[15] -> v4
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = ln_bias[i0] + (v9[i0 * L + l] * ln_gain[i0]);
+      v4[i0 * L + l] = ln_bias[i0] + (v3[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %533 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v5[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %534 = sigmoid f64[16] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = sigmoid(v6[i0 * L + l]);
-    }
-  }
-  // %970 = div f64[16,10,10] -> v14
+  // %970 = div f64[16,10,10] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v14[(i0 * 100 + i1 * 10 + i2) * L + l] =
+          v5[(i0 * 100 + i1 * 10 + i2) * L + l] =
               (z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] * (T(h) * 0.6666667f)) / 4.0f;
         }
       }
-    }
-  }
-  // %536 = contract f64[16,10] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v5[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v5[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v5[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v5[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v5[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %537 = tanh f64[16,10] -> v12
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = vm::tanh(v6[i0 * L + l]);
-    }
-  }
-  // %971 = contract f64[16,10] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v14[(i0 * 100 + i1 * 40 + i2) * L + l], v12[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v14[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v14[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v14[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v14[(i0 * 100 + i1 * 10 + i2) * L + l], v12[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %531 = contract f64[16,10] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v5[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v5[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v5[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v5[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v5[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %532 = softmax f64[16,10] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v13[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v13[(i0 * 10 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[i1 * L + l] = vm::exp(v13[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v13[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %983 = contract f64[16] -> v13
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 40 + i1) * L + l], v15[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v6[(i0 * 40 + i1 + 10) * L + l], v15[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v6[(i0 * 40 + i1 + 20) * L + l], v15[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v6[(i0 * 40 + i1 + 30) * L + l], v15[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %984 = mul f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = (v10[i0 * L + l] * (1.0f - v10[i0 * L + l])) * v13[i0 * L + l];
-    }
-  }
-  // %985 = contract f64[15] -> v13
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v16[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v16[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v16[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v16[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 12; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v16[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %535 = contract f64[16,10] -> v17
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 10 + i1) * L + l] = v15[(i0 * 10 + i1) * L + l] * v10[i0 * L + l];
-      }
-    }
-  }
-  // %978 = contract f64[16,10] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v14[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v14[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v14[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v14[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v18[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v18[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v18[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v14[(i0 * 100 + i1 + i2 * 10) * L + l], v17[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %979 = mul f64[16,10] -> v17
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = v18[i0 * L + l] * (1.0f - square(v12[i0 * L + l]));
-    }
-  }
-  // %980 = contract f64[16,15] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v17[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v17[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %972 = contract f64[16,10] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 10 + i1) * L + l] = v6[(i0 * 10 + i1) * L + l] * v10[i0 * L + l];
-      }
-    }
-  }
-  // %973 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 40 + i1) * L + l], v15[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v18[(i0 * 40 + i1 + 10) * L + l], v15[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v18[(i0 * 40 + i1 + 20) * L + l], v15[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v18[(i0 * 40 + i1 + 30) * L + l], v15[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %976 = mul f64[16,10] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1) * L + l] =
-            v15[(i0 * 10 + i1) * L + l] * (v18[(i0 * 10 + i1) * L + l] - v6[i0 * L + l]);
-      }
-    }
-  }
-  // %977 = contract f64[16,15] -> v14
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v10[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %982 = reduce_sum f64[15] -> v6
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v12[(i0 + i1 * 15) * L + l] + v14[(i0 + i1 * 15) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %986 = add f64[15] -> v15
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v13[i0 * L + l] + v6[i0 * L + l];
     }
   }
   // %548 = layernorm f64[15] -> v6
@@ -4739,8 +3559,8 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e768 = u_stages[(i0 + 45) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e768 * e768);
+        const T e86 = u_stages[(i0 + 45) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e86 * e86);
       }
     }
   }
@@ -4755,14 +3575,82 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v6[i0 * L + l] = (u_stages[(i0 + 45) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %550 = add f64[15] -> v18
+  // %550 = add f64[15] -> v7
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = (v6[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
+      v7[i0 * L + l] = (v6[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
     }
   }
-  // %552 = contract f64[16,10] -> v12
+  // %512 = contract f64[16] -> v8
+  // %533 = contract f64[16] -> v9
+  // %554 = contract f64[16] -> v10
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 60 + i1], v4[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 60 + i1], v7[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v2[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v4[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v7[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v2[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v4[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v7[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v2[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v4[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v7[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc4_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v10[(i0 * 4) * L + l] = acc8_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %513 = sigmoid f64[16] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = sigmoid(v8[i0 * L + l]);
+    }
+  }
+  // %534 = sigmoid f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = sigmoid(v9[i0 * L + l]);
+    }
+  }
+  // %515 = contract f64[16,10] -> v12
+  // %536 = contract f64[16,10] -> v13
+  // %557 = contract f64[16,10] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4771,14 +3659,30 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v18[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v18[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v18[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v18[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v2[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v4[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v7[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v2[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v4[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v7[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v2[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v4[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v7[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v2[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v4[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v7[i2 * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -4787,26 +3691,123 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
         v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
         v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
         v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v13[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
+        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v14[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
+        v14[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v14[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v14[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v18[i2 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v2[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v4[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v7[i2 * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v13[(i0 * 10 + i1) * L + l] = acc1_v[l];
+        v14[(i0 * 10 + i1) * L + l] = acc2_v[l];
       }
     }
   }
-  // %553 = softmax f64[16,10] -> v13
+  // %516 = tanh f64[16,10] -> v15
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
+    }
+  }
+  // %510 = contract f64[16,10] -> v12
+  // %531 = contract f64[16,10] -> v16
+  // %552 = contract f64[16,10] -> v17
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v2[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v4[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v7[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v2[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v4[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v7[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v2[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v4[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v7[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v2[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v4[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v7[i2 * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v16[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
+        v16[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v16[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v16[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v17[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
+        v17[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v17[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v17[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v2[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v4[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v7[i2 * L + l], acc2_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v16[(i0 * 10 + i1) * L + l] = acc1_v[l];
+        v17[(i0 * 10 + i1) * L + l] = acc2_v[l];
+      }
+    }
+  }
+  // %511 = softmax f64[16,10] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4827,60 +3828,34 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[i1 * L + l] = vm::exp(v12[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        v9[i1 * L + l] = vm::exp(v12[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
         rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+        v18[(i0 * 10 + i1) * L + l] = v9[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %554 = contract f64[16] -> v12
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v18[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v18[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v18[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v18[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %555 = sigmoid f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = sigmoid(v12[i0 * L + l]);
-    }
-  }
-  // %556 = contract f64[16,10] -> v12
+  // %514 = contract f64[16,10] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = v13[(i0 * 10 + i1) * L + l] * v14[i0 * L + l];
+        v12[(i0 * 10 + i1) * L + l] = v18[(i0 * 10 + i1) * L + l] * v11[i0 * L + l];
       }
     }
   }
-  // %988 = contract f64[16,10] -> v19
+  // %537 = tanh f64[16,10] -> v19
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[i0 * L + l] = vm::tanh(v13[i0 * L + l]);
+    }
+  }
+  // %971 = contract f64[16,10] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4889,47 +3864,361 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v5[(i0 * 100 + i1 * 40 + i2) * L + l], v19[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v5[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v19[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v5[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v19[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v5[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v19[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v5[(i0 * 100 + i1 * 10 + i2) * L + l], v19[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %532 = softmax f64[16,10] -> v20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v16[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v16[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[i1 * L + l] = vm::exp(v16[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v16[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 10 + i1) * L + l] = v9[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %983 = contract f64[16] -> v9
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v20[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v20[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v20[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v20[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %984 = mul f64[16] -> v16
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[i0 * L + l] = (v8[i0 * L + l] * (1.0f - v8[i0 * L + l])) * v9[i0 * L + l];
+    }
+  }
+  // %535 = contract f64[16,10] -> v21
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v21[(i0 * 10 + i1) * L + l] = v20[(i0 * 10 + i1) * L + l] * v8[i0 * L + l];
+      }
+    }
+  }
+  // %978 = contract f64[16,10] -> v22
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v5[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v21[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v5[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v21[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v5[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v21[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v5[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v21[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v22[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v22[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v22[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v22[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v5[(i0 * 100 + i1 + i2 * 10) * L + l], v21[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v22[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %979 = mul f64[16,10] -> v21
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = v22[i0 * L + l] * (1.0f - square(v19[i0 * L + l]));
+    }
+  }
+  // %972 = contract f64[16,10] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 10 + i1) * L + l] = v13[(i0 * 10 + i1) * L + l] * v8[i0 * L + l];
+      }
+    }
+  }
+  // %973 = contract f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v19[(i0 * 40 + i1) * L + l], v20[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v19[(i0 * 40 + i1 + 10) * L + l], v20[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v19[(i0 * 40 + i1 + 20) * L + l], v20[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v19[(i0 * 40 + i1 + 30) * L + l], v20[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %976 = mul f64[16,10] -> v13
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 10 + i1) * L + l] =
+            v20[(i0 * 10 + i1) * L + l] * (v19[(i0 * 10 + i1) * L + l] - v8[i0 * L + l]);
+      }
+    }
+  }
+  // %553 = softmax f64[16,10] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v17[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v17[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[i1 * L + l] = vm::exp(v17[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v17[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 10 + i1) * L + l] = v8[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %555 = sigmoid f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = sigmoid(v10[i0 * L + l]);
+    }
+  }
+  // %556 = contract f64[16,10] -> v17
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v17[(i0 * 10 + i1) * L + l] = v19[(i0 * 10 + i1) * L + l] * v8[i0 * L + l];
+      }
+    }
+  }
+  // %960 = contract f64[16,10] -> v20
+  // %988 = contract f64[16,10] -> v22
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(v1[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
                                v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(v1[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v17[(i0 * 10 + i2) * L + l], acc4_v[l]);
           acc1_v[l] = std::fma(v1[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
                                v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(v1[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v17[(i0 * 10 + i2) * L + l], acc5_v[l]);
           acc2_v[l] = std::fma(v1[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
                                v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(v1[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v17[(i0 * 10 + i2) * L + l], acc6_v[l]);
           acc3_v[l] = std::fma(v1[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
                                v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(v1[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v17[(i0 * 10 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v19[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v19[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v19[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v20[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v22[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
+        v22[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v22[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v22[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(v1[(i0 * 100 + i1 + i2 * 10) * L + l], v12[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
+          acc1_v[l] = std::fma(v1[(i0 * 100 + i1 + i2 * 10) * L + l], v17[(i0 * 10 + i2) * L + l],
+                               acc1_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v20[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v22[(i0 * 10 + i1) * L + l] = acc1_v[l];
       }
     }
   }
-  // %557 = contract f64[16,10] -> v12
+  // %961 = mul f64[16,10] -> v12
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = v20[i0 * L + l] * (1.0f - square(v15[i0 * L + l]));
+    }
+  }
+  // %558 = tanh f64[16,10] -> v17
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = vm::tanh(v14[i0 * L + l]);
+    }
+  }
+  // %953 = contract f64[16,10] -> v14
+  // %991 = contract f64[16,10] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4938,162 +4227,67 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v18[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v18[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v18[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v18[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v18[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %558 = tanh f64[16,10] -> v20
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
-    }
-  }
-  // %989 = mul f64[16,10] -> v12
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v19[i0 * L + l] * (1.0f - square(v20[i0 * L + l]));
-    }
-  }
-  // %990 = contract f64[16,15] -> v21
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v21[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v21[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v21[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %991 = contract f64[16,10] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v1[(i0 * 100 + i1 * 40 + i2) * L + l], v20[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v1[(i0 * 100 + i1 * 40 + i2) * L + l], v15[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
+          acc4_v[l] = std::fma(v1[(i0 * 100 + i1 * 40 + i2) * L + l], v17[(i0 * 10 + i2) * L + l],
+                               acc4_v[l]);
           acc1_v[l] = std::fma(v1[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v20[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v15[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(v1[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v17[(i0 * 10 + i2) * L + l], acc5_v[l]);
           acc2_v[l] = std::fma(v1[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v20[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v15[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(v1[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v17[(i0 * 10 + i2) * L + l], acc6_v[l]);
           acc3_v[l] = std::fma(v1[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v20[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v15[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(v1[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v17[(i0 * 10 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v19[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v19[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v19[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v14[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v14[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v14[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v14[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v20[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
+        v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v1[(i0 * 100 + i1 * 10 + i2) * L + l], v20[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v1[(i0 * 100 + i1 * 10 + i2) * L + l], v15[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
+          acc1_v[l] = std::fma(v1[(i0 * 100 + i1 * 10 + i2) * L + l], v17[(i0 * 10 + i2) * L + l],
+                               acc1_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v14[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v20[(i0 * 10 + i1) * L + l] = acc1_v[l];
       }
     }
   }
-  // %992 = contract f64[16,10] -> v20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1) * L + l] = v19[(i0 * 10 + i1) * L + l] * v14[i0 * L + l];
-      }
-    }
-  }
-  // %993 = contract f64[16] -> v1
+  // %965 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5105,34 +4299,88 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v20[(i0 * 40 + i1) * L + l], v13[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v14[(i0 * 40 + i1) * L + l], v18[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v20[(i0 * 40 + i1 + 10) * L + l], v13[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v14[(i0 * 40 + i1 + 10) * L + l], v18[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v20[(i0 * 40 + i1 + 20) * L + l], v13[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v14[(i0 * 40 + i1 + 20) * L + l], v18[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v20[(i0 * 40 + i1 + 30) * L + l], v13[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v14[(i0 * 40 + i1 + 30) * L + l], v18[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %996 = mul f64[16,10] -> v22
+  // %966 = mul f64[16] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = v9[i0 * L + l] * ((1.0f - v11[i0 * L + l]) * v11[i0 * L + l]);
+    }
+  }
+  // %954 = contract f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1) * L + l] =
-            (v20[(i0 * 10 + i1) * L + l] - v1[i0 * L + l]) * v13[(i0 * 10 + i1) * L + l];
+        v15[(i0 * 10 + i1) * L + l] = v14[(i0 * 10 + i1) * L + l] * v11[i0 * L + l];
       }
     }
   }
-  // %997 = contract f64[16,15] -> v1
+  // %955 = contract f64[16] -> v9
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v15[(i0 * 40 + i1) * L + l], v18[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v15[(i0 * 40 + i1 + 10) * L + l], v18[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v15[(i0 * 40 + i1 + 20) * L + l], v18[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v15[(i0 * 40 + i1 + 30) * L + l], v18[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %958 = mul f64[16,10] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 10 + i1) * L + l] =
+            v18[(i0 * 10 + i1) * L + l] * (v15[(i0 * 10 + i1) * L + l] - v9[i0 * L + l]);
+      }
+    }
+  }
+  // %989 = mul f64[16,10] -> v15
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = v22[i0 * L + l] * (1.0f - square(v17[i0 * L + l]));
+    }
+  }
+  // %962 = contract f64[16,15] -> v1
+  // %980 = contract f64[16,15] -> v5
+  // %990 = contract f64[16,15] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -5141,18 +4389,42 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v22[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v21[(i0 * 10 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v15[(i0 * 10 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v22[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v21[(i0 * 10 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v15[(i0 * 10 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v22[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v21[(i0 * 10 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v15[(i0 * 10 + i2) * L + l],
+                                acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v22[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v21[(i0 * 10 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v15[(i0 * 10 + i2) * L + l],
+                                acc11_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -5161,43 +4433,49 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
         v1[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
         v1[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
         v1[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v5[(i0 * 15 + i1 * 4) * L + l] = acc4_v[l];
+        v5[(i0 * 15 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v5[(i0 * 15 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v5[(i0 * 15 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v23[(i0 * 15 + i1 * 4) * L + l] = acc8_v[l];
+        v23[(i0 * 15 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v23[(i0 * 15 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v23[(i0 * 15 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
     for (int64_t i1 = 12; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v22[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v21[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v15[(i0 * 10 + i2) * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v5[(i0 * 15 + i1) * L + l] = acc1_v[l];
+        v23[(i0 * 15 + i1) * L + l] = acc2_v[l];
       }
     }
   }
-  // %999 = reduce_sum f64[15] -> v20
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
+  // %992 = contract f64[16,10] -> v17
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v21[(i0 + i1 * 15) * L + l] + v1[(i0 + i1 * 15) * L + l]);
+        v17[(i0 * 10 + i1) * L + l] = v20[(i0 * 10 + i1) * L + l] * v8[i0 * L + l];
       }
     }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = acc_v[l];
-    }
   }
-  // %1000 = contract f64[16] -> v21
+  // %993 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5209,32 +4487,174 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 40 + i1) * L + l], v13[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v17[(i0 * 40 + i1) * L + l], v19[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v19[(i0 * 40 + i1 + 10) * L + l], v13[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v17[(i0 * 40 + i1 + 10) * L + l], v19[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v19[(i0 * 40 + i1 + 20) * L + l], v13[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v17[(i0 * 40 + i1 + 20) * L + l], v19[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v19[(i0 * 40 + i1 + 30) * L + l], v13[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v17[(i0 * 40 + i1 + 30) * L + l], v19[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1001 = mul f64[16] -> v19
+  // %996 = mul f64[16,10] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v18[(i0 * 10 + i1) * L + l] =
+            (v17[(i0 * 10 + i1) * L + l] - v9[i0 * L + l]) * v19[(i0 * 10 + i1) * L + l];
+      }
+    }
+  }
+  // %959 = contract f64[16,15] -> v24
+  // %977 = contract f64[16,15] -> v25
+  // %997 = contract f64[16,15] -> v26
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v14[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v13[(i0 * 10 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v18[(i0 * 10 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v14[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v13[(i0 * 10 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v18[(i0 * 10 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v14[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v13[(i0 * 10 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v18[(i0 * 10 + i2) * L + l],
+                                acc10_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v14[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v13[(i0 * 10 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v18[(i0 * 10 + i2) * L + l],
+                                acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v24[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v24[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v24[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v24[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v25[(i0 * 15 + i1 * 4) * L + l] = acc4_v[l];
+        v25[(i0 * 15 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v25[(i0 * 15 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v25[(i0 * 15 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v26[(i0 * 15 + i1 * 4) * L + l] = acc8_v[l];
+        v26[(i0 * 15 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v26[(i0 * 15 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v26[(i0 * 15 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+    for (int64_t i1 = 12; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v14[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v24[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v25[(i0 * 15 + i1) * L + l] = acc1_v[l];
+        v26[(i0 * 15 + i1) * L + l] = acc2_v[l];
+      }
+    }
+  }
+  // %964 = reduce_sum f64[15] -> v9
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = ((1.0f - v14[i0 * L + l]) * v14[i0 * L + l]) * v21[i0 * L + l];
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v24[(i0 + i1 * 15) * L + l] + v1[(i0 + i1 * 15) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = acc_v[l];
     }
   }
-  // %1002 = contract f64[15] -> v13
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
+  // %982 = reduce_sum f64[15] -> v11
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v5[(i0 + i1 * 15) * L + l] + v25[(i0 + i1 * 15) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %999 = reduce_sum f64[15] -> v17
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v23[(i0 + i1 * 15) * L + l] + v26[(i0 + i1 * 15) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1000 = contract f64[16] -> v22
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5242,44 +4662,126 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v19[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v19[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v19[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v19[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(v20[(i0 * 40 + i1) * L + l], v19[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v20[(i0 * 40 + i1 + 10) * L + l], v19[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v20[(i0 * 40 + i1 + 20) * L + l], v19[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v20[(i0 * 40 + i1 + 30) * L + l], v19[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 4) * L + l] = acc0_v[l];
+      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1001 = mul f64[16] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[i0 * L + l] = ((1.0f - v8[i0 * L + l]) * v8[i0 * L + l]) * v22[i0 * L + l];
+    }
+  }
+  // %967 = contract f64[15] -> v8
+  // %985 = contract f64[15] -> v20
+  // %1002 = contract f64[15] -> v22
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v10[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v16[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v19[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v10[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v16[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v19[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v10[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v16[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v19[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v10[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v16[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v19[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 4) * L + l] = acc4_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v22[(i0 * 4) * L + l] = acc8_v[l];
+      v22[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v22[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v22[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   for (int64_t i0 = 12; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v19[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v10[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 + i1 * 15], v16[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 + i1 * 15], v19[i1 * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = acc0_v[l];
+      v8[i0 * L + l] = acc0_v[l];
+      v20[i0 * L + l] = acc1_v[l];
+      v22[i0 * L + l] = acc2_v[l];
     }
   }
-  // %1003 = add f64[15] -> v21
+  // %968 = add f64[15] -> v23
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = v20[i0 * L + l] + v13[i0 * L + l];
+      v23[i0 * L + l] = v8[i0 * L + l] + v9[i0 * L + l];
+    }
+  }
+  // %986 = add f64[15] -> v8
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = v20[i0 * L + l] + v11[i0 * L + l];
+    }
+  }
+  // %1003 = add f64[15] -> v9
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = v17[i0 * L + l] + v22[i0 * L + l];
     }
   }
   // %1006 = add f64[15] -> d.ln.gain
@@ -5288,8 +4790,8 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v0[i0 * L + l] * v4[i0 * L + l]) +
-                 ((v15[i0 * L + l] * v9[i0 * L + l]) + (v21[i0 * L + l] * v6[i0 * L + l]));
+        sum[l] = (v0[i0 * L + l] * v23[i0 * L + l]) +
+                 ((v8[i0 * L + l] * v3[i0 * L + l]) + (v9[i0 * L + l] * v6[i0 * L + l]));
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
@@ -5300,7 +4802,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v21[i0 * L + l] + v15[i0 * L + l]) + v4[i0 * L + l];
+        sum[l] = (v9[i0 * L + l] + v8[i0 * L + l]) + v23[i0 * L + l];
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
@@ -5312,8 +4814,8 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v8[i0 * L + l] * v2[i1 * L + l]) +
-                   ((v5[i1 * L + l] * v16[i0 * L + l]) + (v18[i1 * L + l] * v19[i0 * L + l]));
+          sum[l] = (v10[i0 * L + l] * v2[i1 * L + l]) +
+                   ((v4[i1 * L + l] * v16[i0 * L + l]) + (v7[i1 * L + l] * v19[i0 * L + l]));
         }
         theta_bar_Wb[i0 * 15 + i1] += lane_sum<L>(sum);
       }
@@ -5327,9 +4829,9 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v2[i2 * L + l] * v11[(i0 * 10 + i1) * L + l]) +
-                     ((v5[i2 * L + l] * v10[(i0 * 10 + i1) * L + l]) +
-                      (v22[(i0 * 10 + i1) * L + l] * v18[i2 * L + l]));
+            sum[l] = (v2[i2 * L + l] * v14[(i0 * 10 + i1) * L + l]) +
+                     ((v4[i2 * L + l] * v13[(i0 * 10 + i1) * L + l]) +
+                      (v18[(i0 * 10 + i1) * L + l] * v7[i2 * L + l]));
           }
           theta_bar_Wk[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
         }
@@ -5344,9 +4846,9 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v2[i2 * L + l] * v3[(i0 * 10 + i1) * L + l]) +
-                     ((v17[(i0 * 10 + i1) * L + l] * v5[i2 * L + l]) +
-                      (v12[(i0 * 10 + i1) * L + l] * v18[i2 * L + l]));
+            sum[l] = (v2[i2 * L + l] * v12[(i0 * 10 + i1) * L + l]) +
+                     ((v21[(i0 * 10 + i1) * L + l] * v4[i2 * L + l]) +
+                      (v15[(i0 * 10 + i1) * L + l] * v7[i2 * L + l]));
           }
           theta_bar_Wv[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
         }
@@ -5365,10 +4867,10 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[i0 * L + l] = ln_gain[i0] * v4[i0 * L + l];
+        v2[i0 * L + l] = ln_gain[i0] * v23[i0 * L + l];
       }
     }
-    // %1025 = reduce_sum f64[] -> v7
+    // %1025 = reduce_sum f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5381,9 +4883,9 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc_v[l];
+      v4[l] = acc_v[l];
     }
-    // %1029 = contract f64[] -> v8
+    // %1029 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5396,9 +4898,9 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[l] = acc0_v[l];
+      v7[l] = acc0_v[l];
     }
-    // %709 = reduce_sum f64[] -> v16
+    // %709 = reduce_sum f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5411,9 +4913,9 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[l] = acc_v[l];
+      v10[l] = acc_v[l];
     }
-    // %714 = reduce_sum f64[] -> v3
+    // %714 = reduce_sum f64[] -> v11
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5421,28 +4923,28 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - (v16[l] * 0.06666667f));
+        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - (v10[l] * 0.06666667f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[l] = acc_v[l];
+      v11[l] = acc_v[l];
     }
-    // %718 = reciprocal f64[] -> v16
+    // %718 = reciprocal f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[l] = T(1) / std::sqrt((v3[l] * 0.06666667f) + 1e-05f);
+      v10[l] = T(1) / std::sqrt((v11[l] * 0.06666667f) + 1e-05f);
     }
     // %1034 = mul f64[15] -> d.dx@0
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[i0 * L + l] +=
-            ((v2[i0 * L + l] - (v7[l] * 0.06666667f)) - (v0[i0 * L + l] * (v8[l] * 0.06666667f))) *
-            v16[l];
+            ((v2[i0 * L + l] - (v4[l] * 0.06666667f)) - (v0[i0 * L + l] * (v7[l] * 0.06666667f))) *
+            v10[l];
       }
     }
-    // %656 = reduce_sum f64[] -> v7
+    // %656 = reduce_sum f64[] -> v0
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5455,9 +4957,9 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc_v[l];
+      v0[l] = acc_v[l];
     }
-    // %661 = reduce_sum f64[] -> v0
+    // %661 = reduce_sum f64[] -> v2
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5465,26 +4967,71 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 15) * L + l] - (v7[l] * 0.06666667f));
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 15) * L + l] - (v0[l] * 0.06666667f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[l] = acc_v[l];
+      v2[l] = acc_v[l];
     }
-    // %665 = reciprocal f64[] -> v7
+    // %665 = reciprocal f64[] -> v0
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = T(1) / std::sqrt((v0[l] * 0.06666667f) + 1e-05f);
+      v0[l] = T(1) / std::sqrt((v2[l] * 0.06666667f) + 1e-05f);
     }
-    // %1035 = mul f64[15] -> v0
+    // %1035 = mul f64[15] -> v2
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[i0 * L + l] = v15[i0 * L + l] * ln_gain[i0];
+        v2[i0 * L + l] = v8[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1036 = reduce_sum f64[] -> v2
+    // %1036 = reduce_sum f64[] -> v4
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 15; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + v2[i0 * L + l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[l] = acc_v[l];
+    }
+    // %1040 = contract f64[] -> v7
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 15; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v2[i0 * L + l], v3[i0 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[l] = acc0_v[l];
+    }
+    // %1045 = mul f64[15] -> d.dx@1
+    for (int64_t i0 = 0; i0 < 15; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        u_stages_bar[(i0 + 15) * L + l] += v0[l] * ((v2[i0 * L + l] - (v4[l] * 0.06666667f)) -
+                                                    ((v7[l] * 0.06666667f) * v3[i0 * L + l]));
+      }
+    }
+    // %1046 = mul f64[15] -> v0
+    for (int64_t i0 = 0; i0 < 15; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[i0 * L + l] = v9[i0 * L + l] * ln_gain[i0];
+      }
+    }
+    // %1047 = reduce_sum f64[] -> v2
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5499,52 +5046,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v2[l] = acc_v[l];
     }
-    // %1040 = contract f64[] -> v8
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v0[i0 * L + l], v9[i0 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[l] = acc0_v[l];
-    }
-    // %1045 = mul f64[15] -> d.dx@1
-    for (int64_t i0 = 0; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 15) * L + l] += v7[l] * ((v0[i0 * L + l] - (v2[l] * 0.06666667f)) -
-                                                    ((v8[l] * 0.06666667f) * v9[i0 * L + l]));
-      }
-    }
-    // %1046 = mul f64[15] -> v0
-    for (int64_t i0 = 0; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i0 * L + l] = v21[i0 * L + l] * ln_gain[i0];
-      }
-    }
-    // %1047 = reduce_sum f64[] -> v7
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v0[i0 * L + l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc_v[l];
-    }
-    // %1051 = contract f64[] -> v2
+    // %1051 = contract f64[] -> v3
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5557,9 +5059,9 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[l] = acc0_v[l];
+      v3[l] = acc0_v[l];
     }
-    // %600 = reduce_sum f64[] -> v8
+    // %600 = reduce_sum f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5572,9 +5074,9 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[l] = acc_v[l];
+      v4[l] = acc_v[l];
     }
-    // %605 = reduce_sum f64[] -> v9
+    // %605 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5582,25 +5084,25 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 45) * L + l] - (v8[l] * 0.06666667f));
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 45) * L + l] - (v4[l] * 0.06666667f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[l] = acc_v[l];
+      v7[l] = acc_v[l];
     }
-    // %609 = reciprocal f64[] -> v8
+    // %609 = reciprocal f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[l] = T(1) / std::sqrt((v9[l] * 0.06666667f) + 1e-05f);
+      v4[l] = T(1) / std::sqrt((v7[l] * 0.06666667f) + 1e-05f);
     }
     // %1056 = mul f64[15] -> d.dx@2
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 + 45) * L + l] +=
-            ((v0[i0 * L + l] - (v7[l] * 0.06666667f)) - ((v2[l] * 0.06666667f) * v6[i0 * L + l])) *
-            v8[l];
+            ((v0[i0 * L + l] - (v2[l] * 0.06666667f)) - ((v3[l] * 0.06666667f) * v6[i0 * L + l])) *
+            v4[l];
       }
     }
   }
@@ -5643,31 +5145,34 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 512);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1024);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6144);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11264);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11584);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12096);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17216);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22336);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22848);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27968);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33088);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33600);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38720);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43840);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 95040);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 95552);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100672);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 105792);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 110912);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 111424);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 116544);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 117056);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 117568);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 122688);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 130368);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 138048);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 189248);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1536);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2048);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2560);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3072);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3584);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4096);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4608);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5120);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10240);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15360);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20480);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25600);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30720);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35840);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40960);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46080);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51200);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102400);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 107520);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 112640);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 113152);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 118272);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 123392);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 131072);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 138752);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 146432);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 154112);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 161792);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -5675,6 +5180,14 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
+  T acc8_v[L] = {};
+  T acc9_v[L] = {};
+  T acc10_v[L] = {};
+  T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
@@ -5726,176 +5239,7 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %510 = contract f64[16,10] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %511 = softmax f64[16,10] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v2[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 10 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v2[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %512 = contract f64[16] -> v2
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %513 = sigmoid f64[16] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = sigmoid(v2[i0 * L + l]);
-    }
-  }
-  // %514 = contract f64[16,10] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = v3[(i0 * 10 + i1) * L + l] * v5[i0 * L + l];
-      }
-    }
-  }
-  // %515 = contract f64[16,10] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %516 = tanh f64[16,10] -> v7
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = vm::tanh(v6[i0 * L + l]);
-    }
-  }
-  // %527 = layernorm f64[15] -> v6
+  // %527 = layernorm f64[15] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5915,8 +5259,8 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e156 = u_stages[(i0 + 15) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e156 * e156);
+        const T e44 = u_stages[(i0 + 15) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e44 * e44);
       }
     }
   }
@@ -5928,198 +5272,17 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
+      v2[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %529 = add f64[15] -> v8
+  // %529 = add f64[15] -> v3
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = ln_bias[i0] + (v6[i0 * L + l] * ln_gain[i0]);
+      v3[i0 * L + l] = ln_bias[i0] + (v2[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %531 = contract f64[16,10] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v8[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v8[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v8[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v8[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v8[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %532 = softmax f64[16,10] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v9[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v9[(i0 * 10 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v9[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v9[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %533 = contract f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v8[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %534 = sigmoid f64[16] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = sigmoid(v9[i0 * L + l]);
-    }
-  }
-  // %535 = contract f64[16,10] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1) * L + l] = v10[(i0 * 10 + i1) * L + l] * v11[i0 * L + l];
-      }
-    }
-  }
-  // %536 = contract f64[16,10] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v8[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v8[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v8[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v8[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v8[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %537 = tanh f64[16,10] -> v13
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
-    }
-  }
-  // %564 = mul f64[16,10,10] -> v14
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v14[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              ((v9[(i0 * 10 + i1) * L + l] * v13[(i0 * 10 + i2) * L + l]) / 4.0f) * 0.33333334f;
-        }
-      }
-    }
-  }
-  // %548 = layernorm f64[15] -> v12
+  // %548 = layernorm f64[15] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6139,8 +5302,8 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e306 = u_stages[(i0 + 45) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e306 * e306);
+        const T e75 = u_stages[(i0 + 45) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e75 * e75);
       }
     }
   }
@@ -6152,68 +5315,85 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = (u_stages[(i0 + 45) * L + l] - mean_v[l]) * rstd_v[l];
+      v4[i0 * L + l] = (u_stages[(i0 + 45) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %550 = add f64[15] -> v15
+  // %550 = add f64[15] -> v5
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = (v12[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
+      v5[i0 * L + l] = (v4[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
     }
   }
-  // %557 = contract f64[16,10] -> v16
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v15[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v15[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v15[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v15[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v16[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v16[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v16[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v15[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %558 = tanh f64[16,10] -> v17
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
+  // %512 = contract f64[16] -> v6
+  // %533 = contract f64[16] -> v7
+  // %554 = contract f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = vm::tanh(v16[i0 * L + l]);
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 60 + i1], v3[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 60 + i1], v5[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v3[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v5[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v3[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v5[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v3[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v5[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc4_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v8[(i0 * 4) * L + l] = acc8_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %552 = contract f64[16,10] -> v16
+  // %513 = sigmoid f64[16] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = sigmoid(v6[i0 * L + l]);
+    }
+  }
+  // %534 = sigmoid f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = sigmoid(v7[i0 * L + l]);
+    }
+  }
+  // %510 = contract f64[16,10] -> v10
+  // %531 = contract f64[16,10] -> v11
+  // %552 = contract f64[16,10] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6222,42 +5402,72 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v15[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v15[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v15[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v15[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v3[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v5[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v3[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v5[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v3[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v5[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v3[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v5[i2 * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v16[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v16[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v16[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v10[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v10[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v10[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v10[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
+        v11[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v11[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v11[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v12[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
+        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v15[i2 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v3[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v5[i2 * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v10[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v11[(i0 * 10 + i1) * L + l] = acc1_v[l];
+        v12[(i0 * 10 + i1) * L + l] = acc2_v[l];
       }
     }
   }
-  // %553 = softmax f64[16,10] -> v18
+  // %511 = softmax f64[16,10] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6267,7 +5477,7 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v16[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v16[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+            (v10[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v10[(i0 * 10 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -6278,56 +5488,221 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v16[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v16[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        v7[i1 * L + l] = vm::exp(v10[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v10[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 10 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v13[(i0 * 10 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %554 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v15[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %555 = sigmoid f64[16] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = sigmoid(v16[i0 * L + l]);
-    }
-  }
-  // %556 = contract f64[16,10] -> v16
+  // %514 = contract f64[16,10] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 10 + i1) * L + l] = v18[(i0 * 10 + i1) * L + l] * v19[i0 * L + l];
+        v10[(i0 * 10 + i1) * L + l] = v13[(i0 * 10 + i1) * L + l] * v9[i0 * L + l];
+      }
+    }
+  }
+  // %515 = contract f64[16,10] -> v14
+  // %536 = contract f64[16,10] -> v15
+  // %557 = contract f64[16,10] -> v16
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v3[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v5[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v3[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v5[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v3[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v5[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v3[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v5[i2 * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v14[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v14[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v14[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v15[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
+        v15[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v15[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v15[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v16[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
+        v16[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v16[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v16[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v3[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v5[i2 * L + l], acc2_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v15[(i0 * 10 + i1) * L + l] = acc1_v[l];
+        v16[(i0 * 10 + i1) * L + l] = acc2_v[l];
+      }
+    }
+  }
+  // %516 = tanh f64[16,10] -> v17
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = vm::tanh(v14[i0 * L + l]);
+    }
+  }
+  // %532 = softmax f64[16,10] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v11[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[i1 * L + l] = vm::exp(v11[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 10 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %535 = contract f64[16,10] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 10 + i1) * L + l] = v14[(i0 * 10 + i1) * L + l] * v6[i0 * L + l];
+      }
+    }
+  }
+  // %537 = tanh f64[16,10] -> v18
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = vm::tanh(v15[i0 * L + l]);
+    }
+  }
+  // %564 = mul f64[16,10,10] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v19[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              ((v11[(i0 * 10 + i1) * L + l] * v18[(i0 * 10 + i2) * L + l]) / 4.0f) * 0.33333334f;
+        }
+      }
+    }
+  }
+  // %558 = tanh f64[16,10] -> v15
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = vm::tanh(v16[i0 * L + l]);
+    }
+  }
+  // %553 = softmax f64[16,10] -> v16
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v12[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[i1 * L + l] = vm::exp(v12[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 10 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %555 = sigmoid f64[16] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = sigmoid(v8[i0 * L + l]);
+    }
+  }
+  // %556 = contract f64[16,10] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 10 + i1) * L + l] = v16[(i0 * 10 + i1) * L + l] * v7[i0 * L + l];
       }
     }
   }
@@ -6338,11 +5713,11 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (T(h) * ((((((v2[(i0 * 10 + i1) * L + l] * v7[(i0 * 10 + i2) * L + l]) / 4.0f) *
+              (T(h) * ((((((v10[(i0 * 10 + i1) * L + l] * v17[(i0 * 10 + i2) * L + l]) / 4.0f) *
                           0.16666667f) +
-                         v14[(i0 * 100 + i1 * 10 + i2) * L + l]) +
-                        v14[(i0 * 100 + i1 * 10 + i2) * L + l]) +
-                       (((v17[(i0 * 10 + i2) * L + l] * v16[(i0 * 10 + i1) * L + l]) / 4.0f) *
+                         v19[(i0 * 100 + i1 * 10 + i2) * L + l]) +
+                        v19[(i0 * 100 + i1 * 10 + i2) * L + l]) +
+                       (((v15[(i0 * 10 + i2) * L + l] * v12[(i0 * 10 + i1) * L + l]) / 4.0f) *
                         0.16666667f))) +
               z0_W[(i0 * 100 + i1 * 10 + i2) * L + l];
         }
@@ -6356,14 +5731,15 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       a1[i0 * L + l] = (T(h) * -0.0f) + a0[i0 * L + l];
     }
   }
-  // %1324 = div f64[16,10,10] -> v14
+  // %1324 = div f64[16,10,10] -> v19
   for (int64_t i0 = 0; i0 < 1600; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = a1[i0 * L + l] / 4.0f;
+      v19[i0 * L + l] = a1[i0 * L + l] / 4.0f;
     }
   }
   // %1328 = contract f64[16,10] -> v20
+  // %1350 = contract f64[16,10] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6372,18 +5748,30 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v14[(i0 * 100 + i1 * 40 + i2) * L + l], v13[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2) * L + l], v18[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v14[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v14[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v14[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc4_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2) * L + l], v15[(i0 * 10 + i2) * L + l],
+                               acc4_v[l]);
+          acc1_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v15[(i0 * 10 + i2) * L + l], acc5_v[l]);
+          acc2_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v15[(i0 * 10 + i2) * L + l], acc6_v[l]);
+          acc3_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v18[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v15[(i0 * 10 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -6392,27 +5780,35 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
         v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
         v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
         v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v21[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
+        v21[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v21[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v21[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v14[(i0 * 100 + i1 * 10 + i2) * L + l], v13[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 * 10 + i2) * L + l], v18[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
+          acc1_v[l] = std::fma(v19[(i0 * 100 + i1 * 10 + i2) * L + l], v15[(i0 * 10 + i2) * L + l],
+                               acc1_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v20[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v21[(i0 * 10 + i1) * L + l] = acc1_v[l];
       }
     }
   }
-  // %1338 = contract f64[16] -> v21
+  // %1338 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6424,73 +5820,32 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v20[(i0 * 40 + i1) * L + l], v10[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v20[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v20[(i0 * 40 + i1 + 10) * L + l], v10[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v20[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v20[(i0 * 40 + i1 + 20) * L + l], v10[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v20[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v20[(i0 * 40 + i1 + 30) * L + l], v10[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v20[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %1339 = mul f64[16] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v21[i0 * L + l] * (v11[i0 * L + l] * (1.0f - v11[i0 * L + l]));
-    }
-  }
-  // %1340 = contract f64[15] -> v21
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v22[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v22[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v22[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v22[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 12; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v22[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = acc0_v[l];
+      v22[i0 * L + l] = v8[i0 * L + l] * (v6[i0 * L + l] * (1.0f - v6[i0 * L + l]));
     }
   }
   // %1325 = contract f64[16,10] -> v23
+  // %1347 = contract f64[16,10] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6499,18 +5854,30 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v14[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v9[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v14[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v9[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v14[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v9[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v14[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v9[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc4_v[l]);
+          acc1_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc5_v[l]);
+          acc2_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v11[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc6_v[l]);
+          acc3_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v11[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -6519,91 +5886,51 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
         v23[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
         v23[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
         v23[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v24[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
+        v24[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v24[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v24[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v14[(i0 * 100 + i1 + i2 * 10) * L + l], v9[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 + i2 * 10) * L + l], v11[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
+          acc1_v[l] = std::fma(v19[(i0 * 100 + i1 + i2 * 10) * L + l], v12[(i0 * 10 + i2) * L + l],
+                               acc1_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v23[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v24[(i0 * 10 + i1) * L + l] = acc1_v[l];
       }
     }
   }
-  // %1326 = mul f64[16,10] -> v9
+  // %1326 = mul f64[16,10] -> v11
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v23[i0 * L + l] * (1.0f - square(v13[i0 * L + l]));
+      v11[i0 * L + l] = v23[i0 * L + l] * (1.0f - square(v18[i0 * L + l]));
     }
   }
-  // %1327 = contract f64[16,15] -> v24
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v9[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v9[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v9[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v9[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v24[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v24[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v24[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v9[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1329 = contract f64[16,10] -> v13
+  // %1329 = contract f64[16,10] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1) * L + l] = v20[(i0 * 10 + i1) * L + l] * v11[i0 * L + l];
+        v12[(i0 * 10 + i1) * L + l] = v20[(i0 * 10 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
-  // %1413 = contract f64[16] -> v11
+  // %1413 = contract f64[16] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6615,120 +5942,41 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 40 + i1) * L + l], v13[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v14[(i0 * 40 + i1) * L + l], v12[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v10[(i0 * 40 + i1 + 10) * L + l], v13[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v14[(i0 * 40 + i1 + 10) * L + l], v12[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v10[(i0 * 40 + i1 + 20) * L + l], v13[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v14[(i0 * 40 + i1 + 20) * L + l], v12[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v10[(i0 * 40 + i1 + 30) * L + l], v13[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v14[(i0 * 40 + i1 + 30) * L + l], v12[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1538 = mul f64[16,10] -> v20
+  // %1538 = mul f64[16,10] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1) * L + l] =
-            (v13[(i0 * 10 + i1) * L + l] - v11[i0 * L + l]) * v10[(i0 * 10 + i1) * L + l];
+        v18[(i0 * 10 + i1) * L + l] =
+            (v12[(i0 * 10 + i1) * L + l] - v6[i0 * L + l]) * v14[(i0 * 10 + i1) * L + l];
       }
     }
   }
-  // %1539 = contract f64[16,15] -> v25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v20[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v20[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v20[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v20[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v25[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v25[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v25[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v20[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1541 = reduce_sum f64[15] -> v11
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v24[(i0 + i1 * 15) * L + l] + v25[(i0 + i1 * 15) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1543 = mul f64[15] -> v10
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = (v21[i0 * L + l] + v11[i0 * L + l]) * 0.33333334f;
-    }
-  }
-  // %1544 = contract f64[15] -> v11
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v10[i0 * L + l] * v6[i0 * L + l];
-    }
-  }
-  // %224 = div f64[16,10,10] -> v26
+  // %224 = div f64[16,10,10] -> v19
   for (int64_t i0 = 0; i0 < 1600; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = a0[i0 * L + l] / 4.0f;
+      v19[i0 * L + l] = a0[i0 * L + l] / 4.0f;
     }
   }
-  // %1155 = contract f64[16,10] -> v6
+  // %1155 = contract f64[16,10] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6741,373 +5989,22 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v26[(i0 * 100 + i1 * 40 + i2) * L + l], v7[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2) * L + l], v17[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v26[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v7[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v26[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v7[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v26[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v7[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v26[(i0 * 100 + i1 * 10 + i2) * L + l], v7[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1156 = contract f64[16] -> v21
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v6[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v6[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v6[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v6[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1157 = mul f64[16] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v21[i0 * L + l] * ((1.0f - v5[i0 * L + l]) * v5[i0 * L + l]);
-    }
-  }
-  // %1158 = contract f64[15] -> v21
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v13[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 12; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v13[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %1166 = contract f64[16,10] -> v23
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v26[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v26[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v26[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v26[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v23[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v23[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v23[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v26[(i0 * 100 + i1 + i2 * 10) * L + l], v2[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1167 = mul f64[16,10] -> v2
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v23[i0 * L + l] * (1.0f - square(v7[i0 * L + l]));
-    }
-  }
-  // %1168 = contract f64[16,15] -> v24
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v2[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v2[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v2[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v2[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v24[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v24[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v24[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v2[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1159 = contract f64[16,10] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 10 + i1) * L + l] = v6[(i0 * 10 + i1) * L + l] * v5[i0 * L + l];
-      }
-    }
-  }
-  // %1425 = contract f64[16] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v7[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v7[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v7[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v7[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1547 = mul f64[16,10] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1) * L + l] =
-            (v7[(i0 * 10 + i1) * L + l] - v5[i0 * L + l]) * v3[(i0 * 10 + i1) * L + l];
-      }
-    }
-  }
-  // %1548 = contract f64[16,15] -> v25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v6[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v6[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v6[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v6[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v25[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v25[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v25[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v6[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1550 = reduce_sum f64[15] -> v5
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v24[(i0 + i1 * 15) * L + l] + v25[(i0 + i1 * 15) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1551 = add f64[15] -> v3
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v21[i0 * L + l] + v5[i0 * L + l];
-    }
-  }
-  // %1350 = contract f64[16,10] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v14[(i0 * 100 + i1 * 40 + i2) * L + l], v17[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v14[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+          acc1_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
                                v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v14[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+          acc2_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
                                v17[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v14[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+          acc3_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
                                v17[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v12[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -7118,113 +6015,17 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v14[(i0 * 100 + i1 * 10 + i2) * L + l], v17[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 * 10 + i2) * L + l], v17[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1351 = contract f64[16,10] -> v23
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 10 + i1) * L + l] = v7[(i0 * 10 + i1) * L + l] * v19[i0 * L + l];
-      }
-    }
-  }
-  // %1439 = contract f64[16] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v23[(i0 * 40 + i1) * L + l], v18[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v23[(i0 * 40 + i1 + 10) * L + l], v18[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v23[(i0 * 40 + i1 + 20) * L + l], v18[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v23[(i0 * 40 + i1 + 30) * L + l], v18[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1557 = mul f64[16,10] -> v24
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1) * L + l] =
-            (v23[(i0 * 10 + i1) * L + l] - v5[i0 * L + l]) * v18[(i0 * 10 + i1) * L + l];
-      }
-    }
-  }
-  // %1558 = contract f64[16,15] -> v25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v24[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v24[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v24[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v24[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v25[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v25[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v25[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v24[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1347 = contract f64[16,10] -> v23
+  // %1166 = contract f64[16,10] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7237,22 +6038,22 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v14[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v16[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v14[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v16[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v14[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v16[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v14[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v16[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v23[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v23[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v23[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v14[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v14[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v14[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v14[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -7263,89 +6064,104 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v14[(i0 * 100 + i1 + i2 * 10) * L + l], v16[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 + i2 * 10) * L + l], v10[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v14[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1348 = mul f64[16,10] -> v16
+  // %1167 = mul f64[16,10] -> v10
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v23[i0 * L + l] * (1.0f - square(v17[i0 * L + l]));
+      v10[i0 * L + l] = v14[i0 * L + l] * (1.0f - square(v17[i0 * L + l]));
     }
   }
-  // %1349 = contract f64[16,15] -> v14
+  // %1159 = contract f64[16,10] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v16[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v16[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v16[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v16[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v16[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v14[(i0 * 10 + i1) * L + l] = v12[(i0 * 10 + i1) * L + l] * v9[i0 * L + l];
       }
     }
   }
-  // %1560 = reduce_sum f64[15] -> v5
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
+  // %1156 = contract f64[16] -> v6
+  // %1425 = contract f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v25[(i0 + i1 * 15) * L + l] + v14[(i0 + i1 * 15) * L + l]);
+        acc0_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v12[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc4_v[l]);
+        acc1_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v12[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc5_v[l]);
+        acc2_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v12[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc6_v[l]);
+        acc3_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v12[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = acc_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc4_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1360 = contract f64[16] -> v21
+  // %1157 = mul f64[16] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = v6[i0 * L + l] * ((1.0f - v9[i0 * L + l]) * v9[i0 * L + l]);
+    }
+  }
+  // %1547 = mul f64[16,10] -> v17
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v17[(i0 * 10 + i1) * L + l] =
+            (v14[(i0 * 10 + i1) * L + l] - v8[i0 * L + l]) * v13[(i0 * 10 + i1) * L + l];
+      }
+    }
+  }
+  // %1351 = contract f64[16,10] -> v13
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 10 + i1) * L + l] = v21[(i0 * 10 + i1) * L + l] * v7[i0 * L + l];
+      }
+    }
+  }
+  // %1439 = contract f64[16] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7357,32 +6173,269 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 40 + i1) * L + l], v7[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v16[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v18[(i0 * 40 + i1 + 10) * L + l], v7[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v16[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v18[(i0 * 40 + i1 + 20) * L + l], v7[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v16[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v18[(i0 * 40 + i1 + 30) * L + l], v7[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v16[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1361 = mul f64[16] -> v7
+  // %1557 = mul f64[16,10] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 10 + i1) * L + l] =
+            (v13[(i0 * 10 + i1) * L + l] - v6[i0 * L + l]) * v16[(i0 * 10 + i1) * L + l];
+      }
+    }
+  }
+  // %1539 = contract f64[16,15] -> v19
+  // %1548 = contract f64[16,15] -> v25
+  // %1558 = contract f64[16,15] -> v26
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v18[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v17[(i0 * 10 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v14[(i0 * 10 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v17[(i0 * 10 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v14[(i0 * 10 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v17[(i0 * 10 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v14[(i0 * 10 + i2) * L + l],
+                                acc10_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v18[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v17[(i0 * 10 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v14[(i0 * 10 + i2) * L + l],
+                                acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v19[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v19[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v19[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v25[(i0 * 15 + i1 * 4) * L + l] = acc4_v[l];
+        v25[(i0 * 15 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v25[(i0 * 15 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v25[(i0 * 15 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v26[(i0 * 15 + i1 * 4) * L + l] = acc8_v[l];
+        v26[(i0 * 15 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v26[(i0 * 15 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v26[(i0 * 15 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+    for (int64_t i1 = 12; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v18[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v14[(i0 * 10 + i2) * L + l], acc2_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v25[(i0 * 15 + i1) * L + l] = acc1_v[l];
+        v26[(i0 * 15 + i1) * L + l] = acc2_v[l];
+      }
+    }
+  }
+  // %1348 = mul f64[16,10] -> v13
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v21[i0 * L + l] * ((1.0f - v19[i0 * L + l]) * v19[i0 * L + l]);
+      v13[i0 * L + l] = v24[i0 * L + l] * (1.0f - square(v15[i0 * L + l]));
     }
   }
-  // %1362 = contract f64[15] -> v19
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
+  // %1327 = contract f64[16,15] -> v27
+  // %1168 = contract f64[16,15] -> v28
+  // %1349 = contract f64[16,15] -> v29
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v10[(i0 * 10 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v13[(i0 * 10 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v10[(i0 * 10 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v13[(i0 * 10 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v11[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v10[(i0 * 10 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v13[(i0 * 10 + i2) * L + l],
+                                acc10_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v11[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v10[(i0 * 10 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v13[(i0 * 10 + i2) * L + l],
+                                acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v27[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v27[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v27[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v27[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v28[(i0 * 15 + i1 * 4) * L + l] = acc4_v[l];
+        v28[(i0 * 15 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v28[(i0 * 15 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v28[(i0 * 15 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v29[(i0 * 15 + i1 * 4) * L + l] = acc8_v[l];
+        v29[(i0 * 15 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v29[(i0 * 15 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v29[(i0 * 15 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+    for (int64_t i1 = 12; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v27[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v28[(i0 * 15 + i1) * L + l] = acc1_v[l];
+        v29[(i0 * 15 + i1) * L + l] = acc2_v[l];
+      }
+    }
+  }
+  // %1541 = reduce_sum f64[15] -> v6
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v27[(i0 + i1 * 15) * L + l] + v19[(i0 + i1 * 15) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1550 = reduce_sum f64[15] -> v8
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v28[(i0 + i1 * 15) * L + l] + v25[(i0 + i1 * 15) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1560 = reduce_sum f64[15] -> v9
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v26[(i0 + i1 * 15) * L + l] + v29[(i0 + i1 * 15) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1360 = contract f64[16] -> v15
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -7390,44 +6443,133 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(v16[(i0 * 40 + i1) * L + l], v21[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v16[(i0 * 40 + i1 + 10) * L + l], v21[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v16[(i0 * 40 + i1 + 20) * L + l], v21[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v16[(i0 * 40 + i1 + 30) * L + l], v21[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1361 = mul f64[16] -> v16
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[i0 * L + l] = v15[i0 * L + l] * ((1.0f - v7[i0 * L + l]) * v7[i0 * L + l]);
+    }
+  }
+  // %1340 = contract f64[15] -> v7
+  // %1158 = contract f64[15] -> v15
+  // %1362 = contract f64[15] -> v20
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v22[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v12[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v16[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v22[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v12[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v16[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v22[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v12[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v16[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v22[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v12[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v16[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc4_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v20[(i0 * 4) * L + l] = acc8_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   for (int64_t i0 = 12; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v7[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v22[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 + i1 * 15], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 + i1 * 15], v16[i1 * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = acc0_v[l];
+      v7[i0 * L + l] = acc0_v[l];
+      v15[i0 * L + l] = acc1_v[l];
+      v20[i0 * L + l] = acc2_v[l];
     }
   }
-  // %1562 = mul f64[15] -> v21
+  // %1543 = mul f64[15] -> v21
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = (v5[i0 * L + l] + v19[i0 * L + l]) * 0.16666667f;
+      v21[i0 * L + l] = (v7[i0 * L + l] + v6[i0 * L + l]) * 0.33333334f;
+    }
+  }
+  // %1544 = contract f64[15] -> v6
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = v21[i0 * L + l] * v2[i0 * L + l];
+    }
+  }
+  // %1551 = add f64[15] -> v2
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = v15[i0 * L + l] + v8[i0 * L + l];
+    }
+  }
+  // %1562 = mul f64[15] -> v7
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = (v9[i0 * L + l] + v20[i0 * L + l]) * 0.16666667f;
     }
   }
   // %1565 = mul f64[15] -> adj.ln.gain
@@ -7436,9 +6578,9 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-v11[i0 * L + l]) - ((v0[i0 * L + l] * v3[i0 * L + l]) * 0.16666667f)) -
-                   v11[i0 * L + l]) -
-                  (v12[i0 * L + l] * v21[i0 * L + l])) *
+        sum[l] = ((((-v6[i0 * L + l]) - ((v0[i0 * L + l] * v2[i0 * L + l]) * 0.16666667f)) -
+                   v6[i0 * L + l]) -
+                  (v4[i0 * L + l] * v7[i0 * L + l])) *
                  T(h);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
@@ -7450,8 +6592,8 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-v10[i0 * L + l]) - (v3[i0 * L + l] * 0.16666667f)) - v10[i0 * L + l]) -
-                         v21[i0 * L + l]);
+        sum[l] = T(h) * ((((-v21[i0 * L + l]) - (v2[i0 * L + l] * 0.16666667f)) - v21[i0 * L + l]) -
+                         v7[i0 * L + l]);
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
@@ -7461,7 +6603,7 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 15 + i1) * L + l] = v22[i0 * L + l] * (v8[i1 * L + l] * (T(h) * 0.33333334f));
+        v25[(i0 * 15 + i1) * L + l] = v22[i0 * L + l] * (v3[i1 * L + l] * (T(h) * 0.33333334f));
       }
     }
   }
@@ -7473,22 +6615,22 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           sum[l] = (((-v25[(i0 * 15 + i1) * L + l]) -
-                     ((v1[i1 * L + l] * (T(h) * 0.16666667f)) * v13[i0 * L + l])) -
+                     ((v1[i1 * L + l] * (T(h) * 0.16666667f)) * v12[i0 * L + l])) -
                     v25[(i0 * 15 + i1) * L + l]) -
-                   (v7[i0 * L + l] * (v15[i1 * L + l] * (T(h) * 0.16666667f)));
+                   (v16[i0 * L + l] * (v5[i1 * L + l] * (T(h) * 0.16666667f)));
         }
         dtheta_Wb[i0 * 15 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1574 = contract f64[16,10,15] -> v27
+  // %1574 = contract f64[16,10,15] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v27[(i0 * 150 + i1 * 15 + i2) * L + l] =
-              v20[(i0 * 10 + i1) * L + l] * (v8[i2 * L + l] * (T(h) * 0.33333334f));
+          v30[(i0 * 150 + i1 * 15 + i2) * L + l] =
+              v18[(i0 * 10 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f));
         }
       }
     }
@@ -7501,24 +6643,24 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v6[(i0 * 10 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                       v27[(i0 * 150 + i1 * 15 + i2) * L + l]) -
-                      v27[(i0 * 150 + i1 * 15 + i2) * L + l]) -
-                     (v24[(i0 * 10 + i1) * L + l] * (v15[i2 * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = (((-(v17[(i0 * 10 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                       v30[(i0 * 150 + i1 * 15 + i2) * L + l]) -
+                      v30[(i0 * 150 + i1 * 15 + i2) * L + l]) -
+                     (v14[(i0 * 10 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1532 = contract f64[16,10,15] -> v27
+  // %1532 = contract f64[16,10,15] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v27[(i0 * 150 + i1 * 15 + i2) * L + l] =
-              v9[(i0 * 10 + i1) * L + l] * (v8[i2 * L + l] * (T(h) * 0.33333334f));
+          v30[(i0 * 150 + i1 * 15 + i2) * L + l] =
+              v11[(i0 * 10 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f));
         }
       }
     }
@@ -7531,10 +6673,10 @@ extern "C" void fwp_hebb_rde_adjoint_step(const void* /*ctx*/, double /*t*/, dou
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v2[(i0 * 10 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                       v27[(i0 * 150 + i1 * 15 + i2) * L + l]) -
-                      v27[(i0 * 150 + i1 * 15 + i2) * L + l]) -
-                     (v16[(i0 * 10 + i1) * L + l] * (v15[i2 * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = (((-(v10[(i0 * 10 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                       v30[(i0 * 150 + i1 * 15 + i2) * L + l]) -
+                      v30[(i0 * 150 + i1 * 15 + i2) * L + l]) -
+                     (v13[(i0 * 10 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
         }
@@ -9171,11 +8313,11 @@ const plastic_model kModel = {
             .init_state = 0,
             .init_state_vjp = 0,
             .field = 16896,
-            .field_vjp = 91968,
-            .adjoint_field = 178944,
-            .step = 83456,
-            .step_vjp = 189760,
-            .adjoint_step = 266048,
+            .field_vjp = 82240,
+            .adjoint_field = 169728,
+            .step = 91136,
+            .step_vjp = 194560,
+            .adjoint_step = 238592,
             .output = 16384,
             .output_vjp = 54656,
             .loss = 128,

@@ -61,12 +61,12 @@ enum { fwp_hebb_rde_field_lanes = 8, fwp_hebb_rde_field_scratch_bytes = 16896 };
  *   z_bar: varying[1600] = 12800 floats
  *   theta_bar: uniform[49521] = 49521 floats
  *   u_bar: varying[15] = 120 floats, may be NULL
- *   scratch: scratch arena, 91968 bytes, 64-byte aligned
+ *   scratch: scratch arena, 82240 bytes, 64-byte aligned
  */
 void fwp_hebb_rde_field_vjp(const void* ctx, double t, const void* z, const void* theta,
                             const void* u, const void* a, void* z_bar, void* theta_bar, void* u_bar,
                             void* scratch);
-enum { fwp_hebb_rde_field_vjp_lanes = 8, fwp_hebb_rde_field_vjp_scratch_bytes = 91968 };
+enum { fwp_hebb_rde_field_vjp_lanes = 8, fwp_hebb_rde_field_vjp_scratch_bytes = 82240 };
 
 /* fwp_hebb_rde_adjoint_field: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -79,12 +79,12 @@ enum { fwp_hebb_rde_field_vjp_lanes = 8, fwp_hebb_rde_field_vjp_scratch_bytes = 
  *   da: varying[1600] = 12800 floats
  *   dtheta: uniform[49521] = 49521 floats
  *   u_bar: varying[15] = 120 floats, may be NULL
- *   scratch: scratch arena, 178944 bytes, 64-byte aligned
+ *   scratch: scratch arena, 169728 bytes, 64-byte aligned
  */
 void fwp_hebb_rde_adjoint_field(const void* ctx, double t, const void* z, const void* a,
                                 const void* theta, const void* u, void* dz, void* da, void* dtheta,
                                 void* u_bar, void* scratch);
-enum { fwp_hebb_rde_adjoint_field_lanes = 8, fwp_hebb_rde_adjoint_field_scratch_bytes = 178944 };
+enum { fwp_hebb_rde_adjoint_field_lanes = 8, fwp_hebb_rde_adjoint_field_scratch_bytes = 169728 };
 
 /* fwp_hebb_rde_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -94,11 +94,11 @@ enum { fwp_hebb_rde_adjoint_field_lanes = 8, fwp_hebb_rde_adjoint_field_scratch_
  *   theta: uniform[49521] = 49521 floats, read-only
  *   u_stages: varying[60] = 480 floats, read-only
  *   z1: varying[1600] = 12800 floats, may alias
- *   scratch: scratch arena, 83456 bytes, 64-byte aligned
+ *   scratch: scratch arena, 91136 bytes, 64-byte aligned
  */
 void fwp_hebb_rde_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                        const void* u_stages, void* z1, void* scratch);
-enum { fwp_hebb_rde_step_lanes = 8, fwp_hebb_rde_step_scratch_bytes = 83456 };
+enum { fwp_hebb_rde_step_lanes = 8, fwp_hebb_rde_step_scratch_bytes = 91136 };
 
 /* fwp_hebb_rde_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -111,12 +111,12 @@ enum { fwp_hebb_rde_step_lanes = 8, fwp_hebb_rde_step_scratch_bytes = 83456 };
  *   z0_bar: varying[1600] = 12800 floats
  *   theta_bar: uniform[49521] = 49521 floats
  *   u_stages_bar: varying[60] = 480 floats, may be NULL
- *   scratch: scratch arena, 189760 bytes, 64-byte aligned
+ *   scratch: scratch arena, 194560 bytes, 64-byte aligned
  */
 void fwp_hebb_rde_step_vjp(const void* ctx, double t, double h, const void* z0, const void* theta,
                            const void* u_stages, const void* z1_bar, void* z0_bar, void* theta_bar,
                            void* u_stages_bar, void* scratch);
-enum { fwp_hebb_rde_step_vjp_lanes = 8, fwp_hebb_rde_step_vjp_scratch_bytes = 189760 };
+enum { fwp_hebb_rde_step_vjp_lanes = 8, fwp_hebb_rde_step_vjp_scratch_bytes = 194560 };
 
 /* fwp_hebb_rde_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -131,12 +131,12 @@ enum { fwp_hebb_rde_step_vjp_lanes = 8, fwp_hebb_rde_step_vjp_scratch_bytes = 18
  *   dtheta: uniform[49521] = 49521 floats
  *   err: varying[3200] = 25600 floats, may be NULL
  *   dtheta_err: uniform[49521] = 49521 floats, may be NULL
- *   scratch: scratch arena, 266048 bytes, 64-byte aligned
+ *   scratch: scratch arena, 238592 bytes, 64-byte aligned
  */
 void fwp_hebb_rde_adjoint_step(const void* ctx, double t, double h, const void* z0, const void* a0,
                                const void* theta, const void* u_stages, void* z1, void* a1,
                                void* dtheta, void* err, void* dtheta_err, void* scratch);
-enum { fwp_hebb_rde_adjoint_step_lanes = 8, fwp_hebb_rde_adjoint_step_scratch_bytes = 266048 };
+enum { fwp_hebb_rde_adjoint_step_lanes = 8, fwp_hebb_rde_adjoint_step_scratch_bytes = 238592 };
 
 /* fwp_hebb_rde_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

@@ -597,8 +597,8 @@ extern "C" void fwp_hebb_xkey_cde_field_vjp(const void* /*ctx*/, double /*t*/, c
   T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17216);
   T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18240);
   T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19264);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20288);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24384);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23360);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27456);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -608,6 +608,10 @@ extern "C" void fwp_hebb_xkey_cde_field_vjp(const void* /*ctx*/, double /*t*/, c
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T acc_v[L] = {};
   // fwp_hebb_xkey_cde.field.vjp: 68 nodes
   // %17 = contract f64[32,4] -> v0
@@ -779,36 +783,7 @@ extern "C" void fwp_hebb_xkey_cde_field_vjp(const void* /*ctx*/, double /*t*/, c
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %74 = contract f64[32] -> v6
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v1[(i0 * 16 + i1) * L + l], v4[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v1[(i0 * 16 + i1 + 4) * L + l], v4[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v1[(i0 * 16 + i1 + 8) * L + l], v4[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v1[(i0 * 16 + i1 + 12) * L + l], v4[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %7 = contract f64[32] -> v7
+  // %7 = contract f64[32] -> v6
   // fwp_hebb_xkey_cde.ode:37: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
@@ -829,79 +804,30 @@ extern "C" void fwp_hebb_xkey_cde_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %8 = sigmoid f64[32] -> v8
-  // fwp_hebb_xkey_cde.ode:37: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = sigmoid(v7[i0 * L + l]);
-    }
-  }
-  // %78 = mul f64[32] -> v7
-  // fwp_hebb_xkey_cde.ode:37: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v6[i0 * L + l] * ((1.0f - v8[i0 * L + l]) * v8[i0 * L + l]);
-    }
-  }
-  // %80 = contract f64[21] -> v6
-  // fwp_hebb_xkey_cde.ode:37: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v7[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
       v6[(i0 * 4) * L + l] = acc0_v[l];
       v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
+  // %8 = sigmoid f64[32] -> v7
+  // fwp_hebb_xkey_cde.ode:37: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v7[i0 * L + l], acc0_v[l]);
+      v7[i0 * L + l] = sigmoid(v6[i0 * L + l]);
     }
   }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v6[20 * L + l] = acc0_v[l];
-  }
-  // %61 = contract f64[32,4] -> v9
+  // %61 = contract f64[32,4] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 4 + i1) * L + l] = v1[(i0 * 4 + i1) * L + l] * v8[i0 * L + l];
+        v8[(i0 * 4 + i1) * L + l] = v1[(i0 * 4 + i1) * L + l] * v7[i0 * L + l];
       }
     }
   }
-  // %71 = contract f64[32,4] -> v10
+  // %71 = contract f64[32,4] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -913,30 +839,30 @@ extern "C" void fwp_hebb_xkey_cde_field_vjp(const void* /*ctx*/, double /*t*/, c
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a_W[(i0 * 16 + i1) * L + l], v9[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(a_W[(i0 * 16 + i1 + 4) * L + l], v9[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(a_W[(i0 * 16 + i1 + 8) * L + l], v9[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc0_v[l] = std::fma(a_W[(i0 * 16 + i1) * L + l], v8[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(a_W[(i0 * 16 + i1 + 4) * L + l], v8[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(a_W[(i0 * 16 + i1 + 8) * L + l], v8[(i0 * 4 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(a_W[(i0 * 16 + i1 + 12) * L + l], v9[(i0 * 4 + i1) * L + l], acc3_v[l]);
+            std::fma(a_W[(i0 * 16 + i1 + 12) * L + l], v8[(i0 * 4 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %92 = mul f64[32,4] -> v9
+  // %92 = mul f64[32,4] -> v8
   // fwp_hebb_xkey_cde.ode:38: let v    = tanh(Wv @ u)                                # value from x
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = (1.0f - square(v5[i0 * L + l])) * v10[i0 * L + l];
+      v8[i0 * L + l] = (1.0f - square(v5[i0 * L + l])) * v9[i0 * L + l];
     }
   }
-  // %142 = contract f64[21] -> v5
+  // %142 = contract f64[21] -> v6
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -950,22 +876,22 @@ extern "C" void fwp_hebb_xkey_cde_field_vjp(const void* /*ctx*/, double /*t*/, c
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21], v9[(i1 * 4 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21], v8[(i1 * 4 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 1], v9[(i1 * 4 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 1], v8[(i1 * 4 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 2], v9[(i1 * 4 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 2], v8[(i1 * 4 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 3], v9[(i1 * 4 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 3], v8[(i1 * 4 + i2) * L + l], acc3_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -976,19 +902,122 @@ extern "C" void fwp_hebb_xkey_cde_field_vjp(const void* /*ctx*/, double /*t*/, c
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 84 + i1 * 21 + 20], v9[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 84 + i1 * 21 + 20], v8[(i0 * 4 + i1) * L + l], acc0_v[l]);
       }
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v5[20 * L + l] = acc0_v[l];
+    v6[20 * L + l] = acc0_v[l];
   }
-  // %144 = add f64[21] -> v10
+  // %73 = contract f64[32,4] -> v5
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5[(i0 * 4 + i1) * L + l] = v4[(i0 * 4 + i1) * L + l] * v7[i0 * L + l];
+      }
+    }
+  }
+  // %74 = contract f64[32] -> v9
+  // %147 = contract f64[32] -> v10
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v1[(i0 * 16 + i1) * L + l], v4[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v1[(i0 * 16 + i1) * L + l], v5[(i0 * 16 + i1) * L + l], acc4_v[l]);
+        acc1_v[l] =
+            std::fma(v1[(i0 * 16 + i1 + 4) * L + l], v4[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v1[(i0 * 16 + i1 + 4) * L + l], v5[(i0 * 16 + i1 + 4) * L + l], acc5_v[l]);
+        acc2_v[l] =
+            std::fma(v1[(i0 * 16 + i1 + 8) * L + l], v4[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v1[(i0 * 16 + i1 + 8) * L + l], v5[(i0 * 16 + i1 + 8) * L + l], acc6_v[l]);
+        acc3_v[l] =
+            std::fma(v1[(i0 * 16 + i1 + 12) * L + l], v4[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v1[(i0 * 16 + i1 + 12) * L + l], v5[(i0 * 16 + i1 + 12) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc4_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc7_v[l];
+    }
+  }
+  // %78 = mul f64[32] -> v4
+  // fwp_hebb_xkey_cde.ode:37: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = v9[i0 * L + l] * ((1.0f - v7[i0 * L + l]) * v7[i0 * L + l]);
+    }
+  }
+  // %80 = contract f64[21] -> v7
+  // fwp_hebb_xkey_cde.ode:37: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v4[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v4[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v7[20 * L + l] = acc0_v[l];
+  }
+  // %144 = add f64[21] -> v9
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v6[i0 * L + l] + v5[i0 * L + l];
+      v9[i0 * L + l] = v7[i0 * L + l] + v6[i0 * L + l];
     }
   }
   // %187 = mul f64[21] -> d.ln.gain
@@ -997,7 +1026,7 @@ extern "C" void fwp_hebb_xkey_cde_field_vjp(const void* /*ctx*/, double /*t*/, c
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v10[i0 * L + l] * v0[i0 * L + l];
+        sum[l] = v9[i0 * L + l] * v0[i0 * L + l];
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
@@ -1010,48 +1039,10 @@ extern "C" void fwp_hebb_xkey_cde_field_vjp(const void* /*ctx*/, double /*t*/, c
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = v3[i1 * L + l] * v7[i0 * L + l];
+          sum[l] = v3[i1 * L + l] * v4[i0 * L + l];
         }
         theta_bar_Wb[i0 * 21 + i1] += lane_sum<L>(sum);
       }
-    }
-  }
-  // %73 = contract f64[32,4] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 4 + i1) * L + l] = v4[(i0 * 4 + i1) * L + l] * v8[i0 * L + l];
-      }
-    }
-  }
-  // %147 = contract f64[32] -> v6
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v1[(i0 * 16 + i1) * L + l], v5[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v1[(i0 * 16 + i1 + 4) * L + l], v5[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v1[(i0 * 16 + i1 + 8) * L + l], v5[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v1[(i0 * 16 + i1 + 12) * L + l], v5[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %189 = mul f64[32,4] -> v4
@@ -1060,7 +1051,7 @@ extern "C" void fwp_hebb_xkey_cde_field_vjp(const void* /*ctx*/, double /*t*/, c
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v4[(i0 * 4 + i1) * L + l] =
-            v1[(i0 * 4 + i1) * L + l] * (v5[(i0 * 4 + i1) * L + l] - v6[i0 * L + l]);
+            v1[(i0 * 4 + i1) * L + l] * (v5[(i0 * 4 + i1) * L + l] - v10[i0 * L + l]);
       }
     }
   }
@@ -1088,7 +1079,7 @@ extern "C" void fwp_hebb_xkey_cde_field_vjp(const void* /*ctx*/, double /*t*/, c
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = v3[i2 * L + l] * v9[(i0 * 4 + i1) * L + l];
+            sum[l] = v3[i2 * L + l] * v8[(i0 * 4 + i1) * L + l];
           }
           theta_bar_Wv[i0 * 84 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
@@ -1101,7 +1092,7 @@ extern "C" void fwp_hebb_xkey_cde_field_vjp(const void* /*ctx*/, double /*t*/, c
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v10[i0 * L + l];
+        sum[l] = v9[i0 * L + l];
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
@@ -1111,7 +1102,7 @@ extern "C" void fwp_hebb_xkey_cde_field_vjp(const void* /*ctx*/, double /*t*/, c
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[i0 * L + l] = v10[i0 * L + l] * ln_gain[i0];
+        v3[i0 * L + l] = v9[i0 * L + l] * ln_gain[i0];
       }
     }
     // %192 = reduce_sum f64[] -> v2
@@ -1160,7 +1151,7 @@ extern "C" void fwp_hebb_xkey_cde_field_vjp(const void* /*ctx*/, double /*t*/, c
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = acc_v[l];
     }
-    // %105 = reduce_sum f64[] -> v8
+    // %105 = reduce_sum f64[] -> v10
     // fwp_hebb_xkey_cde.ode:36: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1174,13 +1165,13 @@ extern "C" void fwp_hebb_xkey_cde_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[l] = acc_v[l];
+      v10[l] = acc_v[l];
     }
     // %110 = reciprocal f64[] -> v7
     // fwp_hebb_xkey_cde.ode:36: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = T(1) / std::sqrt((v8[l] * 0.04761905f) + 1e-05f);
+      v7[l] = T(1) / std::sqrt((v10[l] * 0.04761905f) + 1e-05f);
     }
     // %201 = mul f64[21] -> d.x
     for (int64_t i0 = 0; i0 < 21; ++i0) {
@@ -1281,17 +1272,16 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
   T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18944);
   T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23040);
   T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24064);
-  T* __restrict v0_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24768);
-  T* __restrict v1_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28864);
-  T* __restrict v2_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32960);
-  T* __restrict v3_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33088);
-  T* __restrict v4_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33792);
-  T* __restrict v5_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37888);
-  T* __restrict v6_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41984);
-  T* __restrict v7_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43008);
-  T* __restrict v8_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44032);
-  T* __restrict v9_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45056);
-  T* __restrict v10_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49152);
+  T* __restrict v0_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25088);
+  T* __restrict v1_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29184);
+  T* __restrict v2_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33280);
+  T* __restrict v3_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33408);
+  T* __restrict v4_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34112);
+  T* __restrict v5_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38208);
+  T* __restrict v6_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42304);
+  T* __restrict v7_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43328);
+  T* __restrict v8_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44352);
+  T* __restrict v9_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48448);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -1301,6 +1291,10 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
   T acc3_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T acc0_v_2[L] = {};
   T acc1_v_2[L] = {};
   T acc2_v_2[L] = {};
@@ -1311,6 +1305,10 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
   T var_v_2[L] = {};
   T rstd_v_2[L] = {};
   T acc_v[L] = {};
+  T acc4_v_2[L] = {};
+  T acc5_v_2[L] = {};
+  T acc6_v_2[L] = {};
+  T acc7_v_2[L] = {};
   // dtheta[span] = 0, then += lane sums of -a^T df/dtheta
   for (int64_t i = 0; i < 6090; ++i) {
     dtheta[i] = 0.0f;
@@ -1624,7 +1622,17 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %227 = contract f64[32] -> v3
+  // %226 = contract f64[32,4] -> v3
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 4 + i1) * L + l] = v8[(i0 * 4 + i1) * L + l] * v6[i0 * L + l];
+      }
+    }
+  }
+  // %227 = contract f64[32] -> v9
+  // %265 = contract f64[32] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1632,36 +1640,51 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(v4[(i0 * 16 + i1) * L + l], v8[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v4[(i0 * 16 + i1) * L + l], v3[(i0 * 16 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
             std::fma(v4[(i0 * 16 + i1 + 4) * L + l], v8[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v4[(i0 * 16 + i1 + 4) * L + l], v3[(i0 * 16 + i1 + 4) * L + l], acc5_v[l]);
         acc2_v[l] =
             std::fma(v4[(i0 * 16 + i1 + 8) * L + l], v8[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v4[(i0 * 16 + i1 + 8) * L + l], v3[(i0 * 16 + i1 + 8) * L + l], acc6_v[l]);
         acc3_v[l] =
             std::fma(v4[(i0 * 16 + i1 + 12) * L + l], v8[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v4[(i0 * 16 + i1 + 12) * L + l], v3[(i0 * 16 + i1 + 12) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc4_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %228 = mul f64[32] -> v9
+  // %228 = mul f64[32] -> v8
   // fwp_hebb_xkey_cde.ode:37: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v3[i0 * L + l] * ((1.0f - v6[i0 * L + l]) * v6[i0 * L + l]);
+      v8[i0 * L + l] = v9[i0 * L + l] * ((1.0f - v6[i0 * L + l]) * v6[i0 * L + l]);
     }
   }
-  // %230 = contract f64[21] -> v3
+  // %230 = contract f64[21] -> v6
   // fwp_hebb_xkey_cde.ode:37: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
@@ -1674,18 +1697,18 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v8[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -1695,18 +1718,18 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v9[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v8[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v3[20 * L + l] = acc0_v[l];
+    v6[20 * L + l] = acc0_v[l];
   }
-  // %262 = add f64[21] -> v10
+  // %262 = add f64[21] -> v9
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v7[i0 * L + l] + v3[i0 * L + l];
+      v9[i0 * L + l] = v7[i0 * L + l] + v6[i0 * L + l];
     }
   }
   // %280 = neg f64[21] -> adj.ln.gain
@@ -1715,7 +1738,7 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -(v10[i0 * L + l] * v0[i0 * L + l]);
+        sum[l] = -(v9[i0 * L + l] * v0[i0 * L + l]);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
@@ -1726,7 +1749,7 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -v10[i0 * L + l];
+        sum[l] = -v9[i0 * L + l];
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
@@ -1738,48 +1761,10 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v9[i0 * L + l] * v1[i1 * L + l]);
+          sum[l] = -(v8[i0 * L + l] * v1[i1 * L + l]);
         }
         dtheta_Wb[i0 * 21 + i1] += lane_sum<L>(sum);
       }
-    }
-  }
-  // %226 = contract f64[32,4] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 4 + i1) * L + l] = v8[(i0 * 4 + i1) * L + l] * v6[i0 * L + l];
-      }
-    }
-  }
-  // %265 = contract f64[32] -> v6
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 16 + i1) * L + l], v3[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v4[(i0 * 16 + i1 + 4) * L + l], v3[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v4[(i0 * 16 + i1 + 8) * L + l], v3[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v4[(i0 * 16 + i1 + 12) * L + l], v3[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %283 = mul f64[32,4] -> v7
@@ -1788,7 +1773,7 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v7[(i0 * 4 + i1) * L + l] =
-            v4[(i0 * 4 + i1) * L + l] * (v3[(i0 * 4 + i1) * L + l] - v6[i0 * L + l]);
+            v4[(i0 * 4 + i1) * L + l] * (v3[(i0 * 4 + i1) * L + l] - v10[i0 * L + l]);
       }
     }
   }
@@ -2006,37 +1991,7 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
         v4_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
       }
     }
-    // %74 = contract f64[32] -> v6
-    for (int64_t i0 = 0; i0 < 8; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = 0.0f;
-        acc1_v_2[l] = 0.0f;
-        acc2_v_2[l] = 0.0f;
-        acc3_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 4; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] =
-              std::fma(v1_2[(i0 * 16 + i1) * L + l], v4_2[(i0 * 16 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v1_2[(i0 * 16 + i1 + 4) * L + l], v4_2[(i0 * 16 + i1 + 4) * L + l],
-                                 acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v1_2[(i0 * 16 + i1 + 8) * L + l], v4_2[(i0 * 16 + i1 + 8) * L + l],
-                                 acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v1_2[(i0 * 16 + i1 + 12) * L + l],
-                                 v4_2[(i0 * 16 + i1 + 12) * L + l], acc3_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v6_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v6_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v6_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
-      }
-    }
-    // %7 = contract f64[32] -> v7
+    // %7 = contract f64[32] -> v6
     // fwp_hebb_xkey_cde.ode:37: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
@@ -2057,30 +2012,69 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v7_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v7_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v7_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v6_2[(i0 * 4) * L + l] = acc0_v_2[l];
+        v6_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
+        v6_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
+        v6_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
       }
     }
-    // %8 = sigmoid f64[32] -> v8
+    // %8 = sigmoid f64[32] -> v7
     // fwp_hebb_xkey_cde.ode:37: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8_2[i0 * L + l] = sigmoid(v7_2[i0 * L + l]);
+        v7_2[i0 * L + l] = sigmoid(v6_2[i0 * L + l]);
       }
     }
-    // %78 = mul f64[32] -> v7
-    // fwp_hebb_xkey_cde.ode:37: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    // %61 = contract f64[32,4] -> v8
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      for (int64_t i1 = 0; i1 < 4; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v8_2[(i0 * 4 + i1) * L + l] = v1_2[(i0 * 4 + i1) * L + l] * v7_2[i0 * L + l];
+        }
+      }
+    }
+    // %71 = contract f64[32,4] -> v9
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7_2[i0 * L + l] = v6_2[i0 * L + l] * ((1.0f - v8_2[i0 * L + l]) * v8_2[i0 * L + l]);
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 4; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(a_W[(i0 * 16 + i1) * L + l], v8_2[(i0 * 4 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(a_W[(i0 * 16 + i1 + 4) * L + l], v8_2[(i0 * 4 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(a_W[(i0 * 16 + i1 + 8) * L + l], v8_2[(i0 * 4 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(a_W[(i0 * 16 + i1 + 12) * L + l], v8_2[(i0 * 4 + i1) * L + l], acc3_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9_2[(i0 * 4) * L + l] = acc0_v_2[l];
+        v9_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
+        v9_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
+        v9_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
       }
     }
-    // %80 = contract f64[21] -> v3
-    // fwp_hebb_xkey_cde.ode:37: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    // %92 = mul f64[32,4] -> v8
+    // fwp_hebb_xkey_cde.ode:38: let v    = tanh(Wv @ u)                                # value from
+    // x
+    for (int64_t i0 = 0; i0 < 128; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8_2[i0 * L + l] = (1.0f - square(v5_2[i0 * L + l])) * v9_2[i0 * L + l];
+      }
+    }
+    // %142 = contract f64[21] -> v3
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2090,12 +2084,18 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
         acc3_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 32; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 21], v7_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v7_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v7_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v7_2[i1 * L + l], acc3_v_2[l]);
+        for (int64_t i2 = 0; i2 < 4; ++i2) {
+          PLASTIC_SIMD
+          for (int64_t l = 0; l < L; ++l) {
+            acc0_v_2[l] =
+                std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21], v8_2[(i1 * 4 + i2) * L + l], acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 1], v8_2[(i1 * 4 + i2) * L + l],
+                                   acc1_v_2[l]);
+            acc2_v_2[l] = std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 2], v8_2[(i1 * 4 + i2) * L + l],
+                                   acc2_v_2[l]);
+            acc3_v_2[l] = std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 3], v8_2[(i1 * 4 + i2) * L + l],
+                                   acc3_v_2[l]);
+          }
         }
       }
       PLASTIC_SIMD
@@ -2111,150 +2111,19 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
       acc0_v_2[l] = 0.0f;
     }
     for (int64_t i0 = 0; i0 < 32; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = std::fma(Wb[i0 * 21 + 20], v7_2[i0 * L + l], acc0_v_2[l]);
+      for (int64_t i1 = 0; i1 < 4; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(Wv[i0 * 84 + i1 * 21 + 20], v8_2[(i0 * 4 + i1) * L + l], acc0_v_2[l]);
+        }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3_2[20 * L + l] = acc0_v_2[l];
     }
-    // %61 = contract f64[32,4] -> v9
-    for (int64_t i0 = 0; i0 < 32; ++i0) {
-      for (int64_t i1 = 0; i1 < 4; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v9_2[(i0 * 4 + i1) * L + l] = v1_2[(i0 * 4 + i1) * L + l] * v8_2[i0 * L + l];
-        }
-      }
-    }
-    // %71 = contract f64[32,4] -> v10
-    for (int64_t i0 = 0; i0 < 32; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = 0.0f;
-        acc1_v_2[l] = 0.0f;
-        acc2_v_2[l] = 0.0f;
-        acc3_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 4; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] =
-              std::fma(a_W[(i0 * 16 + i1) * L + l], v9_2[(i0 * 4 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] =
-              std::fma(a_W[(i0 * 16 + i1 + 4) * L + l], v9_2[(i0 * 4 + i1) * L + l], acc1_v_2[l]);
-          acc2_v_2[l] =
-              std::fma(a_W[(i0 * 16 + i1 + 8) * L + l], v9_2[(i0 * 4 + i1) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] =
-              std::fma(a_W[(i0 * 16 + i1 + 12) * L + l], v9_2[(i0 * 4 + i1) * L + l], acc3_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v10_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v10_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v10_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
-      }
-    }
-    // %92 = mul f64[32,4] -> v9
-    // fwp_hebb_xkey_cde.ode:38: let v    = tanh(Wv @ u)                                # value from
-    // x
-    for (int64_t i0 = 0; i0 < 128; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9_2[i0 * L + l] = (1.0f - square(v5_2[i0 * L + l])) * v10_2[i0 * L + l];
-      }
-    }
-    // %142 = contract f64[21] -> v6
-    for (int64_t i0 = 0; i0 < 5; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = 0.0f;
-        acc1_v_2[l] = 0.0f;
-        acc2_v_2[l] = 0.0f;
-        acc3_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 32; ++i1) {
-        for (int64_t i2 = 0; i2 < 4; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] =
-                std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21], v9_2[(i1 * 4 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 1], v9_2[(i1 * 4 + i2) * L + l],
-                                   acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 2], v9_2[(i1 * 4 + i2) * L + l],
-                                   acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 3], v9_2[(i1 * 4 + i2) * L + l],
-                                   acc3_v_2[l]);
-          }
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v6_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v6_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v6_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v_2[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 32; ++i0) {
-      for (int64_t i1 = 0; i1 < 4; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] =
-              std::fma(Wv[i0 * 84 + i1 * 21 + 20], v9_2[(i0 * 4 + i1) * L + l], acc0_v_2[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6_2[20 * L + l] = acc0_v_2[l];
-    }
-    // %191 = mul f64[21] -> v7
-    for (int64_t i0 = 0; i0 < 21; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7_2[i0 * L + l] = (v3_2[i0 * L + l] + v6_2[i0 * L + l]) * ln_gain[i0];
-      }
-    }
-    // %192 = reduce_sum f64[] -> v2
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 21; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v7_2[i0 * L + l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2_2[l] = acc_v[l];
-    }
-    // %196 = contract f64[] -> v3
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v_2[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 21; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = std::fma(v0_2[i0 * L + l], v7_2[i0 * L + l], acc0_v_2[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3_2[l] = acc0_v_2[l];
-    }
-    // %99 = reduce_sum f64[] -> v6
+    // %99 = reduce_sum f64[] -> v2
     // fwp_hebb_xkey_cde.ode:36: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2268,9 +2137,9 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6_2[l] = acc_v[l];
+      v2_2[l] = acc_v[l];
     }
-    // %105 = reduce_sum f64[] -> v5
+    // %105 = reduce_sum f64[] -> v6
     // fwp_hebb_xkey_cde.ode:36: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2279,38 +2148,30 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - (v6_2[l] * 0.04761905f));
+        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - (v2_2[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5_2[l] = acc_v[l];
+      v6_2[l] = acc_v[l];
     }
-    // %110 = reciprocal f64[] -> v6
+    // %110 = reciprocal f64[] -> v2
     // fwp_hebb_xkey_cde.ode:36: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6_2[l] = T(1) / std::sqrt((v5_2[l] * 0.04761905f) + 1e-05f);
+      v2_2[l] = T(1) / std::sqrt((v6_2[l] * 0.04761905f) + 1e-05f);
     }
-    // %201 = mul f64[21] -> d.x
-    for (int64_t i0 = 0; i0 < 21; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] += ((v7_2[i0 * L + l] - (v2_2[l] * 0.04761905f)) -
-                              ((v3_2[l] * 0.04761905f) * v0_2[i0 * L + l])) *
-                             v6_2[l];
-      }
-    }
-    // %73 = contract f64[32,4] -> v0
+    // %73 = contract f64[32,4] -> v5
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       for (int64_t i1 = 0; i1 < 4; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v0_2[(i0 * 4 + i1) * L + l] = v4_2[(i0 * 4 + i1) * L + l] * v8_2[i0 * L + l];
+          v5_2[(i0 * 4 + i1) * L + l] = v4_2[(i0 * 4 + i1) * L + l] * v7_2[i0 * L + l];
         }
       }
     }
-    // %147 = contract f64[32] -> v6
+    // %74 = contract f64[32] -> v6
+    // %147 = contract f64[32] -> v8
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2318,18 +2179,69 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
         acc1_v_2[l] = 0.0f;
         acc2_v_2[l] = 0.0f;
         acc3_v_2[l] = 0.0f;
+        acc4_v_2[l] = 0.0f;
+        acc5_v_2[l] = 0.0f;
+        acc6_v_2[l] = 0.0f;
+        acc7_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 4; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(v1_2[(i0 * 16 + i1) * L + l], v0_2[(i0 * 16 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v1_2[(i0 * 16 + i1 + 4) * L + l], v0_2[(i0 * 16 + i1 + 4) * L + l],
+              std::fma(v1_2[(i0 * 16 + i1) * L + l], v4_2[(i0 * 16 + i1) * L + l], acc0_v_2[l]);
+          acc4_v_2[l] =
+              std::fma(v1_2[(i0 * 16 + i1) * L + l], v5_2[(i0 * 16 + i1) * L + l], acc4_v_2[l]);
+          acc1_v_2[l] = std::fma(v1_2[(i0 * 16 + i1 + 4) * L + l], v4_2[(i0 * 16 + i1 + 4) * L + l],
                                  acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v1_2[(i0 * 16 + i1 + 8) * L + l], v0_2[(i0 * 16 + i1 + 8) * L + l],
+          acc5_v_2[l] = std::fma(v1_2[(i0 * 16 + i1 + 4) * L + l], v5_2[(i0 * 16 + i1 + 4) * L + l],
+                                 acc5_v_2[l]);
+          acc2_v_2[l] = std::fma(v1_2[(i0 * 16 + i1 + 8) * L + l], v4_2[(i0 * 16 + i1 + 8) * L + l],
                                  acc2_v_2[l]);
+          acc6_v_2[l] = std::fma(v1_2[(i0 * 16 + i1 + 8) * L + l], v5_2[(i0 * 16 + i1 + 8) * L + l],
+                                 acc6_v_2[l]);
           acc3_v_2[l] = std::fma(v1_2[(i0 * 16 + i1 + 12) * L + l],
-                                 v0_2[(i0 * 16 + i1 + 12) * L + l], acc3_v_2[l]);
+                                 v4_2[(i0 * 16 + i1 + 12) * L + l], acc3_v_2[l]);
+          acc7_v_2[l] = std::fma(v1_2[(i0 * 16 + i1 + 12) * L + l],
+                                 v5_2[(i0 * 16 + i1 + 12) * L + l], acc7_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6_2[(i0 * 4) * L + l] = acc0_v_2[l];
+        v6_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
+        v6_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
+        v6_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v8_2[(i0 * 4) * L + l] = acc4_v_2[l];
+        v8_2[(i0 * 4 + 1) * L + l] = acc5_v_2[l];
+        v8_2[(i0 * 4 + 2) * L + l] = acc6_v_2[l];
+        v8_2[(i0 * 4 + 3) * L + l] = acc7_v_2[l];
+      }
+    }
+    // %78 = mul f64[32] -> v4
+    // fwp_hebb_xkey_cde.ode:37: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4_2[i0 * L + l] = v6_2[i0 * L + l] * ((1.0f - v7_2[i0 * L + l]) * v7_2[i0 * L + l]);
+      }
+    }
+    // %80 = contract f64[21] -> v6
+    // fwp_hebb_xkey_cde.ode:37: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    for (int64_t i0 = 0; i0 < 5; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 32; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 21], v4_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v4_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v4_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v4_2[i1 * L + l], acc3_v_2[l]);
         }
       }
       PLASTIC_SIMD
@@ -2340,13 +2252,73 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
         v6_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
       }
     }
-    // %189 = mul f64[32,4] -> v4
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(Wb[i0 * 21 + 20], v4_2[i0 * L + l], acc0_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6_2[20 * L + l] = acc0_v_2[l];
+    }
+    // %191 = mul f64[21] -> v7
+    for (int64_t i0 = 0; i0 < 21; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7_2[i0 * L + l] = (v6_2[i0 * L + l] + v3_2[i0 * L + l]) * ln_gain[i0];
+      }
+    }
+    // %192 = reduce_sum f64[] -> v3
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 21; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + v7_2[i0 * L + l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3_2[l] = acc_v[l];
+    }
+    // %196 = contract f64[] -> v6
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 21; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(v0_2[i0 * L + l], v7_2[i0 * L + l], acc0_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6_2[l] = acc0_v_2[l];
+    }
+    // %201 = mul f64[21] -> d.x
+    for (int64_t i0 = 0; i0 < 21; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        u_bar[i0 * L + l] += ((v7_2[i0 * L + l] - (v3_2[l] * 0.04761905f)) -
+                              ((v6_2[l] * 0.04761905f) * v0_2[i0 * L + l])) *
+                             v2_2[l];
+      }
+    }
+    // %189 = mul f64[32,4] -> v0
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       for (int64_t i1 = 0; i1 < 4; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v4_2[(i0 * 4 + i1) * L + l] =
-              v1_2[(i0 * 4 + i1) * L + l] * (v0_2[(i0 * 4 + i1) * L + l] - v6_2[i0 * L + l]);
+          v0_2[(i0 * 4 + i1) * L + l] =
+              v1_2[(i0 * 4 + i1) * L + l] * (v5_2[(i0 * 4 + i1) * L + l] - v8_2[i0 * L + l]);
         }
       }
     }
@@ -2364,12 +2336,12 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v_2[l] =
-                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v4_2[(i1 * 4 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v4_2[(i1 * 4 + i2) * L + l],
+                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v0_2[(i1 * 4 + i2) * L + l], acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v0_2[(i1 * 4 + i2) * L + l],
                                    acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v4_2[(i1 * 4 + i2) * L + l],
+            acc2_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v0_2[(i1 * 4 + i2) * L + l],
                                    acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v4_2[(i1 * 4 + i2) * L + l],
+            acc3_v_2[l] = std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v0_2[(i1 * 4 + i2) * L + l],
                                    acc3_v_2[l]);
           }
         }
@@ -2391,7 +2363,7 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(Wk[i0 * 84 + i1 * 21 + 20], v4_2[(i0 * 4 + i1) * L + l], acc0_v_2[l]);
+              std::fma(Wk[i0 * 84 + i1 * 21 + 20], v0_2[(i0 * 4 + i1) * L + l], acc0_v_2[l]);
         }
       }
     }
@@ -2418,83 +2390,38 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
   T* z1 = static_cast<T*>(z1_ptr);
   T* z1_W = z1;
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4096);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8192);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8320);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9024);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10048);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14144);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18240);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19264);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23360);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 704);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1408);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2112);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6208);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10304);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14400);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18496);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19520);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20544);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21568);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22592);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26688);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30784);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34880);
+  T mean_v[L] = {};
+  T var_v[L] = {};
+  T rstd_v[L] = {};
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
+  T acc8_v[L] = {};
+  T acc9_v[L] = {};
+  T acc10_v[L] = {};
+  T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  T mean_v[L] = {};
-  T var_v[L] = {};
-  T rstd_v[L] = {};
   // fwp_hebb_xkey_cde.field.step.rk4: 63 nodes
-  // %481 = contract f64[32,4] -> v0
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 84 + i1], u_stages[(i1 + 147) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], u_stages[(i1 + 147) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], u_stages[(i1 + 147) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], u_stages[(i1 + 147) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %482 = softmax f64[32,4] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v0[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v0[(i0 * 4 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[i1 * L + l] = vm::exp(v0[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v0[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 4 + i1) * L + l] = v2[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
   // %474 = layernorm f64[21] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -2515,8 +2442,8 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e57 = u_stages[(i0 + 126) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e57 * e57);
+        const T e12 = u_stages[(i0 + 126) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e12 * e12);
       }
     }
   }
@@ -2531,147 +2458,14 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
       v0[i0 * L + l] = (u_stages[(i0 + 126) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %476 = add f64[21] -> v3
+  // %476 = add f64[21] -> v1
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
+      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %483 = contract f64[32] -> v0
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v3[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %695 = contract f64[32] -> v4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = sigmoid(v0[i0 * L + l]) * (T(h) * 0.16666667f);
-    }
-  }
-  // %696 = contract f64[32,4] -> v0
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 4 + i1) * L + l] = v1[(i0 * 4 + i1) * L + l] * v4[i0 * L + l];
-      }
-    }
-  }
-  // %478 = contract f64[32,4] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 84 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], v3[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %479 = tanh f64[32,4] -> v5
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = vm::tanh(v1[i0 * L + l]);
-    }
-  }
-  // %460 = contract f64[32,4] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 84 + i1], u_stages[(i1 + 63) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], u_stages[(i1 + 63) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], u_stages[(i1 + 63) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], u_stages[(i1 + 63) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %461 = softmax f64[32,4] -> v6
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v1[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v1[(i0 * 4 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[i1 * L + l] = vm::exp(v1[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v1[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 4 + i1) * L + l] = v2[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %453 = layernorm f64[21] -> v3
+  // %453 = layernorm f64[21] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -2691,8 +2485,8 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e191 = u_stages[(i0 + 42) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e191 * e191);
+        const T e43 = u_stages[(i0 + 42) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e43 * e43);
       }
     }
   }
@@ -2704,17 +2498,19 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (u_stages[(i0 + 42) * L + l] - mean_v[l]) * rstd_v[l];
+      v0[i0 * L + l] = (u_stages[(i0 + 42) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %455 = add f64[21] -> v4
+  // %455 = add f64[21] -> v2
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v3[i0 * L + l]);
+      v2[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
     }
   }
-  // %457 = contract f64[32,4] -> v1
+  // %481 = contract f64[32,4] -> v3
+  // %460 = contract f64[32,4] -> v4
+  // %439 = contract f64[32,4] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2722,105 +2518,49 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 84 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 84 + i1], u_stages[(i1 + 147) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 84 + i1], u_stages[(i1 + 63) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wk[i0 * 84 + i1], u_stages[(i1 + 21) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], u_stages[(i1 + 147) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], u_stages[(i1 + 63) * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], u_stages[(i1 + 21) * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], u_stages[(i1 + 147) * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], u_stages[(i1 + 63) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], u_stages[(i1 + 21) * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], u_stages[(i1 + 147) * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], u_stages[(i1 + 63) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], u_stages[(i1 + 21) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc4_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v5[(i0 * 4) * L + l] = acc8_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %462 = contract f64[32] -> v7
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v4[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %690 = contract f64[32] -> v4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = sigmoid(v7[i0 * L + l]) * (T(h) * 0.33333334f);
-    }
-  }
-  // %691 = contract f64[32,4] -> v8
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 4 + i1) * L + l] = vm::tanh(v1[(i0 * 4 + i1) * L + l]) * v4[i0 * L + l];
-      }
-    }
-  }
-  // %692 = contract f64[32,4,4] -> v9
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v9[(i0 * 16 + i1 * 4 + i2) * L + l] =
-              v6[(i0 * 4 + i2) * L + l] * v8[(i0 * 4 + i1) * L + l];
-        }
-      }
-    }
-  }
-  // %439 = contract f64[32,4] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 84 + i1], u_stages[(i1 + 21) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], u_stages[(i1 + 21) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], u_stages[(i1 + 21) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], u_stages[(i1 + 21) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %440 = softmax f64[32,4] -> v6
+  // %482 = softmax f64[32,4] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2830,7 +2570,7 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v1[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v1[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+            (v3[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v3[(i0 * 4 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -2841,18 +2581,82 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[i1 * L + l] = vm::exp(v1[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v1[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v0[i1 * L + l] = vm::exp(v3[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v3[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 4 + i1) * L + l] = v2[i1 * L + l] / rowsum_v[l];
+        v6[(i0 * 4 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %432 = layernorm f64[21] -> v3
+  // %461 = softmax f64[32,4] -> v3
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v4[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v4[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[i1 * L + l] = vm::exp(v4[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v4[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 4 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %440 = softmax f64[32,4] -> v4
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v5[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v5[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[i1 * L + l] = vm::exp(v5[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v5[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[(i0 * 4 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %432 = layernorm f64[21] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -2872,8 +2676,8 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e327 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e327 * e327);
+        const T e209 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e209 * e209);
       }
     }
   }
@@ -2885,17 +2689,19 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %434 = add f64[21] -> v4
+  // %434 = add f64[21] -> v5
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = (v3[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
+      v5[i0 * L + l] = (v0[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
     }
   }
-  // %441 = contract f64[32] -> v7
+  // %483 = contract f64[32] -> v7
+  // %462 = contract f64[32] -> v8
+  // %441 = contract f64[32] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2903,14 +2709,30 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 84 + i1], v2[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 84 + i1], v5[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v2[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v5[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v2[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v5[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v2[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v5[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -2919,25 +2741,58 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
       v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc4_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v9[(i0 * 4) * L + l] = acc8_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %684 = contract f64[32] -> v1
+  // %695 = contract f64[32] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = sigmoid(v7[i0 * L + l]) * (T(h) * 0.16666667f);
+      v10[i0 * L + l] = sigmoid(v7[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
-  // %685 = contract f64[32,4] -> v8
+  // %696 = contract f64[32,4] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 4 + i1) * L + l] = v6[(i0 * 4 + i1) * L + l] * v1[i0 * L + l];
+        v11[(i0 * 4 + i1) * L + l] = v6[(i0 * 4 + i1) * L + l] * v10[i0 * L + l];
       }
     }
   }
-  // %436 = contract f64[32,4] -> v1
+  // %690 = contract f64[32] -> v7
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = sigmoid(v8[i0 * L + l]) * (T(h) * 0.33333334f);
+    }
+  }
+  // %684 = contract f64[32] -> v8
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = sigmoid(v9[i0 * L + l]) * (T(h) * 0.16666667f);
+    }
+  }
+  // %685 = contract f64[32,4] -> v6
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 4 + i1) * L + l] = v4[(i0 * 4 + i1) * L + l] * v8[i0 * L + l];
+      }
+    }
+  }
+  // %478 = contract f64[32,4] -> v4
+  // %457 = contract f64[32,4] -> v12
+  // %436 = contract f64[32,4] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2945,29 +2800,81 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 84 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 84 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 84 + i1], v2[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wv[i0 * 84 + i1], v5[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], v2[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], v5[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], v2[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], v5[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], v2[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], v5[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc4_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v13[(i0 * 4) * L + l] = acc8_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %437 = tanh f64[32,4] -> v6
+  // %479 = tanh f64[32,4] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = vm::tanh(v1[i0 * L + l]);
+      v5[i0 * L + l] = vm::tanh(v4[i0 * L + l]);
+    }
+  }
+  // %691 = contract f64[32,4] -> v4
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[(i0 * 4 + i1) * L + l] = vm::tanh(v12[(i0 * 4 + i1) * L + l]) * v7[i0 * L + l];
+      }
+    }
+  }
+  // %692 = contract f64[32,4,4] -> v14
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      for (int64_t i2 = 0; i2 < 4; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v14[(i0 * 16 + i1 * 4 + i2) * L + l] =
+              v3[(i0 * 4 + i2) * L + l] * v4[(i0 * 4 + i1) * L + l];
+        }
+      }
+    }
+  }
+  // %437 = tanh f64[32,4] -> v3
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = vm::tanh(v13[i0 * L + l]);
     }
   }
   // %700 = add f64[32,4,4] -> W
@@ -2977,10 +2884,10 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 16 + i1 * 4 + i2) * L + l] =
-              ((v0[(i0 * 4 + i2) * L + l] * v5[(i0 * 4 + i1) * L + l]) +
-               ((v9[(i0 * 16 + i1 * 4 + i2) * L + l] +
-                 (v8[(i0 * 4 + i2) * L + l] * v6[(i0 * 4 + i1) * L + l])) +
-                v9[(i0 * 16 + i1 * 4 + i2) * L + l])) +
+              ((v11[(i0 * 4 + i2) * L + l] * v5[(i0 * 4 + i1) * L + l]) +
+               ((v14[(i0 * 16 + i1 * 4 + i2) * L + l] +
+                 (v6[(i0 * 4 + i2) * L + l] * v3[(i0 * 4 + i1) * L + l])) +
+                v14[(i0 * 16 + i1 * 4 + i2) * L + l])) +
               z0_W[(i0 * 16 + i1 * 4 + i2) * L + l];
         }
       }
@@ -3015,30 +2922,32 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 704);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1408);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5504);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9600);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13696);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13824);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14848);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18944);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23040);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24064);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24768);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25792);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26816);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30912);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35008);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39104);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43200);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 47296);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51392);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 55488);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56512);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57536);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61632);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65728);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69824);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70848);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2112);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2816);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3520);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7616);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11712);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15808);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19904);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20032);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21056);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22080);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23104);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24128);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28224);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32320);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36416);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40512);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44608);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48704);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52800);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56896);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 60992);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65088);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 66112);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67136);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67840);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68544);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3046,6 +2955,14 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
+  T acc8_v[L] = {};
+  T acc9_v[L] = {};
+  T acc10_v[L] = {};
+  T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
@@ -3093,338 +3010,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %478 = contract f64[32,4] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 84 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %479 = tanh f64[32,4] -> v3
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = vm::tanh(v2[i0 * L + l]);
-    }
-  }
-  // %481 = contract f64[32,4] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 84 + i1], u_stages[(i1 + 147) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], u_stages[(i1 + 147) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], u_stages[(i1 + 147) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], u_stages[(i1 + 147) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %482 = softmax f64[32,4] -> v4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v2[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 4 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[i1 * L + l] = vm::exp(v2[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 4 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %483 = contract f64[32] -> v2
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %484 = sigmoid f64[32] -> v6
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = sigmoid(v2[i0 * L + l]);
-    }
-  }
-  // %485 = contract f64[32,4] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 4 + i1) * L + l] = v4[(i0 * 4 + i1) * L + l] * v6[i0 * L + l];
-      }
-    }
-  }
-  // %921 = contract f64[32,4] -> v7
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1) * L + l], v2[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1 + 4) * L + l], v2[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1 + 8) * L + l], v2[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1 + 12) * L + l], v2[(i0 * 4 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-    }
-  }
-  // %922 = mul f64[32,4] -> v2
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (1.0f - square(v3[i0 * L + l])) * v7[i0 * L + l];
-    }
-  }
-  // %923 = contract f64[21] -> v7
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21], v2[(i1 * 4 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 1], v2[(i1 * 4 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 2], v2[(i1 * 4 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 3], v2[(i1 * 4 + i2) * L + l], acc3_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 84 + i1 * 21 + 20], v2[(i0 * 4 + i1) * L + l], acc0_v[l]);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v7[20 * L + l] = acc0_v[l];
-  }
-  // %924 = contract f64[32,4] -> v8
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1 * 4) * L + l], v3[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 1) * L + l], v3[(i0 * 4 + i1) * L + l],
-                             acc1_v[l]);
-        acc2_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 2) * L + l], v3[(i0 * 4 + i1) * L + l],
-                             acc2_v[l]);
-        acc3_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 3) * L + l], v3[(i0 * 4 + i1) * L + l],
-                             acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-    }
-  }
-  // %925 = contract f64[32] -> v3
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 16 + i1) * L + l], v8[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v4[(i0 * 16 + i1 + 4) * L + l], v8[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v4[(i0 * 16 + i1 + 8) * L + l], v8[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v4[(i0 * 16 + i1 + 12) * L + l], v8[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %926 = mul f64[32] -> v9
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v3[i0 * L + l] * (v6[i0 * L + l] * (1.0f - v6[i0 * L + l]));
-    }
-  }
-  // %927 = contract f64[21] -> v3
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v9[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v9[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v3[20 * L + l] = acc0_v[l];
-  }
-  // %928 = add f64[21] -> v10
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v7[i0 * L + l] + v3[i0 * L + l];
-    }
-  }
-  // %453 = layernorm f64[21] -> v3
+  // %453 = layernorm f64[21] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3444,8 +3030,8 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e315 = u_stages[(i0 + 42) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e315 * e315);
+        const T e43 = u_stages[(i0 + 42) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e43 * e43);
       }
     }
   }
@@ -3457,348 +3043,17 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (u_stages[(i0 + 42) * L + l] - mean_v[l]) * rstd_v[l];
+      v2[i0 * L + l] = (u_stages[(i0 + 42) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %455 = add f64[21] -> v7
+  // %455 = add f64[21] -> v3
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v3[i0 * L + l]);
+      v3[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v2[i0 * L + l]);
     }
   }
-  // %462 = contract f64[32] -> v11
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v7[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %463 = sigmoid f64[32] -> v12
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = sigmoid(v11[i0 * L + l]);
-    }
-  }
-  // %457 = contract f64[32,4] -> v13
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 84 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], v7[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %458 = tanh f64[32,4] -> v14
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = vm::tanh(v13[i0 * L + l]);
-    }
-  }
-  // %783 = contract f64[32,4] -> v13
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1 * 4) * L + l], v14[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 1) * L + l], v14[(i0 * 4 + i1) * L + l],
-                             acc1_v[l]);
-        acc2_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 2) * L + l], v14[(i0 * 4 + i1) * L + l],
-                             acc2_v[l]);
-        acc3_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 3) * L + l], v14[(i0 * 4 + i1) * L + l],
-                             acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.6666667f);
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.6666667f);
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.6666667f);
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.6666667f);
-    }
-  }
-  // %460 = contract f64[32,4] -> v15
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 84 + i1], u_stages[(i1 + 63) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], u_stages[(i1 + 63) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], u_stages[(i1 + 63) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], u_stages[(i1 + 63) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %461 = softmax f64[32,4] -> v16
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v15[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v15[(i0 * 4 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[i1 * L + l] = vm::exp(v15[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v15[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 4 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %932 = contract f64[32] -> v11
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 16 + i1) * L + l], v16[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v13[(i0 * 16 + i1 + 4) * L + l], v16[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v13[(i0 * 16 + i1 + 8) * L + l], v16[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v13[(i0 * 16 + i1 + 12) * L + l], v16[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %933 = mul f64[32] -> v15
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = ((1.0f - v12[i0 * L + l]) * v12[i0 * L + l]) * v11[i0 * L + l];
-    }
-  }
-  // %934 = contract f64[21] -> v11
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v15[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v15[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v11[20 * L + l] = acc0_v[l];
-  }
-  // %464 = contract f64[32,4] -> v17
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 4 + i1) * L + l] = v16[(i0 * 4 + i1) * L + l] * v12[i0 * L + l];
-      }
-    }
-  }
-  // %773 = contract f64[32,4] -> v18
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1) * L + l], v17[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1 + 4) * L + l], v17[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1 + 8) * L + l], v17[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1 + 12) * L + l], v17[(i0 * 4 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.6666667f);
-      v18[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.6666667f);
-      v18[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.6666667f);
-      v18[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.6666667f);
-    }
-  }
-  // %930 = mul f64[32,4] -> v17
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = v18[i0 * L + l] * (1.0f - square(v14[i0 * L + l]));
-    }
-  }
-  // %931 = contract f64[21] -> v14
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21], v17[(i1 * 4 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 1], v17[(i1 * 4 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 2], v17[(i1 * 4 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 3], v17[(i1 * 4 + i2) * L + l], acc3_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 84 + i1 * 21 + 20], v17[(i0 * 4 + i1) * L + l], acc0_v[l]);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v14[20 * L + l] = acc0_v[l];
-  }
-  // %935 = add f64[21] -> v18
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = v11[i0 * L + l] + v14[i0 * L + l];
-    }
-  }
-  // %432 = layernorm f64[21] -> v11
+  // %432 = layernorm f64[21] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3818,8 +3073,8 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e618 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e618 * e618);
+        const T e74 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e74 * e74);
       }
     }
   }
@@ -3831,10 +3086,12 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v4[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %439 = contract f64[32,4] -> v14
+  // %481 = contract f64[32,4] -> v5
+  // %460 = contract f64[32,4] -> v6
+  // %439 = contract f64[32,4] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3842,25 +3099,49 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 84 + i1], u_stages[(i1 + 21) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], u_stages[(i1 + 21) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], u_stages[(i1 + 21) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], u_stages[(i1 + 21) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 84 + i1], u_stages[(i1 + 147) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 84 + i1], u_stages[(i1 + 63) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wk[i0 * 84 + i1], u_stages[(i1 + 21) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], u_stages[(i1 + 147) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], u_stages[(i1 + 63) * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], u_stages[(i1 + 21) * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], u_stages[(i1 + 147) * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], u_stages[(i1 + 63) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], u_stages[(i1 + 21) * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], u_stages[(i1 + 147) * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], u_stages[(i1 + 63) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], u_stages[(i1 + 21) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc4_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v7[(i0 * 4) * L + l] = acc8_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %440 = softmax f64[32,4] -> v19
+  // %482 = softmax f64[32,4] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3870,7 +3151,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v14[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v14[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+            (v5[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v5[(i0 * 4 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3881,25 +3162,404 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[i1 * L + l] = vm::exp(v14[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v14[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v9[i1 * L + l] = vm::exp(v5[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v5[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 4 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
+        v8[(i0 * 4 + i1) * L + l] = v9[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %434 = add f64[21] -> v14
+  // %461 = softmax f64[32,4] -> v5
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v6[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v6[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[i1 * L + l] = vm::exp(v6[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v6[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5[(i0 * 4 + i1) * L + l] = v9[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %440 = softmax f64[32,4] -> v6
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v7[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v7[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[i1 * L + l] = vm::exp(v7[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v7[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 4 + i1) * L + l] = v9[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %434 = add f64[21] -> v7
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = (v11[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
+      v7[i0 * L + l] = (v4[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
     }
   }
-  // %441 = contract f64[32] -> v20
+  // %483 = contract f64[32] -> v10
+  // %462 = contract f64[32] -> v11
+  // %441 = contract f64[32] -> v12
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 21; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 84 + i1], v3[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 84 + i1], v7[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v3[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v7[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v3[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v7[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v3[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v7[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc4_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v12[(i0 * 4) * L + l] = acc8_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %484 = sigmoid f64[32] -> v13
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = sigmoid(v10[i0 * L + l]);
+    }
+  }
+  // %485 = contract f64[32,4] -> v14
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 4 + i1) * L + l] = v8[(i0 * 4 + i1) * L + l] * v13[i0 * L + l];
+      }
+    }
+  }
+  // %463 = sigmoid f64[32] -> v10
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = sigmoid(v11[i0 * L + l]);
+    }
+  }
+  // %464 = contract f64[32,4] -> v15
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 4 + i1) * L + l] = v5[(i0 * 4 + i1) * L + l] * v10[i0 * L + l];
+      }
+    }
+  }
+  // %442 = sigmoid f64[32] -> v11
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = sigmoid(v12[i0 * L + l]);
+    }
+  }
+  // %443 = contract f64[32,4] -> v16
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 4 + i1) * L + l] = v6[(i0 * 4 + i1) * L + l] * v11[i0 * L + l];
+      }
+    }
+  }
+  // %921 = contract f64[32,4] -> v17
+  // %773 = contract f64[32,4] -> v18
+  // %787 = contract f64[32,4] -> v19
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1) * L + l], v14[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1) * L + l], v15[(i0 * 4 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1) * L + l], v16[(i0 * 4 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 4) * L + l], v14[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 4) * L + l], v15[(i0 * 4 + i1) * L + l], acc5_v[l]);
+        acc9_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 4) * L + l], v16[(i0 * 4 + i1) * L + l], acc9_v[l]);
+        acc2_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 8) * L + l], v14[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 8) * L + l], v15[(i0 * 4 + i1) * L + l], acc6_v[l]);
+        acc10_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 8) * L + l], v16[(i0 * 4 + i1) * L + l], acc10_v[l]);
+        acc3_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 12) * L + l], v14[(i0 * 4 + i1) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 12) * L + l], v15[(i0 * 4 + i1) * L + l], acc7_v[l]);
+        acc11_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 + 12) * L + l], v16[(i0 * 4 + i1) * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+      v18[(i0 * 4) * L + l] = acc4_v[l] * (T(h) * 0.6666667f);
+      v18[(i0 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.6666667f);
+      v18[(i0 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.6666667f);
+      v18[(i0 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.6666667f);
+      v19[(i0 * 4) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
+      v19[(i0 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
+      v19[(i0 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
+      v19[(i0 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
+    }
+  }
+  // %478 = contract f64[32,4] -> v14
+  // %457 = contract f64[32,4] -> v15
+  // %436 = contract f64[32,4] -> v16
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 21; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 84 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 84 + i1], v3[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wv[i0 * 84 + i1], v7[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], v3[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], v7[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], v3[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], v7[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], v3[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], v7[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 4) * L + l] = acc4_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v16[(i0 * 4) * L + l] = acc8_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %479 = tanh f64[32,4] -> v20
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = vm::tanh(v14[i0 * L + l]);
+    }
+  }
+  // %922 = mul f64[32,4] -> v14
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = (1.0f - square(v20[i0 * L + l])) * v17[i0 * L + l];
+    }
+  }
+  // %458 = tanh f64[32,4] -> v17
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = vm::tanh(v15[i0 * L + l]);
+    }
+  }
+  // %930 = mul f64[32,4] -> v15
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = v18[i0 * L + l] * (1.0f - square(v17[i0 * L + l]));
+    }
+  }
+  // %437 = tanh f64[32,4] -> v18
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = vm::tanh(v16[i0 * L + l]);
+    }
+  }
+  // %924 = contract f64[32,4] -> v16
+  // %783 = contract f64[32,4] -> v21
+  // %797 = contract f64[32,4] -> v22
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 * 4) * L + l], v20[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 * 4) * L + l], v17[(i0 * 4 + i1) * L + l], acc4_v[l]);
+        acc8_v[l] =
+            std::fma(z1_bar_W[(i0 * 16 + i1 * 4) * L + l], v18[(i0 * 4 + i1) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 1) * L + l], v20[(i0 * 4 + i1) * L + l],
+                             acc1_v[l]);
+        acc5_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 1) * L + l], v17[(i0 * 4 + i1) * L + l],
+                             acc5_v[l]);
+        acc9_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 1) * L + l], v18[(i0 * 4 + i1) * L + l],
+                             acc9_v[l]);
+        acc2_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 2) * L + l], v20[(i0 * 4 + i1) * L + l],
+                             acc2_v[l]);
+        acc6_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 2) * L + l], v17[(i0 * 4 + i1) * L + l],
+                             acc6_v[l]);
+        acc10_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 2) * L + l], v18[(i0 * 4 + i1) * L + l],
+                              acc10_v[l]);
+        acc3_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 3) * L + l], v20[(i0 * 4 + i1) * L + l],
+                             acc3_v[l]);
+        acc7_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 3) * L + l], v17[(i0 * 4 + i1) * L + l],
+                             acc7_v[l]);
+        acc11_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 3) * L + l], v18[(i0 * 4 + i1) * L + l],
+                              acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+      v21[(i0 * 4) * L + l] = acc4_v[l] * (T(h) * 0.6666667f);
+      v21[(i0 * 4 + 1) * L + l] = acc5_v[l] * (T(h) * 0.6666667f);
+      v21[(i0 * 4 + 2) * L + l] = acc6_v[l] * (T(h) * 0.6666667f);
+      v21[(i0 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.6666667f);
+      v22[(i0 * 4) * L + l] = acc8_v[l] * (T(h) * 0.16666667f);
+      v22[(i0 * 4 + 1) * L + l] = acc9_v[l] * (T(h) * 0.16666667f);
+      v22[(i0 * 4 + 2) * L + l] = acc10_v[l] * (T(h) * 0.16666667f);
+      v22[(i0 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.16666667f);
+    }
+  }
+  // %925 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3908,71 +3568,35 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v14[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v14[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v14[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v14[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %442 = sigmoid f64[32] -> v21
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = sigmoid(v20[i0 * L + l]);
-    }
-  }
-  // %443 = contract f64[32,4] -> v22
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 4 + i1) * L + l] = v19[(i0 * 4 + i1) * L + l] * v21[i0 * L + l];
-      }
-    }
-  }
-  // %787 = contract f64[32,4] -> v23
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1) * L + l], v22[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v8[(i0 * 16 + i1) * L + l], v16[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1 + 4) * L + l], v22[(i0 * 4 + i1) * L + l], acc1_v[l]);
+            std::fma(v8[(i0 * 16 + i1 + 4) * L + l], v16[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1 + 8) * L + l], v22[(i0 * 4 + i1) * L + l], acc2_v[l]);
+            std::fma(v8[(i0 * 16 + i1 + 8) * L + l], v16[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1 + 12) * L + l], v22[(i0 * 4 + i1) * L + l], acc3_v[l]);
+            std::fma(v8[(i0 * 16 + i1 + 12) * L + l], v16[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %436 = contract f64[32,4] -> v22
+  // %926 = mul f64[32] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = v12[i0 * L + l] * (v13[i0 * L + l] * (1.0f - v13[i0 * L + l]));
+    }
+  }
+  // %932 = contract f64[32] -> v12
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -3980,38 +3604,43 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 84 + i1], v14[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], v14[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], v14[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], v14[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(v21[(i0 * 16 + i1) * L + l], v5[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v21[(i0 * 16 + i1 + 4) * L + l], v5[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v21[(i0 * 16 + i1 + 8) * L + l], v5[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v21[(i0 * 16 + i1 + 12) * L + l], v5[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %437 = tanh f64[32,4] -> v24
+  // %933 = mul f64[32] -> v20
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = ((1.0f - v10[i0 * L + l]) * v10[i0 * L + l]) * v12[i0 * L + l];
+    }
+  }
+  // %938 = mul f64[32,4] -> v23
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = vm::tanh(v22[i0 * L + l]);
+      v23[i0 * L + l] = v19[i0 * L + l] * (1.0f - square(v18[i0 * L + l]));
     }
   }
-  // %938 = mul f64[32,4] -> v22
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v23[i0 * L + l] * (1.0f - square(v24[i0 * L + l]));
-    }
-  }
-  // %939 = contract f64[21] -> v20
+  // %923 = contract f64[21] -> v12
+  // %931 = contract f64[21] -> v18
+  // %939 = contract f64[21] -> v19
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4019,75 +3648,83 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21], v22[(i1 * 4 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21], v14[(i1 * 4 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21], v15[(i1 * 4 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21], v23[(i1 * 4 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 1], v22[(i1 * 4 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 1], v14[(i1 * 4 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 1], v15[(i1 * 4 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 1], v23[(i1 * 4 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 2], v22[(i1 * 4 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 2], v14[(i1 * 4 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 2], v15[(i1 * 4 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 2], v23[(i1 * 4 + i2) * L + l], acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 3], v22[(i1 * 4 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 3], v14[(i1 * 4 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 3], v15[(i1 * 4 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 3], v23[(i1 * 4 + i2) * L + l], acc11_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 4) * L + l] = acc4_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v19[(i0 * 4) * L + l] = acc8_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 84 + i1 * 21 + 20], v22[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 84 + i1 * 21 + 20], v14[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 * 21 + 20], v15[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 * 21 + 20], v23[(i0 * 4 + i1) * L + l], acc2_v[l]);
       }
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v20[20 * L + l] = acc0_v[l];
-  }
-  // %797 = contract f64[32,4] -> v23
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z1_bar_W[(i0 * 16 + i1 * 4) * L + l], v24[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 1) * L + l], v24[(i0 * 4 + i1) * L + l],
-                             acc1_v[l]);
-        acc2_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 2) * L + l], v24[(i0 * 4 + i1) * L + l],
-                             acc2_v[l]);
-        acc3_v[l] = std::fma(z1_bar_W[(i0 * 16 + i1 * 4 + 3) * L + l], v24[(i0 * 4 + i1) * L + l],
-                             acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l] * (T(h) * 0.16666667f);
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.16666667f);
-    }
+    v12[20 * L + l] = acc0_v[l];
+    v18[20 * L + l] = acc1_v[l];
+    v19[20 * L + l] = acc2_v[l];
   }
   // %940 = contract f64[32] -> v24
   for (int64_t i0 = 0; i0 < 8; ++i0) {
@@ -4101,13 +3738,13 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v23[(i0 * 16 + i1) * L + l], v19[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v22[(i0 * 16 + i1) * L + l], v6[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v23[(i0 * 16 + i1 + 4) * L + l], v19[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v22[(i0 * 16 + i1 + 4) * L + l], v6[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v23[(i0 * 16 + i1 + 8) * L + l], v19[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v22[(i0 * 16 + i1 + 8) * L + l], v6[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v23[(i0 * 16 + i1 + 12) * L + l], v19[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v22[(i0 * 16 + i1 + 12) * L + l], v6[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -4122,10 +3759,12 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = (v21[i0 * L + l] * (1.0f - v21[i0 * L + l])) * v24[i0 * L + l];
+      v25[i0 * L + l] = (v11[i0 * L + l] * (1.0f - v11[i0 * L + l])) * v24[i0 * L + l];
     }
   }
-  // %942 = contract f64[21] -> v24
+  // %927 = contract f64[21] -> v24
+  // %934 = contract f64[21] -> v26
+  // %942 = contract f64[21] -> v27
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4133,14 +3772,30 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v25[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v25[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v25[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v25[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v17[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v20[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v25[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v17[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v20[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v25[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v17[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v20[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v25[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v17[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v20[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v25[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -4149,27 +3804,55 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v26[(i0 * 4) * L + l] = acc4_v[l];
+      v26[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v26[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v26[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v27[(i0 * 4) * L + l] = acc8_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v25[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v17[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 21 + 20], v20[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 21 + 20], v25[i0 * L + l], acc2_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v24[20 * L + l] = acc0_v[l];
+    v26[20 * L + l] = acc1_v[l];
+    v27[20 * L + l] = acc2_v[l];
+  }
+  // %928 = add f64[21] -> v28
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[i0 * L + l] = v12[i0 * L + l] + v24[i0 * L + l];
+    }
+  }
+  // %935 = add f64[21] -> v12
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = v26[i0 * L + l] + v18[i0 * L + l];
+    }
   }
   // %943 = add f64[21] -> v26
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = v20[i0 * L + l] + v24[i0 * L + l];
+      v26[i0 * L + l] = v19[i0 * L + l] + v27[i0 * L + l];
     }
   }
   // %945 = add f64[21] -> d.ln.gain
@@ -4178,8 +3861,8 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((v0[i0 * L + l] * v10[i0 * L + l]) + (v18[i0 * L + l] * v3[i0 * L + l])) +
-                 (v11[i0 * L + l] * v26[i0 * L + l]);
+        sum[l] = ((v0[i0 * L + l] * v28[i0 * L + l]) + (v12[i0 * L + l] * v2[i0 * L + l])) +
+                 (v4[i0 * L + l] * v26[i0 * L + l]);
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
@@ -4190,7 +3873,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v26[i0 * L + l] + (v10[i0 * L + l] + v18[i0 * L + l]);
+        sum[l] = v26[i0 * L + l] + (v28[i0 * L + l] + v12[i0 * L + l]);
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
@@ -4202,23 +3885,23 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v25[i0 * L + l] * v14[i1 * L + l]) +
-                   ((v7[i1 * L + l] * v15[i0 * L + l]) + (v9[i0 * L + l] * v1[i1 * L + l]));
+          sum[l] = (v25[i0 * L + l] * v7[i1 * L + l]) +
+                   ((v3[i1 * L + l] * v20[i0 * L + l]) + (v17[i0 * L + l] * v1[i1 * L + l]));
         }
         theta_bar_Wb[i0 * 21 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %953 = contract f64[32,4] -> v15
+  // %953 = contract f64[32,4] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 4 + i1) * L + l] = v23[(i0 * 4 + i1) * L + l] * v21[i0 * L + l];
+        v17[(i0 * 4 + i1) * L + l] = v22[(i0 * 4 + i1) * L + l] * v11[i0 * L + l];
       }
     }
   }
-  // %954 = contract f64[32] -> v9
+  // %954 = contract f64[32] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4230,43 +3913,43 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 16 + i1) * L + l], v19[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v17[(i0 * 16 + i1) * L + l], v6[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v15[(i0 * 16 + i1 + 4) * L + l], v19[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v17[(i0 * 16 + i1 + 4) * L + l], v6[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v15[(i0 * 16 + i1 + 8) * L + l], v19[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v17[(i0 * 16 + i1 + 8) * L + l], v6[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v15[(i0 * 16 + i1 + 12) * L + l], v19[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v17[(i0 * 16 + i1 + 12) * L + l], v6[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %957 = mul f64[32,4] -> v23
+  // %957 = mul f64[32,4] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 4 + i1) * L + l] =
-            (v15[(i0 * 4 + i1) * L + l] - v9[i0 * L + l]) * v19[(i0 * 4 + i1) * L + l];
+        v18[(i0 * 4 + i1) * L + l] =
+            (v17[(i0 * 4 + i1) * L + l] - v11[i0 * L + l]) * v6[(i0 * 4 + i1) * L + l];
       }
     }
   }
-  // %959 = contract f64[32,4] -> v15
+  // %959 = contract f64[32,4] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 4 + i1) * L + l] = v13[(i0 * 4 + i1) * L + l] * v12[i0 * L + l];
+        v6[(i0 * 4 + i1) * L + l] = v21[(i0 * 4 + i1) * L + l] * v10[i0 * L + l];
       }
     }
   }
-  // %960 = contract f64[32] -> v9
+  // %960 = contract f64[32] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4278,43 +3961,43 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 16 + i1) * L + l], v16[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v6[(i0 * 16 + i1) * L + l], v5[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v15[(i0 * 16 + i1 + 4) * L + l], v16[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v6[(i0 * 16 + i1 + 4) * L + l], v5[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v15[(i0 * 16 + i1 + 8) * L + l], v16[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v6[(i0 * 16 + i1 + 8) * L + l], v5[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v15[(i0 * 16 + i1 + 12) * L + l], v16[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v6[(i0 * 16 + i1 + 12) * L + l], v5[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %963 = mul f64[32,4] -> v13
+  // %963 = mul f64[32,4] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 4 + i1) * L + l] =
-            (v15[(i0 * 4 + i1) * L + l] - v9[i0 * L + l]) * v16[(i0 * 4 + i1) * L + l];
+        v17[(i0 * 4 + i1) * L + l] =
+            (v6[(i0 * 4 + i1) * L + l] - v10[i0 * L + l]) * v5[(i0 * 4 + i1) * L + l];
       }
     }
   }
-  // %965 = contract f64[32,4] -> v15
+  // %965 = contract f64[32,4] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 4 + i1) * L + l] = v8[(i0 * 4 + i1) * L + l] * v6[i0 * L + l];
+        v5[(i0 * 4 + i1) * L + l] = v16[(i0 * 4 + i1) * L + l] * v13[i0 * L + l];
       }
     }
   }
-  // %966 = contract f64[32] -> v6
+  // %966 = contract f64[32] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4326,30 +4009,30 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 16 + i1) * L + l], v4[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v5[(i0 * 16 + i1) * L + l], v8[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v15[(i0 * 16 + i1 + 4) * L + l], v4[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v5[(i0 * 16 + i1 + 4) * L + l], v8[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v15[(i0 * 16 + i1 + 8) * L + l], v4[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v5[(i0 * 16 + i1 + 8) * L + l], v8[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v15[(i0 * 16 + i1 + 12) * L + l], v4[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v5[(i0 * 16 + i1 + 12) * L + l], v8[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %969 = mul f64[32,4] -> v8
+  // %969 = mul f64[32,4] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 4 + i1) * L + l] =
-            v4[(i0 * 4 + i1) * L + l] * (v15[(i0 * 4 + i1) * L + l] - v6[i0 * L + l]);
+        v6[(i0 * 4 + i1) * L + l] =
+            v8[(i0 * 4 + i1) * L + l] * (v5[(i0 * 4 + i1) * L + l] - v10[i0 * L + l]);
       }
     }
   }
@@ -4361,9 +4044,9 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v23[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 21) * L + l]) +
-                     ((u_stages[(i2 + 63) * L + l] * v13[(i0 * 4 + i1) * L + l]) +
-                      (v8[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 147) * L + l]));
+            sum[l] = (v18[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 21) * L + l]) +
+                     ((u_stages[(i2 + 63) * L + l] * v17[(i0 * 4 + i1) * L + l]) +
+                      (v6[(i0 * 4 + i1) * L + l] * u_stages[(i2 + 147) * L + l]));
           }
           theta_bar_Wk[i0 * 84 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
@@ -4378,9 +4061,9 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v22[(i0 * 4 + i1) * L + l] * v14[i2 * L + l]) +
-                     ((v2[(i0 * 4 + i1) * L + l] * v1[i2 * L + l]) +
-                      (v17[(i0 * 4 + i1) * L + l] * v7[i2 * L + l]));
+            sum[l] = (v23[(i0 * 4 + i1) * L + l] * v7[i2 * L + l]) +
+                     ((v14[(i0 * 4 + i1) * L + l] * v1[i2 * L + l]) +
+                      (v15[(i0 * 4 + i1) * L + l] * v3[i2 * L + l]));
           }
           theta_bar_Wv[i0 * 84 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
@@ -4395,7 +4078,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
   }
   if (u_stages_bar) {
-    // %624 = reduce_sum f64[] -> v5
+    // %624 = reduce_sum f64[] -> v9
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4408,7 +4091,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[l] = acc_v[l];
+      v9[l] = acc_v[l];
     }
     // %629 = reduce_sum f64[] -> v1
     PLASTIC_SIMD
@@ -4418,17 +4101,17 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - (v5[l] * 0.04761905f));
+        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - (v9[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[l] = acc_v[l];
     }
-    // %633 = reciprocal f64[] -> v5
+    // %633 = reciprocal f64[] -> v9
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[l] = T(1) / std::sqrt((v1[l] * 0.04761905f) + 1e-05f);
+      v9[l] = T(1) / std::sqrt((v1[l] * 0.04761905f) + 1e-05f);
     }
     // %978 = mul f64[21] -> v1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
@@ -4437,7 +4120,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
         v1[i0 * L + l] = v26[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %979 = reduce_sum f64[] -> v26
+    // %979 = reduce_sum f64[] -> v3
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4450,9 +4133,9 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[l] = acc_v[l];
+      v3[l] = acc_v[l];
     }
-    // %983 = contract f64[] -> v6
+    // %983 = contract f64[] -> v26
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4460,19 +4143,19 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v4[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc0_v[l];
+      v26[l] = acc0_v[l];
     }
     // %988 = mul f64[21] -> d.x@0
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[i0 * L + l] += v5[l] * ((v1[i0 * L + l] - (v26[l] * 0.04761905f)) -
-                                             (v11[i0 * L + l] * (v6[l] * 0.04761905f)));
+        u_stages_bar[i0 * L + l] += v9[l] * ((v1[i0 * L + l] - (v3[l] * 0.04761905f)) -
+                                             (v4[i0 * L + l] * (v26[l] * 0.04761905f)));
       }
     }
     // %989 = contract f64[21] -> d.dx@0
@@ -4489,13 +4172,13 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v23[(i1 * 4 + i2) * L + l], acc0_v[l]);
+                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v18[(i1 * 4 + i2) * L + l], acc0_v[l]);
             acc1_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v23[(i1 * 4 + i2) * L + l], acc1_v[l]);
+                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v18[(i1 * 4 + i2) * L + l], acc1_v[l]);
             acc2_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v23[(i1 * 4 + i2) * L + l], acc2_v[l]);
+                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v18[(i1 * 4 + i2) * L + l], acc2_v[l]);
             acc3_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v23[(i1 * 4 + i2) * L + l], acc3_v[l]);
+                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v18[(i1 * 4 + i2) * L + l], acc3_v[l]);
           }
         }
       }
@@ -4515,7 +4198,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       for (int64_t i1 = 0; i1 < 4; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 20], v23[(i0 * 4 + i1) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 20], v18[(i0 * 4 + i1) * L + l], acc0_v[l]);
         }
       }
     }
@@ -4527,10 +4210,10 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = v18[i0 * L + l] * ln_gain[i0];
+        v1[i0 * L + l] = v12[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %991 = reduce_sum f64[] -> v5
+    // %991 = reduce_sum f64[] -> v9
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4543,9 +4226,9 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[l] = acc_v[l];
+      v9[l] = acc_v[l];
     }
-    // %995 = contract f64[] -> v26
+    // %995 = contract f64[] -> v3
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4553,14 +4236,14 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v1[i0 * L + l], v3[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v1[i0 * L + l], v2[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[l] = acc0_v[l];
+      v3[l] = acc0_v[l];
     }
-    // %580 = reduce_sum f64[] -> v6
+    // %580 = reduce_sum f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4573,9 +4256,9 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v4[l] = acc_v[l];
     }
-    // %585 = reduce_sum f64[] -> v9
+    // %585 = reduce_sum f64[] -> v26
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4583,25 +4266,25 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 42) * L + l] - (v6[l] * 0.04761905f));
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 42) * L + l] - (v4[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[l] = acc_v[l];
+      v26[l] = acc_v[l];
     }
-    // %589 = reciprocal f64[] -> v6
+    // %589 = reciprocal f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = T(1) / std::sqrt((v9[l] * 0.04761905f) + 1e-05f);
+      v4[l] = T(1) / std::sqrt((v26[l] * 0.04761905f) + 1e-05f);
     }
     // %1000 = mul f64[21] -> d.x@1
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 + 42) * L + l] +=
-            ((v1[i0 * L + l] - (v5[l] * 0.04761905f)) - ((v26[l] * 0.04761905f) * v3[i0 * L + l])) *
-            v6[l];
+            ((v1[i0 * L + l] - (v9[l] * 0.04761905f)) - ((v3[l] * 0.04761905f) * v2[i0 * L + l])) *
+            v4[l];
       }
     }
     // %1001 = contract f64[21] -> d.dx@1
@@ -4618,13 +4301,13 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v13[(i1 * 4 + i2) * L + l], acc0_v[l]);
+                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v17[(i1 * 4 + i2) * L + l], acc0_v[l]);
             acc1_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v13[(i1 * 4 + i2) * L + l], acc1_v[l]);
+                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v17[(i1 * 4 + i2) * L + l], acc1_v[l]);
             acc2_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v13[(i1 * 4 + i2) * L + l], acc2_v[l]);
+                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v17[(i1 * 4 + i2) * L + l], acc2_v[l]);
             acc3_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v13[(i1 * 4 + i2) * L + l], acc3_v[l]);
+                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v17[(i1 * 4 + i2) * L + l], acc3_v[l]);
           }
         }
       }
@@ -4644,7 +4327,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       for (int64_t i1 = 0; i1 < 4; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 20], v13[(i0 * 4 + i1) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 20], v17[(i0 * 4 + i1) * L + l], acc0_v[l]);
         }
       }
     }
@@ -4656,10 +4339,10 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = v10[i0 * L + l] * ln_gain[i0];
+        v1[i0 * L + l] = v28[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1003 = reduce_sum f64[] -> v5
+    // %1003 = reduce_sum f64[] -> v9
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4672,9 +4355,9 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[l] = acc_v[l];
+      v9[l] = acc_v[l];
     }
-    // %1007 = contract f64[] -> v10
+    // %1007 = contract f64[] -> v2
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4687,9 +4370,9 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[l] = acc0_v[l];
+      v2[l] = acc0_v[l];
     }
-    // %517 = reduce_sum f64[] -> v26
+    // %517 = reduce_sum f64[] -> v3
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4702,9 +4385,9 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[l] = acc_v[l];
+      v3[l] = acc_v[l];
     }
-    // %522 = reduce_sum f64[] -> v6
+    // %522 = reduce_sum f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4712,25 +4395,25 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 126) * L + l] - (v26[l] * 0.04761905f));
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 126) * L + l] - (v3[l] * 0.04761905f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v4[l] = acc_v[l];
     }
-    // %526 = reciprocal f64[] -> v26
+    // %526 = reciprocal f64[] -> v3
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[l] = T(1) / std::sqrt((v6[l] * 0.04761905f) + 1e-05f);
+      v3[l] = T(1) / std::sqrt((v4[l] * 0.04761905f) + 1e-05f);
     }
     // %1012 = mul f64[21] -> d.x@2
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 + 126) * L + l] +=
-            ((v1[i0 * L + l] - (v5[l] * 0.04761905f)) - (v0[i0 * L + l] * (v10[l] * 0.04761905f))) *
-            v26[l];
+            ((v1[i0 * L + l] - (v9[l] * 0.04761905f)) - (v0[i0 * L + l] * (v2[l] * 0.04761905f))) *
+            v3[l];
       }
     }
     // %1013 = contract f64[21] -> d.dx@2
@@ -4747,13 +4430,13 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v8[(i1 * 4 + i2) * L + l], acc0_v[l]);
+                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21], v6[(i1 * 4 + i2) * L + l], acc0_v[l]);
             acc1_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v8[(i1 * 4 + i2) * L + l], acc1_v[l]);
+                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 1], v6[(i1 * 4 + i2) * L + l], acc1_v[l]);
             acc2_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v8[(i1 * 4 + i2) * L + l], acc2_v[l]);
+                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 2], v6[(i1 * 4 + i2) * L + l], acc2_v[l]);
             acc3_v[l] =
-                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v8[(i1 * 4 + i2) * L + l], acc3_v[l]);
+                std::fma(Wk[i0 * 4 + i1 * 84 + i2 * 21 + 3], v6[(i1 * 4 + i2) * L + l], acc3_v[l]);
           }
         }
       }
@@ -4773,7 +4456,7 @@ extern "C" void fwp_hebb_xkey_cde_step_vjp(const void* /*ctx*/, double /*t*/, do
       for (int64_t i1 = 0; i1 < 4; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 20], v8[(i0 * 4 + i1) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 84 + i1 * 21 + 20], v6[(i0 * 4 + i1) * L + l], acc0_v[l]);
         }
       }
     }
@@ -4821,32 +4504,31 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 704);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1408);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5504);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9600);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13696);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13824);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14848);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18944);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23040);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23744);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24768);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25792);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29888);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33984);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38080);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 54464);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58560);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59584);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 60608);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64704);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68800);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72896);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76992);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78016);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 82112);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 83136);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 83840);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 105344);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2112);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2816);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6912);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11008);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15104);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19200);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19328);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20032);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21056);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22080);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23104);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24128);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28224);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32320);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36416);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40512);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44608);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48704);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52800);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69184);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70208);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74304);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78400);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 99904);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100928);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -4854,6 +4536,14 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
+  T acc8_v[L] = {};
+  T acc9_v[L] = {};
+  T acc10_v[L] = {};
+  T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // theta span = 0, then += lane sums of the step's parameter quadrature
@@ -4904,198 +4594,7 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
       v1[i0 * L + l] = (v0[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
     }
   }
-  // %436 = contract f64[32,4] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 84 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %437 = tanh f64[32,4] -> v3
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = vm::tanh(v2[i0 * L + l]);
-    }
-  }
-  // %439 = contract f64[32,4] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 84 + i1], u_stages[(i1 + 21) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], u_stages[(i1 + 21) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], u_stages[(i1 + 21) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], u_stages[(i1 + 21) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %440 = softmax f64[32,4] -> v4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v2[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 4 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[i1 * L + l] = vm::exp(v2[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 4 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %441 = contract f64[32] -> v2
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %442 = sigmoid f64[32] -> v6
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = sigmoid(v2[i0 * L + l]);
-    }
-  }
-  // %443 = contract f64[32,4] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 4 + i1) * L + l] = v4[(i0 * 4 + i1) * L + l] * v6[i0 * L + l];
-      }
-    }
-  }
-  // %460 = contract f64[32,4] -> v7
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 84 + i1], u_stages[(i1 + 63) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], u_stages[(i1 + 63) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], u_stages[(i1 + 63) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], u_stages[(i1 + 63) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %461 = softmax f64[32,4] -> v8
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v7[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v7[(i0 * 4 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[i1 * L + l] = vm::exp(v7[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v7[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 4 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %453 = layernorm f64[21] -> v7
+  // %453 = layernorm f64[21] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5115,8 +4614,8 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e189 = u_stages[(i0 + 42) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e189 * e189);
+        const T e44 = u_stages[(i0 + 42) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e44 * e44);
       }
     }
   }
@@ -5128,59 +4627,19 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = (u_stages[(i0 + 42) * L + l] - mean_v[l]) * rstd_v[l];
+      v2[i0 * L + l] = (u_stages[(i0 + 42) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %455 = add f64[21] -> v9
+  // %455 = add f64[21] -> v3
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v7[i0 * L + l]);
+      v3[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v2[i0 * L + l]);
     }
   }
-  // %462 = contract f64[32] -> v10
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v9[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %463 = sigmoid f64[32] -> v11
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = sigmoid(v10[i0 * L + l]);
-    }
-  }
-  // %464 = contract f64[32,4] -> v12
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 4 + i1) * L + l] = v8[(i0 * 4 + i1) * L + l] * v11[i0 * L + l];
-      }
-    }
-  }
-  // %457 = contract f64[32,4] -> v13
+  // %439 = contract f64[32,4] -> v4
+  // %460 = contract f64[32,4] -> v5
+  // %481 = contract f64[32,4] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5188,70 +4647,49 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 84 + i1], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 84 + i1], u_stages[(i1 + 21) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wk[i0 * 84 + i1], u_stages[(i1 + 63) * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wk[i0 * 84 + i1], u_stages[(i1 + 147) * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], u_stages[(i1 + 21) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], u_stages[(i1 + 63) * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], u_stages[(i1 + 147) * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], u_stages[(i1 + 21) * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], u_stages[(i1 + 63) * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], u_stages[(i1 + 147) * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], u_stages[(i1 + 21) * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], u_stages[(i1 + 63) * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], u_stages[(i1 + 147) * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc4_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v6[(i0 * 4) * L + l] = acc8_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %458 = tanh f64[32,4] -> v14
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = vm::tanh(v13[i0 * L + l]);
-    }
-  }
-  // %1352 = contract f64[32,4,4] -> v15
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v15[(i0 * 16 + i1 * 4 + i2) * L + l] =
-              v12[(i0 * 4 + i2) * L + l] * (v14[(i0 * 4 + i1) * L + l] * (T(h) * 0.33333334f));
-        }
-      }
-    }
-  }
-  // %481 = contract f64[32,4] -> v13
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 84 + i1], u_stages[(i1 + 147) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 84 + i1 + 21], u_stages[(i1 + 147) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 84 + i1 + 42], u_stages[(i1 + 147) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 84 + i1 + 63], u_stages[(i1 + 147) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %482 = softmax f64[32,4] -> v16
+  // %440 = softmax f64[32,4] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5261,7 +4699,7 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v13[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v13[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+            (v4[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v4[(i0 * 4 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -5272,18 +4710,82 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[i1 * L + l] = vm::exp(v13[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v13[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        v8[i1 * L + l] = vm::exp(v4[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v4[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 4 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
+        v7[(i0 * 4 + i1) * L + l] = v8[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %474 = layernorm f64[21] -> v10
+  // %461 = softmax f64[32,4] -> v4
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v5[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v5[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[i1 * L + l] = vm::exp(v5[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v5[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[(i0 * 4 + i1) * L + l] = v8[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %482 = softmax f64[32,4] -> v5
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v6[(i0 * 4 + i1) * L + l] > rowmax_v[l]) ? v6[(i0 * 4 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[i1 * L + l] = vm::exp(v6[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v6[(i0 * 4 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5[(i0 * 4 + i1) * L + l] = v8[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %474 = layernorm f64[21] -> v6
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5303,8 +4805,8 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e326 = u_stages[(i0 + 126) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e326 * e326);
+        const T e210 = u_stages[(i0 + 126) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e210 * e210);
       }
     }
   }
@@ -5316,17 +4818,19 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = (u_stages[(i0 + 126) * L + l] - mean_v[l]) * rstd_v[l];
+      v6[i0 * L + l] = (u_stages[(i0 + 126) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %476 = add f64[21] -> v13
+  // %476 = add f64[21] -> v9
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = ln_bias[i0] + (v10[i0 * L + l] * ln_gain[i0]);
+      v9[i0 * L + l] = ln_bias[i0] + (v6[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %483 = contract f64[32] -> v17
+  // %441 = contract f64[32] -> v10
+  // %462 = contract f64[32] -> v11
+  // %483 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5334,14 +4838,130 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v13[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 84 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 84 + i1], v3[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 84 + i1], v9[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v3[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 84 + i1 + 21], v9[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v3[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 84 + i1 + 42], v9[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v3[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 84 + i1 + 63], v9[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc4_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v12[(i0 * 4) * L + l] = acc8_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %442 = sigmoid f64[32] -> v13
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = sigmoid(v10[i0 * L + l]);
+    }
+  }
+  // %443 = contract f64[32,4] -> v14
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 4 + i1) * L + l] = v7[(i0 * 4 + i1) * L + l] * v13[i0 * L + l];
+      }
+    }
+  }
+  // %463 = sigmoid f64[32] -> v10
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = sigmoid(v11[i0 * L + l]);
+    }
+  }
+  // %464 = contract f64[32,4] -> v15
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 4 + i1) * L + l] = v4[(i0 * 4 + i1) * L + l] * v10[i0 * L + l];
+      }
+    }
+  }
+  // %484 = sigmoid f64[32] -> v11
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = sigmoid(v12[i0 * L + l]);
+    }
+  }
+  // %485 = contract f64[32,4] -> v16
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 4 + i1) * L + l] = v5[(i0 * 4 + i1) * L + l] * v11[i0 * L + l];
+      }
+    }
+  }
+  // %436 = contract f64[32,4] -> v17
+  // %457 = contract f64[32,4] -> v18
+  // %478 = contract f64[32,4] -> v19
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 21; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 84 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wv[i0 * 84 + i1], v3[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wv[i0 * 84 + i1], v9[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], v3[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], v9[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], v3[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], v9[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], v3[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], v9[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5350,55 +4970,47 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
       v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 4) * L + l] = acc4_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v19[(i0 * 4) * L + l] = acc8_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %484 = sigmoid f64[32] -> v18
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = sigmoid(v17[i0 * L + l]);
-    }
-  }
-  // %485 = contract f64[32,4] -> v19
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 4 + i1) * L + l] = v16[(i0 * 4 + i1) * L + l] * v18[i0 * L + l];
-      }
-    }
-  }
-  // %478 = contract f64[32,4] -> v20
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 84 + i1], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 + 21], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 + 42], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 84 + i1 + 63], v13[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %479 = tanh f64[32,4] -> v21
+  // %437 = tanh f64[32,4] -> v20
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = vm::tanh(v20[i0 * L + l]);
+      v20[i0 * L + l] = vm::tanh(v17[i0 * L + l]);
+    }
+  }
+  // %458 = tanh f64[32,4] -> v17
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = vm::tanh(v18[i0 * L + l]);
+    }
+  }
+  // %1352 = contract f64[32,4,4] -> v21
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      for (int64_t i2 = 0; i2 < 4; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v21[(i0 * 16 + i1 * 4 + i2) * L + l] =
+              v15[(i0 * 4 + i2) * L + l] * (v17[(i0 * 4 + i1) * L + l] * (T(h) * 0.33333334f));
+        }
+      }
+    }
+  }
+  // %479 = tanh f64[32,4] -> v18
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = vm::tanh(v19[i0 * L + l]);
     }
   }
   // %1519 = add f64[32,4,4] -> W
@@ -5409,10 +5021,11 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 16 + i1 * 4 + i2) * L + l] =
               z0_W[(i0 * 16 + i1 * 4 + i2) * L + l] +
-              (((((v3[(i0 * 4 + i1) * L + l] * (T(h) * 0.16666667f)) * v2[(i0 * 4 + i2) * L + l]) +
-                 v15[(i0 * 16 + i1 * 4 + i2) * L + l]) +
-                v15[(i0 * 16 + i1 * 4 + i2) * L + l]) +
-               ((v19[(i0 * 4 + i2) * L + l] * (T(h) * 0.16666667f)) * v21[(i0 * 4 + i1) * L + l]));
+              (((((v20[(i0 * 4 + i1) * L + l] * (T(h) * 0.16666667f)) *
+                  v14[(i0 * 4 + i2) * L + l]) +
+                 v21[(i0 * 16 + i1 * 4 + i2) * L + l]) +
+                v21[(i0 * 16 + i1 * 4 + i2) * L + l]) +
+               ((v16[(i0 * 4 + i2) * L + l] * (T(h) * 0.16666667f)) * v18[(i0 * 4 + i1) * L + l]));
         }
       }
     }
@@ -5424,7 +5037,8 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
       a1[i0 * L + l] = a0[i0 * L + l] + (T(h) * -0.0f);
     }
   }
-  // %1263 = contract f64[32,4] -> v20
+  // %1263 = contract f64[32,4] -> v19
+  // %1277 = contract f64[32,4] -> v21
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5432,493 +5046,28 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v14[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v17[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v18[(i0 * 4 + i1) * L + l], acc4_v[l]);
         acc1_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v14[(i0 * 4 + i1) * L + l], acc1_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v17[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v18[(i0 * 4 + i1) * L + l], acc5_v[l]);
         acc2_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v14[(i0 * 4 + i1) * L + l], acc2_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v17[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v18[(i0 * 4 + i1) * L + l], acc6_v[l]);
         acc3_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v14[(i0 * 4 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1264 = contract f64[32] -> v17
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v20[(i0 * 16 + i1) * L + l], v8[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v20[(i0 * 16 + i1 + 4) * L + l], v8[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v20[(i0 * 16 + i1 + 8) * L + l], v8[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v20[(i0 * 16 + i1 + 12) * L + l], v8[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1265 = mul f64[32] -> v15
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = ((1.0f - v11[i0 * L + l]) * v11[i0 * L + l]) * v17[i0 * L + l];
-    }
-  }
-  // %1266 = contract f64[21] -> v17
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v15[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v15[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v17[20 * L + l] = acc0_v[l];
-  }
-  // %1267 = contract f64[32,4] -> v22
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a1[(i0 * 16 + i1) * L + l], v12[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(a1[(i0 * 16 + i1 + 4) * L + l], v12[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(a1[(i0 * 16 + i1 + 8) * L + l], v12[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(a1[(i0 * 16 + i1 + 12) * L + l], v12[(i0 * 4 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1268 = mul f64[32,4] -> v12
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v22[i0 * L + l] * (1.0f - square(v14[i0 * L + l]));
-    }
-  }
-  // %1366 = contract f64[21] -> v14
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21], v12[(i1 * 4 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 1], v12[(i1 * 4 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 2], v12[(i1 * 4 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 3], v12[(i1 * 4 + i2) * L + l], acc3_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 84 + i1 * 21 + 20], v12[(i0 * 4 + i1) * L + l], acc0_v[l]);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v14[20 * L + l] = acc0_v[l];
-  }
-  // %1520 = mul f64[21] -> v22
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = (v17[i0 * L + l] + v14[i0 * L + l]) * 0.33333334f;
-    }
-  }
-  // %1521 = contract f64[21] -> v17
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = v22[i0 * L + l] * v7[i0 * L + l];
-    }
-  }
-  // %1105 = contract f64[32,4] -> v7
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 16 + i1 * 4) * L + l], v3[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(a0[(i0 * 16 + i1 * 4 + 1) * L + l], v3[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(a0[(i0 * 16 + i1 * 4 + 2) * L + l], v3[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(a0[(i0 * 16 + i1 * 4 + 3) * L + l], v3[(i0 * 4 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1106 = contract f64[32] -> v14
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 16 + i1) * L + l], v7[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v4[(i0 * 16 + i1 + 4) * L + l], v7[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v4[(i0 * 16 + i1 + 8) * L + l], v7[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v4[(i0 * 16 + i1 + 12) * L + l], v7[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1107 = mul f64[32] -> v23
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = v14[i0 * L + l] * (v6[i0 * L + l] * (1.0f - v6[i0 * L + l]));
-    }
-  }
-  // %1108 = contract f64[21] -> v14
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v23[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v23[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v23[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v23[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v23[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v14[20 * L + l] = acc0_v[l];
-  }
-  // %1101 = contract f64[32,4] -> v24
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 16 + i1) * L + l], v2[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(a0[(i0 * 16 + i1 + 4) * L + l], v2[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(a0[(i0 * 16 + i1 + 8) * L + l], v2[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(a0[(i0 * 16 + i1 + 12) * L + l], v2[(i0 * 4 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1102 = mul f64[32,4] -> v2
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v24[i0 * L + l] * (1.0f - square(v3[i0 * L + l]));
-    }
-  }
-  // %1380 = contract f64[21] -> v3
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21], v2[(i1 * 4 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 1], v2[(i1 * 4 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 2], v2[(i1 * 4 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 3], v2[(i1 * 4 + i2) * L + l], acc3_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 84 + i1 * 21 + 20], v2[(i0 * 4 + i1) * L + l], acc0_v[l]);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v3[20 * L + l] = acc0_v[l];
-  }
-  // %1382 = add f64[21] -> v24
-  for (int64_t i0 = 0; i0 < 21; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v14[i0 * L + l] + v3[i0 * L + l];
-    }
-  }
-  // %1281 = contract f64[32,4] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a1[(i0 * 16 + i1) * L + l], v19[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(a1[(i0 * 16 + i1 + 4) * L + l], v19[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(a1[(i0 * 16 + i1 + 8) * L + l], v19[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(a1[(i0 * 16 + i1 + 12) * L + l], v19[(i0 * 4 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1282 = mul f64[32,4] -> v14
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = v3[i0 * L + l] * (1.0f - square(v21[i0 * L + l]));
-    }
-  }
-  // %1397 = contract f64[21] -> v3
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21], v14[(i1 * 4 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 1], v14[(i1 * 4 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 2], v14[(i1 * 4 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 3], v14[(i1 * 4 + i2) * L + l], acc3_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 84 + i1 * 21 + 20], v14[(i0 * 4 + i1) * L + l], acc0_v[l]);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v3[20 * L + l] = acc0_v[l];
-  }
-  // %1277 = contract f64[32,4] -> v19
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a1[(i0 * 16 + i1 * 4) * L + l], v21[(i0 * 4 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 1) * L + l], v21[(i0 * 4 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 2) * L + l], v21[(i0 * 4 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v21[(i0 * 4 + i1) * L + l], acc3_v[l]);
+            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v17[(i0 * 4 + i1) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(a1[(i0 * 16 + i1 * 4 + 3) * L + l], v18[(i0 * 4 + i1) * L + l], acc7_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5927,9 +5076,13 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
       v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
       v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
       v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 4) * L + l] = acc4_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1278 = contract f64[32] -> v21
+  // %1264 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5941,32 +5094,80 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 16 + i1) * L + l], v19[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v19[(i0 * 16 + i1) * L + l], v4[(i0 * 16 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v16[(i0 * 16 + i1 + 4) * L + l], v19[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+            std::fma(v19[(i0 * 16 + i1 + 4) * L + l], v4[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v16[(i0 * 16 + i1 + 8) * L + l], v19[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+            std::fma(v19[(i0 * 16 + i1 + 8) * L + l], v4[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v16[(i0 * 16 + i1 + 12) * L + l], v19[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+            std::fma(v19[(i0 * 16 + i1 + 12) * L + l], v4[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1279 = mul f64[32] -> v25
+  // %1265 = mul f64[32] -> v22
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v21[i0 * L + l] * (v18[i0 * L + l] * (1.0f - v18[i0 * L + l]));
+      v22[i0 * L + l] = ((1.0f - v10[i0 * L + l]) * v10[i0 * L + l]) * v12[i0 * L + l];
     }
   }
-  // %1280 = contract f64[21] -> v21
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
+  // %1267 = contract f64[32,4] -> v23
+  // %1281 = contract f64[32,4] -> v24
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(a1[(i0 * 16 + i1) * L + l], v15[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(a1[(i0 * 16 + i1) * L + l], v16[(i0 * 4 + i1) * L + l], acc4_v[l]);
+        acc1_v[l] = std::fma(a1[(i0 * 16 + i1 + 4) * L + l], v15[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(a1[(i0 * 16 + i1 + 4) * L + l], v16[(i0 * 4 + i1) * L + l], acc5_v[l]);
+        acc2_v[l] = std::fma(a1[(i0 * 16 + i1 + 8) * L + l], v15[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(a1[(i0 * 16 + i1 + 8) * L + l], v16[(i0 * 4 + i1) * L + l], acc6_v[l]);
+        acc3_v[l] =
+            std::fma(a1[(i0 * 16 + i1 + 12) * L + l], v15[(i0 * 4 + i1) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(a1[(i0 * 16 + i1 + 12) * L + l], v16[(i0 * 4 + i1) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[(i0 * 4) * L + l] = acc0_v[l];
+      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 4) * L + l] = acc4_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc7_v[l];
+    }
+  }
+  // %1268 = mul f64[32,4] -> v15
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = v23[i0 * L + l] * (1.0f - square(v17[i0 * L + l]));
+    }
+  }
+  // %1105 = contract f64[32,4] -> v16
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5974,42 +5175,454 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v25[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v25[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v25[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v25[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 16 + i1 * 4) * L + l], v20[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a0[(i0 * 16 + i1 * 4 + 1) * L + l], v20[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a0[(i0 * 16 + i1 * 4 + 2) * L + l], v20[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a0[(i0 * 16 + i1 * 4 + 3) * L + l], v20[(i0 * 4 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1101 = contract f64[32,4] -> v17
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(a0[(i0 * 16 + i1) * L + l], v14[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(a0[(i0 * 16 + i1 + 4) * L + l], v14[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(a0[(i0 * 16 + i1 + 8) * L + l], v14[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a0[(i0 * 16 + i1 + 12) * L + l], v14[(i0 * 4 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[(i0 * 4) * L + l] = acc0_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1102 = mul f64[32,4] -> v14
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = v17[i0 * L + l] * (1.0f - square(v20[i0 * L + l]));
+    }
+  }
+  // %1282 = mul f64[32,4] -> v17
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = v24[i0 * L + l] * (1.0f - square(v18[i0 * L + l]));
+    }
+  }
+  // %1366 = contract f64[21] -> v12
+  // %1380 = contract f64[21] -> v18
+  // %1397 = contract f64[21] -> v20
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      for (int64_t i2 = 0; i2 < 4; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21], v15[(i1 * 4 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21], v14[(i1 * 4 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21], v17[(i1 * 4 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 1], v15[(i1 * 4 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 1], v14[(i1 * 4 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 1], v17[(i1 * 4 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 2], v15[(i1 * 4 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 2], v14[(i1 * 4 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 2], v17[(i1 * 4 + i2) * L + l], acc10_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 3], v15[(i1 * 4 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 3], v14[(i1 * 4 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] =
+              std::fma(Wv[i0 * 4 + i1 * 84 + i2 * 21 + 3], v17[(i1 * 4 + i2) * L + l], acc11_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 4) * L + l] = acc4_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v20[(i0 * 4) * L + l] = acc8_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v25[i0 * L + l], acc0_v[l]);
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 84 + i1 * 21 + 20], v15[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 84 + i1 * 21 + 20], v14[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 84 + i1 * 21 + 20], v17[(i0 * 4 + i1) * L + l], acc2_v[l]);
+      }
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v21[20 * L + l] = acc0_v[l];
+    v12[20 * L + l] = acc0_v[l];
+    v18[20 * L + l] = acc1_v[l];
+    v20[20 * L + l] = acc2_v[l];
   }
-  // %1399 = add f64[21] -> v26
+  // %1425 = contract f64[32,21] -> v25
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 21; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v25[(i0 * 21 + i1) * L + l] = (v3[i1 * L + l] * (T(h) * 0.33333334f)) * v22[i0 * L + l];
+      }
+    }
+  }
+  // %1115 = contract f64[32,4] -> v23
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v23[(i0 * 4 + i1) * L + l] = v16[(i0 * 4 + i1) * L + l] * v13[i0 * L + l];
+      }
+    }
+  }
+  // %1106 = contract f64[32] -> v24
+  // %1433 = contract f64[32] -> v26
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v7[(i0 * 16 + i1) * L + l], v16[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v7[(i0 * 16 + i1) * L + l], v23[(i0 * 16 + i1) * L + l], acc4_v[l]);
+        acc1_v[l] =
+            std::fma(v7[(i0 * 16 + i1 + 4) * L + l], v16[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v7[(i0 * 16 + i1 + 4) * L + l], v23[(i0 * 16 + i1 + 4) * L + l], acc5_v[l]);
+        acc2_v[l] =
+            std::fma(v7[(i0 * 16 + i1 + 8) * L + l], v16[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v7[(i0 * 16 + i1 + 8) * L + l], v23[(i0 * 16 + i1 + 8) * L + l], acc6_v[l]);
+        acc3_v[l] =
+            std::fma(v7[(i0 * 16 + i1 + 12) * L + l], v16[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v7[(i0 * 16 + i1 + 12) * L + l], v23[(i0 * 16 + i1 + 12) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v26[(i0 * 4) * L + l] = acc4_v[l];
+      v26[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v26[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v26[(i0 * 4 + 3) * L + l] = acc7_v[l];
+    }
+  }
+  // %1107 = mul f64[32] -> v16
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[i0 * L + l] = v24[i0 * L + l] * (v13[i0 * L + l] * (1.0f - v13[i0 * L + l]));
+    }
+  }
+  // %1539 = contract f64[32,4] -> v24
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v24[(i0 * 4 + i1) * L + l] =
+            (v23[(i0 * 4 + i1) * L + l] - v26[i0 * L + l]) * v7[(i0 * 4 + i1) * L + l];
+      }
+    }
+  }
+  // %1304 = contract f64[32,4] -> v7
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 4 + i1) * L + l] = v19[(i0 * 4 + i1) * L + l] * v10[i0 * L + l];
+      }
+    }
+  }
+  // %1448 = contract f64[32] -> v10
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v7[(i0 * 16 + i1) * L + l], v4[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v7[(i0 * 16 + i1 + 4) * L + l], v4[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v7[(i0 * 16 + i1 + 8) * L + l], v4[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v7[(i0 * 16 + i1 + 12) * L + l], v4[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1543 = contract f64[32,4] -> v19
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 4 + i1) * L + l] =
+            (v7[(i0 * 4 + i1) * L + l] - v10[i0 * L + l]) * v4[(i0 * 4 + i1) * L + l];
+      }
+    }
+  }
+  // %1544 = contract f64[32,4,21] -> v27
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      for (int64_t i2 = 0; i2 < 21; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v27[(i0 * 84 + i1 * 21 + i2) * L + l] =
+              v19[(i0 * 4 + i1) * L + l] * (u_stages[(i2 + 63) * L + l] * (T(h) * 0.33333334f));
+        }
+      }
+    }
+  }
+  // %1314 = contract f64[32,4] -> v4
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[(i0 * 4 + i1) * L + l] = v21[(i0 * 4 + i1) * L + l] * v11[i0 * L + l];
+      }
+    }
+  }
+  // %1278 = contract f64[32] -> v10
+  // %1466 = contract f64[32] -> v13
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v5[(i0 * 16 + i1) * L + l], v21[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(v5[(i0 * 16 + i1) * L + l], v4[(i0 * 16 + i1) * L + l], acc4_v[l]);
+        acc1_v[l] =
+            std::fma(v5[(i0 * 16 + i1 + 4) * L + l], v21[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+        acc5_v[l] =
+            std::fma(v5[(i0 * 16 + i1 + 4) * L + l], v4[(i0 * 16 + i1 + 4) * L + l], acc5_v[l]);
+        acc2_v[l] =
+            std::fma(v5[(i0 * 16 + i1 + 8) * L + l], v21[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+        acc6_v[l] =
+            std::fma(v5[(i0 * 16 + i1 + 8) * L + l], v4[(i0 * 16 + i1 + 8) * L + l], acc6_v[l]);
+        acc3_v[l] =
+            std::fma(v5[(i0 * 16 + i1 + 12) * L + l], v21[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+        acc7_v[l] =
+            std::fma(v5[(i0 * 16 + i1 + 12) * L + l], v4[(i0 * 16 + i1 + 12) * L + l], acc7_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 4) * L + l] = acc4_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc7_v[l];
+    }
+  }
+  // %1279 = mul f64[32] -> v26
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v26[i0 * L + l] = v10[i0 * L + l] * (v11[i0 * L + l] * (1.0f - v11[i0 * L + l]));
+    }
+  }
+  // %1266 = contract f64[21] -> v10
+  // %1108 = contract f64[21] -> v11
+  // %1280 = contract f64[21] -> v7
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v22[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v16[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 21], v26[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v22[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v16[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 1], v26[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v22[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v16[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 2], v26[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v22[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v16[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 21 + 3], v26[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc4_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v7[(i0 * 4) * L + l] = acc8_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 21 + 20], v22[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 21 + 20], v16[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 21 + 20], v26[i0 * L + l], acc2_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v10[20 * L + l] = acc0_v[l];
+    v11[20 * L + l] = acc1_v[l];
+    v7[20 * L + l] = acc2_v[l];
+  }
+  // %1520 = mul f64[21] -> v22
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = v3[i0 * L + l] + v21[i0 * L + l];
+      v22[i0 * L + l] = (v10[i0 * L + l] + v12[i0 * L + l]) * 0.33333334f;
+    }
+  }
+  // %1521 = contract f64[21] -> v10
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = v22[i0 * L + l] * v2[i0 * L + l];
+    }
+  }
+  // %1382 = add f64[21] -> v2
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = v11[i0 * L + l] + v18[i0 * L + l];
+    }
+  }
+  // %1399 = add f64[21] -> v11
+  for (int64_t i0 = 0; i0 < 21; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = v20[i0 * L + l] + v7[i0 * L + l];
     }
   }
   // %1530 = mul f64[21] -> adj.ln.gain
@@ -6018,10 +5631,9 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] =
-            T(h) * ((((-v17[i0 * L + l]) - ((v0[i0 * L + l] * v24[i0 * L + l]) * 0.16666667f)) -
-                     v17[i0 * L + l]) -
-                    ((v10[i0 * L + l] * v26[i0 * L + l]) * 0.16666667f));
+        sum[l] = T(h) * ((((-v10[i0 * L + l]) - ((v0[i0 * L + l] * v2[i0 * L + l]) * 0.16666667f)) -
+                          v10[i0 * L + l]) -
+                         ((v6[i0 * L + l] * v11[i0 * L + l]) * 0.16666667f));
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
@@ -6032,20 +5644,10 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] =
-            T(h) * ((((-(v24[i0 * L + l] * 0.16666667f)) - v22[i0 * L + l]) - v22[i0 * L + l]) -
-                    (v26[i0 * L + l] * 0.16666667f));
+        sum[l] = T(h) * ((((-(v2[i0 * L + l] * 0.16666667f)) - v22[i0 * L + l]) - v22[i0 * L + l]) -
+                         (v11[i0 * L + l] * 0.16666667f));
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %1425 = contract f64[32,21] -> v27
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 21; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 21 + i1) * L + l] = (v9[i1 * L + l] * (T(h) * 0.33333334f)) * v15[i0 * L + l];
-      }
     }
   }
   // %1431 = sub f64[32,21] -> adj.Wb
@@ -6055,168 +5657,22 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-((v1[i1 * L + l] * (T(h) * 0.16666667f)) * v23[i0 * L + l])) -
-                     v27[(i0 * 21 + i1) * L + l]) -
-                    v27[(i0 * 21 + i1) * L + l]) -
-                   ((v13[i1 * L + l] * (T(h) * 0.16666667f)) * v25[i0 * L + l]);
+          sum[l] = (((-((v1[i1 * L + l] * (T(h) * 0.16666667f)) * v16[i0 * L + l])) -
+                     v25[(i0 * 21 + i1) * L + l]) -
+                    v25[(i0 * 21 + i1) * L + l]) -
+                   ((v9[i1 * L + l] * (T(h) * 0.16666667f)) * v26[i0 * L + l]);
         }
         dtheta_Wb[i0 * 21 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1115 = contract f64[32,4] -> v3
+  // %1548 = contract f64[32,4] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 4 + i1) * L + l] = v7[(i0 * 4 + i1) * L + l] * v6[i0 * L + l];
-      }
-    }
-  }
-  // %1433 = contract f64[32] -> v6
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 16 + i1) * L + l], v3[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v4[(i0 * 16 + i1 + 4) * L + l], v3[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v4[(i0 * 16 + i1 + 8) * L + l], v3[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v4[(i0 * 16 + i1 + 12) * L + l], v3[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1539 = contract f64[32,4] -> v7
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 4 + i1) * L + l] =
-            (v3[(i0 * 4 + i1) * L + l] - v6[i0 * L + l]) * v4[(i0 * 4 + i1) * L + l];
-      }
-    }
-  }
-  // %1304 = contract f64[32,4] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 4 + i1) * L + l] = v20[(i0 * 4 + i1) * L + l] * v11[i0 * L + l];
-      }
-    }
-  }
-  // %1448 = contract f64[32] -> v6
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 16 + i1) * L + l], v8[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 4) * L + l], v8[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 8) * L + l], v8[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v3[(i0 * 16 + i1 + 12) * L + l], v8[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1543 = contract f64[32,4] -> v4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 4 + i1) * L + l] =
-            (v3[(i0 * 4 + i1) * L + l] - v6[i0 * L + l]) * v8[(i0 * 4 + i1) * L + l];
-      }
-    }
-  }
-  // %1544 = contract f64[32,4,21] -> v28
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      for (int64_t i2 = 0; i2 < 21; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v28[(i0 * 84 + i1 * 21 + i2) * L + l] =
-              v4[(i0 * 4 + i1) * L + l] * (u_stages[(i2 + 63) * L + l] * (T(h) * 0.33333334f));
-        }
-      }
-    }
-  }
-  // %1314 = contract f64[32,4] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 4 + i1) * L + l] = v19[(i0 * 4 + i1) * L + l] * v18[i0 * L + l];
-      }
-    }
-  }
-  // %1466 = contract f64[32] -> v6
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 16 + i1) * L + l], v3[(i0 * 16 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v16[(i0 * 16 + i1 + 4) * L + l], v3[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v16[(i0 * 16 + i1 + 8) * L + l], v3[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v16[(i0 * 16 + i1 + 12) * L + l], v3[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1548 = contract f64[32,4] -> v4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 4 + i1) * L + l] =
-            v16[(i0 * 4 + i1) * L + l] * (v3[(i0 * 4 + i1) * L + l] - v6[i0 * L + l]);
+        v6[(i0 * 4 + i1) * L + l] =
+            v5[(i0 * 4 + i1) * L + l] * (v4[(i0 * 4 + i1) * L + l] - v13[i0 * L + l]);
       }
     }
   }
@@ -6229,25 +5685,25 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             sum[l] =
-                (((-(v7[(i0 * 4 + i1) * L + l] *
+                (((-(v24[(i0 * 4 + i1) * L + l] *
                      (u_stages[(i2 + 21) * L + l] * (T(h) * 0.16666667f)))) -
-                  v28[(i0 * 84 + i1 * 21 + i2) * L + l]) -
-                 v28[(i0 * 84 + i1 * 21 + i2) * L + l]) -
-                (v4[(i0 * 4 + i1) * L + l] * (u_stages[(i2 + 147) * L + l] * (T(h) * 0.16666667f)));
+                  v27[(i0 * 84 + i1 * 21 + i2) * L + l]) -
+                 v27[(i0 * 84 + i1 * 21 + i2) * L + l]) -
+                (v6[(i0 * 4 + i1) * L + l] * (u_stages[(i2 + 147) * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 84 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1514 = contract f64[32,4,21] -> v28
+  // %1514 = contract f64[32,4,21] -> v27
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 21; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v28[(i0 * 84 + i1 * 21 + i2) * L + l] =
-              v12[(i0 * 4 + i1) * L + l] * (v9[i2 * L + l] * (T(h) * 0.33333334f));
+          v27[(i0 * 84 + i1 * 21 + i2) * L + l] =
+              v15[(i0 * 4 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f));
         }
       }
     }
@@ -6260,10 +5716,10 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v2[(i0 * 4 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                       v28[(i0 * 84 + i1 * 21 + i2) * L + l]) -
-                      v28[(i0 * 84 + i1 * 21 + i2) * L + l]) -
-                     (v14[(i0 * 4 + i1) * L + l] * (v13[i2 * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = (((-(v14[(i0 * 4 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                       v27[(i0 * 84 + i1 * 21 + i2) * L + l]) -
+                      v27[(i0 * 84 + i1 * 21 + i2) * L + l]) -
+                     (v17[(i0 * 4 + i1) * L + l] * (v9[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 84 + i1 * 21 + i2] += lane_sum<L>(sum);
         }
@@ -7667,10 +7123,10 @@ const plastic_model kModel = {
             .init_state_vjp = 0,
             .field = 14720,
             .field_vjp = 28480,
-            .adjoint_field = 53248,
-            .step = 39744,
-            .step_vjp = 71552,
-            .adjoint_step = 191360,
+            .adjoint_field = 52544,
+            .step = 51264,
+            .step_vjp = 69248,
+            .adjoint_step = 186944,
             .output = 45184,
             .output_vjp = 98624,
             .loss = 128,

@@ -83,14 +83,14 @@ enum { fwp_hebb_xkey_cde_field_vjp_lanes = 8, fwp_hebb_xkey_cde_field_vjp_scratc
  *   da: varying[512] = 4096 floats
  *   dtheta: uniform[142036] = 142036 floats
  *   u_bar: varying[42] = 336 floats, may be NULL
- *   scratch: scratch arena, 53248 bytes, 64-byte aligned
+ *   scratch: scratch arena, 52544 bytes, 64-byte aligned
  */
 void fwp_hebb_xkey_cde_adjoint_field(const void* ctx, double t, const void* z, const void* a,
                                      const void* theta, const void* u, void* dz, void* da,
                                      void* dtheta, void* u_bar, void* scratch);
 enum {
   fwp_hebb_xkey_cde_adjoint_field_lanes = 8,
-  fwp_hebb_xkey_cde_adjoint_field_scratch_bytes = 53248
+  fwp_hebb_xkey_cde_adjoint_field_scratch_bytes = 52544
 };
 
 /* fwp_hebb_xkey_cde_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
@@ -101,11 +101,11 @@ enum {
  *   theta: uniform[142036] = 142036 floats, read-only
  *   u_stages: varying[168] = 1344 floats, read-only
  *   z1: varying[512] = 4096 floats, may alias
- *   scratch: scratch arena, 39744 bytes, 64-byte aligned
+ *   scratch: scratch arena, 51264 bytes, 64-byte aligned
  */
 void fwp_hebb_xkey_cde_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                             const void* u_stages, void* z1, void* scratch);
-enum { fwp_hebb_xkey_cde_step_lanes = 8, fwp_hebb_xkey_cde_step_scratch_bytes = 39744 };
+enum { fwp_hebb_xkey_cde_step_lanes = 8, fwp_hebb_xkey_cde_step_scratch_bytes = 51264 };
 
 /* fwp_hebb_xkey_cde_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -118,12 +118,12 @@ enum { fwp_hebb_xkey_cde_step_lanes = 8, fwp_hebb_xkey_cde_step_scratch_bytes = 
  *   z0_bar: varying[512] = 4096 floats
  *   theta_bar: uniform[142036] = 142036 floats
  *   u_stages_bar: varying[168] = 1344 floats, may be NULL
- *   scratch: scratch arena, 71552 bytes, 64-byte aligned
+ *   scratch: scratch arena, 69248 bytes, 64-byte aligned
  */
 void fwp_hebb_xkey_cde_step_vjp(const void* ctx, double t, double h, const void* z0,
                                 const void* theta, const void* u_stages, const void* z1_bar,
                                 void* z0_bar, void* theta_bar, void* u_stages_bar, void* scratch);
-enum { fwp_hebb_xkey_cde_step_vjp_lanes = 8, fwp_hebb_xkey_cde_step_vjp_scratch_bytes = 71552 };
+enum { fwp_hebb_xkey_cde_step_vjp_lanes = 8, fwp_hebb_xkey_cde_step_vjp_scratch_bytes = 69248 };
 
 /* fwp_hebb_xkey_cde_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -138,7 +138,7 @@ enum { fwp_hebb_xkey_cde_step_vjp_lanes = 8, fwp_hebb_xkey_cde_step_vjp_scratch_
  *   dtheta: uniform[142036] = 142036 floats
  *   err: varying[1024] = 8192 floats, may be NULL
  *   dtheta_err: uniform[142036] = 142036 floats, may be NULL
- *   scratch: scratch arena, 191360 bytes, 64-byte aligned
+ *   scratch: scratch arena, 186944 bytes, 64-byte aligned
  */
 void fwp_hebb_xkey_cde_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                     const void* a0, const void* theta, const void* u_stages,
@@ -146,7 +146,7 @@ void fwp_hebb_xkey_cde_adjoint_step(const void* ctx, double t, double h, const v
                                     void* scratch);
 enum {
   fwp_hebb_xkey_cde_adjoint_step_lanes = 8,
-  fwp_hebb_xkey_cde_adjoint_step_scratch_bytes = 191360
+  fwp_hebb_xkey_cde_adjoint_step_scratch_bytes = 186944
 };
 
 /* fwp_hebb_xkey_cde_output: f32 elements (float), tile of L = 8 lane-interleaved samples.

@@ -94,11 +94,11 @@ enum { fwp_oja_cde_adjoint_field_lanes = 8, fwp_oja_cde_adjoint_field_scratch_by
  *   theta: uniform[28427] = 28427 floats, read-only
  *   u_stages: varying[552] = 4416 floats, read-only
  *   z1: varying[400] = 3200 floats, may alias
- *   scratch: scratch arena, 32832 bytes, 64-byte aligned
+ *   scratch: scratch arena, 38656 bytes, 64-byte aligned
  */
 void fwp_oja_cde_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                       const void* u_stages, void* z1, void* scratch);
-enum { fwp_oja_cde_step_lanes = 8, fwp_oja_cde_step_scratch_bytes = 32832 };
+enum { fwp_oja_cde_step_lanes = 8, fwp_oja_cde_step_scratch_bytes = 38656 };
 
 /* fwp_oja_cde_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -111,12 +111,12 @@ enum { fwp_oja_cde_step_lanes = 8, fwp_oja_cde_step_scratch_bytes = 32832 };
  *   z0_bar: varying[400] = 3200 floats
  *   theta_bar: uniform[28427] = 28427 floats
  *   u_stages_bar: varying[552] = 4416 floats, may be NULL
- *   scratch: scratch arena, 69440 bytes, 64-byte aligned
+ *   scratch: scratch arena, 66752 bytes, 64-byte aligned
  */
 void fwp_oja_cde_step_vjp(const void* ctx, double t, double h, const void* z0, const void* theta,
                           const void* u_stages, const void* z1_bar, void* z0_bar, void* theta_bar,
                           void* u_stages_bar, void* scratch);
-enum { fwp_oja_cde_step_vjp_lanes = 8, fwp_oja_cde_step_vjp_scratch_bytes = 69440 };
+enum { fwp_oja_cde_step_vjp_lanes = 8, fwp_oja_cde_step_vjp_scratch_bytes = 66752 };
 
 /* fwp_oja_cde_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -131,12 +131,12 @@ enum { fwp_oja_cde_step_vjp_lanes = 8, fwp_oja_cde_step_vjp_scratch_bytes = 6944
  *   dtheta: uniform[28427] = 28427 floats
  *   err: varying[800] = 6400 floats, may be NULL
  *   dtheta_err: uniform[28427] = 28427 floats, may be NULL
- *   scratch: scratch arena, 71808 bytes, 64-byte aligned
+ *   scratch: scratch arena, 69120 bytes, 64-byte aligned
  */
 void fwp_oja_cde_adjoint_step(const void* ctx, double t, double h, const void* z0, const void* a0,
                               const void* theta, const void* u_stages, void* z1, void* a1,
                               void* dtheta, void* err, void* dtheta_err, void* scratch);
-enum { fwp_oja_cde_adjoint_step_lanes = 8, fwp_oja_cde_adjoint_step_scratch_bytes = 71808 };
+enum { fwp_oja_cde_adjoint_step_lanes = 8, fwp_oja_cde_adjoint_step_scratch_bytes = 69120 };
 
 /* fwp_oja_cde_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

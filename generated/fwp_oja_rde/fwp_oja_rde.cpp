@@ -3202,13 +3202,24 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 512);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1024);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6144);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11264);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16384);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21504);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72704);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77824);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 129024);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1536);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2048);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2560);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3072);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3584);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4096);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9216);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14336);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19456);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24576);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29696);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34816);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39936);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45056);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 50176);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 55296);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 106496);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 157696);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3216,6 +3227,14 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
+  T acc8_v[L] = {};
+  T acc9_v[L] = {};
+  T acc10_v[L] = {};
+  T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_oja_rde.field.step.rk4: 82 nodes
@@ -3262,243 +3281,6 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %590 = contract f64[16,10] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %591 = contract f64[16,10] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %592 = tanh f64[16,10] -> v4
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = vm::tanh(v3[i0 * L + l]);
-    }
-  }
-  // %593 = contract f64[16,10] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v4[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v4[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v4[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v4[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v4[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %594 = sub f64[16,10] -> v5
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v2[i0 * L + l] - v3[i0 * L + l];
-    }
-  }
-  // %595 = softmax f64[16,10] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v5[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v5[(i0 * 10 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v5[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v5[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %596 = contract f64[16] -> v3
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %597 = sigmoid f64[16] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = sigmoid(v3[i0 * L + l]);
-    }
-  }
-  // %598 = contract f64[16,10] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] = v4[(i0 * 10 + i1) * L + l] * v5[i0 * L + l];
-      }
-    }
-  }
-  // %600 = div f64[16,10,10] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v6[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (v2[(i0 * 10 + i2) * L + l] * v3[(i0 * 10 + i1) * L + l]) / 4.0f;
-        }
-      }
-    }
-  }
   // %609 = layernorm f64[15] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -3519,8 +3301,8 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e193 = u_stages[(i0 + 15) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e193 * e193);
+        const T e43 = u_stages[(i0 + 15) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e43 * e43);
       }
     }
   }
@@ -3535,358 +3317,11 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       v0[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %611 = add f64[15] -> v1
+  // %611 = add f64[15] -> v2
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
-    }
-  }
-  // %614 = contract f64[16,10] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %615 = tanh f64[16,10] -> v3
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = vm::tanh(v2[i0 * L + l]);
-    }
-  }
-  // %619 = contract f64[16] -> v2
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %620 = sigmoid f64[16] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = sigmoid(v2[i0 * L + l]);
-    }
-  }
-  // %621 = contract f64[16,10] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = v3[(i0 * 10 + i1) * L + l] * v4[i0 * L + l];
-      }
-    }
-  }
-  // %613 = contract f64[16,10] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v4[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v4[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v4[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %892 = contract f64[16,10] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l] +
-                                   (v6[(i0 * 100 + i1 * 4 + i2 * 10) * L + l] * (T(h) * 0.5f)),
-                               v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l] +
-                                   (v6[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l] * (T(h) * 0.5f)),
-                               v3[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l] +
-                                   (v6[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l] * (T(h) * 0.5f)),
-                               v3[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l] +
-                                   (v6[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l] * (T(h) * 0.5f)),
-                               v3[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l] +
-                                   (v6[(i0 * 100 + i1 + i2 * 10) * L + l] * (T(h) * 0.5f)),
-                               v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %893 = sub f64[16,10] -> v7
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v4[i0 * L + l] - v5[i0 * L + l];
-    }
-  }
-  // %894 = softmax f64[16,10] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v7[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v7[(i0 * 10 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v7[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v7[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %896 = div f64[16,10,10] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v8[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (v2[(i0 * 10 + i1) * L + l] * v5[(i0 * 10 + i2) * L + l]) / 4.0f;
-        }
-      }
-    }
-  }
-  // %899 = contract f64[16,10] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma((v8[(i0 * 100 + i1 * 4 + i2 * 10) * L + l] * (T(h) * 0.5f)) +
-                                   z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma((v8[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l] * (T(h) * 0.5f)) +
-                                   z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma((v8[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l] * (T(h) * 0.5f)) +
-                                   z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma((v8[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l] * (T(h) * 0.5f)) +
-                                   z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma((v8[(i0 * 100 + i1 + i2 * 10) * L + l] * (T(h) * 0.5f)) +
-                                   z0_W[(i0 * 100 + i1 + i2 * 10) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %900 = sub f64[16,10] -> v3
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v4[i0 * L + l] - v5[i0 * L + l];
-    }
-  }
-  // %901 = softmax f64[16,10] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v3[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v3[(i0 * 10 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v3[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v3[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %903 = div f64[16,10,10] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v9[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (v4[(i0 * 10 + i2) * L + l] * v2[(i0 * 10 + i1) * L + l]) / 4.0f;
-        }
-      }
+      v2[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
   // %637 = layernorm f64[15] -> v0
@@ -3909,8 +3344,8 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e483 = u_stages[(i0 + 45) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e483 * e483);
+        const T e74 = u_stages[(i0 + 45) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e74 * e74);
       }
     }
   }
@@ -3925,65 +3360,16 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       v0[i0 * L + l] = (u_stages[(i0 + 45) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %639 = add f64[15] -> v1
+  // %639 = add f64[15] -> v3
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = (v0[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
+      v3[i0 * L + l] = (v0[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
     }
   }
-  // %642 = contract f64[16,10] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %643 = tanh f64[16,10] -> v3
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = vm::tanh(v2[i0 * L + l]);
-    }
-  }
-  // %647 = contract f64[16] -> v2
+  // %596 = contract f64[16] -> v4
+  // %619 = contract f64[16] -> v5
+  // %647 = contract f64[16] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3991,41 +3377,65 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 60 + i1], v2[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 60 + i1], v3[i1 * L + l], acc8_v[l]);
         acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v2[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v3[i1 * L + l], acc9_v[l]);
         acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v2[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v3[i1 * L + l], acc10_v[l]);
         acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v2[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v3[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc4_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v6[(i0 * 4) * L + l] = acc8_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %648 = sigmoid f64[16] -> v4
+  // %597 = sigmoid f64[16] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = sigmoid(v2[i0 * L + l]);
+      v7[i0 * L + l] = sigmoid(v4[i0 * L + l]);
     }
   }
-  // %649 = contract f64[16,10] -> v2
+  // %620 = sigmoid f64[16] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = v3[(i0 * 10 + i1) * L + l] * v4[i0 * L + l];
-      }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = sigmoid(v5[i0 * L + l]);
     }
   }
-  // %641 = contract f64[16,10] -> v4
+  // %590 = contract f64[16,10] -> v8
+  // %613 = contract f64[16,10] -> v9
+  // %641 = contract f64[16,10] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4034,42 +3444,74 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v2[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v3[i2 * L + l], acc8_v[l]);
           acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v2[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v3[i2 * L + l], acc9_v[l]);
           acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v2[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v3[i2 * L + l], acc10_v[l]);
           acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v2[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v3[i2 * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v4[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v4[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v4[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v8[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v8[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v8[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v8[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v9[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
+        v9[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v9[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v10[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
+        v10[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v10[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v10[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v2[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v3[i2 * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v8[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v9[(i0 * 10 + i1) * L + l] = acc1_v[l];
+        v10[(i0 * 10 + i1) * L + l] = acc2_v[l];
       }
     }
   }
-  // %886 = contract f64[16,10] -> v5
+  // %591 = contract f64[16,10] -> v11
+  // %614 = contract f64[16,10] -> v12
+  // %642 = contract f64[16,10] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4078,103 +3520,188 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v2[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v3[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v2[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v3[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v2[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v3[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v2[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v3[i2 * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v11[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v11[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v11[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v12[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
+        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v13[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
+        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v2[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v3[i2 * L + l], acc2_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v12[(i0 * 10 + i1) * L + l] = acc1_v[l];
+        v13[(i0 * 10 + i1) * L + l] = acc2_v[l];
+      }
+    }
+  }
+  // %592 = tanh f64[16,10] -> v14
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = vm::tanh(v11[i0 * L + l]);
+    }
+  }
+  // %598 = contract f64[16,10] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 10 + i1) * L + l] = v14[(i0 * 10 + i1) * L + l] * v7[i0 * L + l];
+      }
+    }
+  }
+  // %615 = tanh f64[16,10] -> v15
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
+    }
+  }
+  // %621 = contract f64[16,10] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 10 + i1) * L + l] = v15[(i0 * 10 + i1) * L + l] * v4[i0 * L + l];
+      }
+    }
+  }
+  // %643 = tanh f64[16,10] -> v16
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[i0 * L + l] = vm::tanh(v13[i0 * L + l]);
+    }
+  }
+  // %593 = contract f64[16,10] -> v13
+  // %886 = contract f64[16,10] -> v17
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
+                               v14[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v16[(i0 * 10 + i2) * L + l], acc4_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v14[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v16[(i0 * 10 + i2) * L + l], acc5_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v14[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v16[(i0 * 10 + i2) * L + l], acc6_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v14[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v16[(i0 * 10 + i2) * L + l], acc7_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v13[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v17[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
+        v17[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v17[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v17[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v3[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %904 = contract f64[16,10] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
         acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v9[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v9[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v9[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v9[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l] * T(h);
-        v7[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l] * T(h);
-        v7[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l] * T(h);
-        v7[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l] * T(h);
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v9[(i0 * 100 + i1 + i2 * 10) * L + l], v3[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v14[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v16[(i0 * 10 + i2) * L + l],
+                               acc1_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 10 + i1) * L + l] = acc0_v[l] * T(h);
+        v13[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v17[(i0 * 10 + i1) * L + l] = acc1_v[l];
       }
     }
   }
-  // %906 = sub f64[16,10] -> v3
+  // %594 = sub f64[16,10] -> v14
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v4[i0 * L + l] - (v5[i0 * L + l] + v7[i0 * L + l]);
+      v14[i0 * L + l] = v8[i0 * L + l] - v13[i0 * L + l];
     }
   }
-  // %907 = softmax f64[16,10] -> v4
+  // %595 = softmax f64[16,10] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4184,7 +3711,7 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v3[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v3[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+            (v14[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v14[(i0 * 10 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -4195,14 +3722,340 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v3[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v3[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        v0[i1 * L + l] = vm::exp(v14[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v14[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+        v8[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %600 = div f64[16,10,10] -> v18
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v18[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              (v8[(i0 * 10 + i2) * L + l] * v11[(i0 * 10 + i1) * L + l]) / 4.0f;
+        }
+      }
+    }
+  }
+  // %892 = contract f64[16,10] -> v8
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l] +
+                                   (v18[(i0 * 100 + i1 * 4 + i2 * 10) * L + l] * (T(h) * 0.5f)),
+                               v15[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l] +
+                                   (v18[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l] * (T(h) * 0.5f)),
+                               v15[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l] +
+                                   (v18[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l] * (T(h) * 0.5f)),
+                               v15[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l] +
+                                   (v18[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l] * (T(h) * 0.5f)),
+                               v15[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v8[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v8[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v8[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l] +
+                                   (v18[(i0 * 100 + i1 + i2 * 10) * L + l] * (T(h) * 0.5f)),
+                               v15[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %893 = sub f64[16,10] -> v11
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = v9[i0 * L + l] - v8[i0 * L + l];
+    }
+  }
+  // %894 = softmax f64[16,10] -> v8
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v11[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[i1 * L + l] = vm::exp(v11[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %896 = div f64[16,10,10] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v19[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              (v12[(i0 * 10 + i1) * L + l] * v8[(i0 * 10 + i2) * L + l]) / 4.0f;
+        }
+      }
+    }
+  }
+  // %899 = contract f64[16,10] -> v8
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma((v19[(i0 * 100 + i1 * 4 + i2 * 10) * L + l] * (T(h) * 0.5f)) +
+                                   z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v15[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma((v19[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l] * (T(h) * 0.5f)) +
+                                   z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v15[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma((v19[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l] * (T(h) * 0.5f)) +
+                                   z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v15[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma((v19[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l] * (T(h) * 0.5f)) +
+                                   z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v15[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v8[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v8[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v8[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma((v19[(i0 * 100 + i1 + i2 * 10) * L + l] * (T(h) * 0.5f)) +
+                                   z0_W[(i0 * 100 + i1 + i2 * 10) * L + l],
+                               v15[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %900 = sub f64[16,10] -> v11
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = v9[i0 * L + l] - v8[i0 * L + l];
+    }
+  }
+  // %901 = softmax f64[16,10] -> v8
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v11[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[i1 * L + l] = vm::exp(v11[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %903 = div f64[16,10,10] -> v20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v20[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              (v8[(i0 * 10 + i2) * L + l] * v12[(i0 * 10 + i1) * L + l]) / 4.0f;
+        }
+      }
+    }
+  }
+  // %648 = sigmoid f64[16] -> v4
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = sigmoid(v6[i0 * L + l]);
+    }
+  }
+  // %649 = contract f64[16,10] -> v8
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 10 + i1) * L + l] = v16[(i0 * 10 + i1) * L + l] * v4[i0 * L + l];
+      }
+    }
+  }
+  // %904 = contract f64[16,10] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v16[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v16[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v16[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v16[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l] * T(h);
+        v9[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l] * T(h);
+        v9[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l] * T(h);
+        v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l] * T(h);
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 + i2 * 10) * L + l], v16[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 10 + i1) * L + l] = acc0_v[l] * T(h);
+      }
+    }
+  }
+  // %906 = sub f64[16,10] -> v11
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = v10[i0 * L + l] - (v17[i0 * L + l] + v9[i0 * L + l]);
+    }
+  }
+  // %907 = softmax f64[16,10] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v11[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[i1 * L + l] = vm::exp(v11[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
       }
     }
   }
@@ -4214,10 +4067,10 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 100 + i1 * 10 + i2) * L + l] =
               z0_W[(i0 * 100 + i1 * 10 + i2) * L + l] +
-              (T(h) * ((((v6[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.16666667f) +
-                         (v8[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.33333334f)) +
-                        (v9[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.33333334f)) +
-                       (((v2[(i0 * 10 + i1) * L + l] * v4[(i0 * 10 + i2) * L + l]) / 4.0f) *
+              (T(h) * ((((v18[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.16666667f) +
+                         (v19[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.33333334f)) +
+                        (v20[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.33333334f)) +
+                       (((v8[(i0 * 10 + i1) * L + l] * v9[(i0 * 10 + i2) * L + l]) / 4.0f) *
                         0.16666667f)));
         }
       }
@@ -4254,34 +4107,33 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 512);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1024);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6144);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11264);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62464);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62976);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68096);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68608);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69120);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74240);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79360);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84480);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84992);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 85504);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86016);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 91136);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 96256);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 101376);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 106496);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 157696);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 162816);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 167936);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 168256);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 219456);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 224576);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 275776);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 326976);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 378176);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 383296);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 434496);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52224);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52736);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53248);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53760);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 54272);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 54784);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 55296);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 55808);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56320);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61440);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 66560);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 71680);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76800);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 81920);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 87040);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 92160);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 97280);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102400);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 107520);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 158720);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 163840);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 215040);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 220160);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 271360);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 322560);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 373760);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 424960);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -4289,6 +4141,14 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
+  T acc8_v[L] = {};
+  T acc9_v[L] = {};
+  T acc10_v[L] = {};
+  T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
@@ -4336,205 +4196,19 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v1[i0 * L + l] = (v0[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
     }
   }
-  // %642 = contract f64[16,10] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %643 = tanh f64[16,10] -> v3
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = vm::tanh(v2[i0 * L + l]);
-    }
-  }
-  // %1265 = div f64[16,10,10] -> v4
+  // %1265 = div f64[16,10,10] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v4[(i0 * 100 + i1 * 10 + i2) * L + l] =
+          v2[(i0 * 100 + i1 * 10 + i2) * L + l] =
               (z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] * (T(h) * 0.16666667f)) / 4.0f;
         }
       }
     }
   }
-  // %647 = contract f64[16] -> v2
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %648 = sigmoid f64[16] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = sigmoid(v2[i0 * L + l]);
-    }
-  }
-  // %649 = contract f64[16,10] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = v3[(i0 * 10 + i1) * L + l] * v5[i0 * L + l];
-      }
-    }
-  }
-  // %1266 = contract f64[16,10] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v4[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v4[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v4[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v4[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v4[(i0 * 100 + i1 + i2 * 10) * L + l], v2[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %641 = contract f64[16,10] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %609 = layernorm f64[15] -> v7
+  // %609 = layernorm f64[15] -> v3
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4554,8 +4228,8 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e170 = u_stages[(i0 + 15) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e170 * e170);
+        const T e49 = u_stages[(i0 + 15) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e49 * e49);
       }
     }
   }
@@ -4567,154 +4241,17 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
+      v3[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %611 = add f64[15] -> v8
+  // %611 = add f64[15] -> v4
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = ln_bias[i0] + (v7[i0 * L + l] * ln_gain[i0]);
+      v4[i0 * L + l] = ln_bias[i0] + (v3[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %613 = contract f64[16,10] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v8[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v8[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v8[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v8[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v8[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %614 = contract f64[16,10] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v8[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v8[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v8[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v8[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v10[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v10[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v10[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v8[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %615 = tanh f64[16,10] -> v11
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = vm::tanh(v10[i0 * L + l]);
-    }
-  }
-  // %619 = contract f64[16] -> v10
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v8[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %620 = sigmoid f64[16] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = sigmoid(v10[i0 * L + l]);
-    }
-  }
-  // %621 = contract f64[16,10] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1) * L + l] = v11[(i0 * 10 + i1) * L + l] * v12[i0 * L + l];
-      }
-    }
-  }
-  // %586 = layernorm f64[15] -> v13
+  // %586 = layernorm f64[15] -> v5
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4734,8 +4271,8 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e292 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e292 * e292);
+        const T e80 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e80 * e80);
       }
     }
   }
@@ -4747,17 +4284,175 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v5[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %588 = add f64[15] -> v14
+  // %588 = add f64[15] -> v6
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = ln_bias[i0] + (v13[i0 * L + l] * ln_gain[i0]);
+      v6[i0 * L + l] = ln_bias[i0] + (v5[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %590 = contract f64[16,10] -> v15
+  // %647 = contract f64[16] -> v7
+  // %619 = contract f64[16] -> v8
+  // %596 = contract f64[16] -> v9
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 60 + i1], v4[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 60 + i1], v6[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v4[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v6[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v4[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v6[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v4[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v6[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc4_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v9[(i0 * 4) * L + l] = acc8_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %648 = sigmoid f64[16] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = sigmoid(v7[i0 * L + l]);
+    }
+  }
+  // %620 = sigmoid f64[16] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = sigmoid(v8[i0 * L + l]);
+    }
+  }
+  // %642 = contract f64[16,10] -> v11
+  // %614 = contract f64[16,10] -> v12
+  // %591 = contract f64[16,10] -> v13
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v4[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v6[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v4[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v6[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v4[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v6[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v4[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v6[i2 * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v11[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v11[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v11[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v12[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
+        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v13[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
+        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v4[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v6[i2 * L + l], acc2_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v12[(i0 * 10 + i1) * L + l] = acc1_v[l];
+        v13[(i0 * 10 + i1) * L + l] = acc2_v[l];
+      }
+    }
+  }
+  // %643 = tanh f64[16,10] -> v14
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = vm::tanh(v11[i0 * L + l]);
+    }
+  }
+  // %649 = contract f64[16,10] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 10 + i1) * L + l] = v14[(i0 * 10 + i1) * L + l] * v10[i0 * L + l];
+      }
+    }
+  }
+  // %1266 = contract f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4767,13 +4462,17 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
       }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v14[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v14[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v14[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v14[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v2[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v2[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v2[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v11[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v2[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v11[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -4789,10 +4488,11 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
       }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v14[i2 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(v2[(i0 * 100 + i1 + i2 * 10) * L + l], v11[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -4801,7 +4501,9 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %591 = contract f64[16,10] -> v16
+  // %641 = contract f64[16,10] -> v11
+  // %613 = contract f64[16,10] -> v16
+  // %590 = contract f64[16,10] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4810,49 +4512,95 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v14[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v14[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v14[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v14[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v4[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v6[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v4[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v6[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v4[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v6[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v4[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v6[i2 * L + l], acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v16[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v16[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v16[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v11[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v11[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v11[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v16[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
+        v16[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v16[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v16[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v17[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
+        v17[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v17[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v17[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v14[i2 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v4[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v6[i2 * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v11[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v16[(i0 * 10 + i1) * L + l] = acc1_v[l];
+        v17[(i0 * 10 + i1) * L + l] = acc2_v[l];
       }
     }
   }
-  // %592 = tanh f64[16,10] -> v17
+  // %615 = tanh f64[16,10] -> v18
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = vm::tanh(v16[i0 * L + l]);
+      v18[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
     }
   }
-  // %593 = contract f64[16,10] -> v16
+  // %621 = contract f64[16,10] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 10 + i1) * L + l] = v18[(i0 * 10 + i1) * L + l] * v7[i0 * L + l];
+      }
+    }
+  }
+  // %592 = tanh f64[16,10] -> v19
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[i0 * L + l] = vm::tanh(v13[i0 * L + l]);
+    }
+  }
+  // %593 = contract f64[16,10] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4866,21 +4614,21 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
+                               v19[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v19[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v19[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v19[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v16[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v16[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v16[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v13[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -4891,24 +4639,24 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v17[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v19[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v13[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %594 = sub f64[16,10] -> v18
+  // %594 = sub f64[16,10] -> v20
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = v15[i0 * L + l] - v16[i0 * L + l];
+      v20[i0 * L + l] = v17[i0 * L + l] - v13[i0 * L + l];
     }
   }
-  // %595 = softmax f64[16,10] -> v15
+  // %595 = softmax f64[16,10] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4918,7 +4666,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v18[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v18[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+            (v20[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v20[(i0 * 10 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -4929,68 +4677,42 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[i1 * L + l] = vm::exp(v18[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v18[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        v8[i1 * L + l] = vm::exp(v20[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v20[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1) * L + l] = v16[i1 * L + l] / rowsum_v[l];
+        v13[(i0 * 10 + i1) * L + l] = v8[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %596 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v14[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v14[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v14[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v14[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %597 = sigmoid f64[16] -> v18
+  // %597 = sigmoid f64[16] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = sigmoid(v16[i0 * L + l]);
+      v8[i0 * L + l] = sigmoid(v9[i0 * L + l]);
     }
   }
-  // %598 = contract f64[16,10] -> v16
+  // %598 = contract f64[16,10] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 10 + i1) * L + l] = v17[(i0 * 10 + i1) * L + l] * v18[i0 * L + l];
+        v17[(i0 * 10 + i1) * L + l] = v19[(i0 * 10 + i1) * L + l] * v8[i0 * L + l];
       }
     }
   }
-  // %876 = add f64[16,10,10] -> v19
+  // %876 = add f64[16,10,10] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v19[(i0 * 100 + i1 * 10 + i2) * L + l] =
+          v21[(i0 * 100 + i1 * 10 + i2) * L + l] =
               z0_W[(i0 * 100 + i1 * 10 + i2) * L + l] +
-              (((v15[(i0 * 10 + i2) * L + l] * v16[(i0 * 10 + i1) * L + l]) / 4.0f) *
+              (((v13[(i0 * 10 + i2) * L + l] * v17[(i0 * 10 + i1) * L + l]) / 4.0f) *
                (T(h) * 0.5f));
         }
       }
@@ -5009,14 +4731,14 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v21[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v18[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v21[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v21[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v21[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v18[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -5035,7 +4757,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 + i2 * 10) * L + l], v11[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v21[(i0 * 100 + i1 + i2 * 10) * L + l], v18[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
@@ -5045,11 +4767,11 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %893 = sub f64[16,10] -> v21
+  // %893 = sub f64[16,10] -> v22
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = v9[i0 * L + l] - v20[i0 * L + l];
+      v22[i0 * L + l] = v16[i0 * L + l] - v20[i0 * L + l];
     }
   }
   // %894 = softmax f64[16,10] -> v20
@@ -5062,7 +4784,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v21[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v21[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+            (v22[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v22[(i0 * 10 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -5073,14 +4795,14 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[i1 * L + l] = vm::exp(v21[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v21[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        v9[i1 * L + l] = vm::exp(v22[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v22[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1) * L + l] = v22[i1 * L + l] / rowsum_v[l];
+        v20[(i0 * 10 + i1) * L + l] = v9[i1 * L + l] / rowsum_v[l];
       }
     }
   }
@@ -5091,14 +4813,14 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           v23[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (((v10[(i0 * 10 + i1) * L + l] * v20[(i0 * 10 + i2) * L + l]) / 4.0f) *
+              (((v12[(i0 * 10 + i1) * L + l] * v20[(i0 * 10 + i2) * L + l]) / 4.0f) *
                (T(h) * 0.5f)) +
               z0_W[(i0 * 100 + i1 * 10 + i2) * L + l];
         }
       }
     }
   }
-  // %899 = contract f64[16,10] -> v21
+  // %899 = contract f64[16,10] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5112,21 +4834,21 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(v23[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
+                               v18[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(v23[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(v23[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(v23[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v18[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v21[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v21[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v21[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v22[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v22[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v22[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v22[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -5137,13 +4859,13 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v23[(i0 * 100 + i1 + i2 * 10) * L + l], v11[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v23[(i0 * 100 + i1 + i2 * 10) * L + l], v18[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v22[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
@@ -5151,10 +4873,10 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v9[i0 * L + l] - v21[i0 * L + l];
+      v24[i0 * L + l] = v16[i0 * L + l] - v22[i0 * L + l];
     }
   }
-  // %901 = softmax f64[16,10] -> v9
+  // %901 = softmax f64[16,10] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5175,14 +4897,14 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[i1 * L + l] = vm::exp(v24[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        v9[i1 * L + l] = vm::exp(v24[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
         rowsum_v[l] = rowsum_v[l] + vm::exp(v24[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1) * L + l] = v22[i1 * L + l] / rowsum_v[l];
+        v16[(i0 * 10 + i1) * L + l] = v9[i1 * L + l] / rowsum_v[l];
       }
     }
   }
@@ -5193,13 +4915,13 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           v25[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (T(h) * ((v9[(i0 * 10 + i2) * L + l] * v10[(i0 * 10 + i1) * L + l]) / 4.0f)) +
+              (T(h) * ((v16[(i0 * 10 + i2) * L + l] * v12[(i0 * 10 + i1) * L + l]) / 4.0f)) +
               z0_W[(i0 * 100 + i1 * 10 + i2) * L + l];
         }
       }
     }
   }
-  // %1269 = contract f64[16,10] -> v21
+  // %1269 = contract f64[16,10] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5213,21 +4935,21 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(v25[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
+                               v14[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(v25[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v14[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(v25[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v14[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(v25[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v14[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v21[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v21[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v21[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v22[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v22[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v22[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v22[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -5238,13 +4960,13 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 + i2 * 10) * L + l], v3[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 + i2 * 10) * L + l], v14[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v22[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
@@ -5252,10 +4974,10 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v2[i0 * L + l] - v21[i0 * L + l];
+      v24[i0 * L + l] = v11[i0 * L + l] - v22[i0 * L + l];
     }
   }
-  // %1271 = softmax f64[16,10] -> v2
+  // %1271 = softmax f64[16,10] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5276,18 +4998,18 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[i1 * L + l] = vm::exp(v24[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        v9[i1 * L + l] = vm::exp(v24[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
         rowsum_v[l] = rowsum_v[l] + vm::exp(v24[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = v22[i1 * L + l] / rowsum_v[l];
+        v11[(i0 * 10 + i1) * L + l] = v9[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %1272 = contract f64[16] -> v21
+  // %1272 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5299,30 +5021,30 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 40 + i1) * L + l], v2[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v15[(i0 * 40 + i1) * L + l], v11[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v6[(i0 * 40 + i1 + 10) * L + l], v2[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v15[(i0 * 40 + i1 + 10) * L + l], v11[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v6[(i0 * 40 + i1 + 20) * L + l], v2[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v15[(i0 * 40 + i1 + 20) * L + l], v11[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v6[(i0 * 40 + i1 + 30) * L + l], v2[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v15[(i0 * 40 + i1 + 30) * L + l], v11[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1275 = mul f64[16,10] -> v24
+  // %1275 = mul f64[16,10] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1) * L + l] =
-            (v6[(i0 * 10 + i1) * L + l] - v21[i0 * L + l]) * v2[(i0 * 10 + i1) * L + l];
+        v22[(i0 * 10 + i1) * L + l] =
+            (v15[(i0 * 10 + i1) * L + l] - v9[i0 * L + l]) * v11[(i0 * 10 + i1) * L + l];
       }
     }
   }
@@ -5333,7 +5055,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           v26[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              v3[(i0 * 10 + i1) * L + l] * v24[(i0 * 10 + i2) * L + l];
+              v14[(i0 * 10 + i1) * L + l] * v22[(i0 * 10 + i2) * L + l];
         }
       }
     }
@@ -5352,7 +5074,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1281 = contract f64[16,10] -> v6
+  // %1281 = contract f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5366,21 +5088,21 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(v27[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
+                               v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(v27[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(v27[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(v27[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v15[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v15[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v15[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v15[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -5391,17 +5113,17 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v27[(i0 * 100 + i1 + i2 * 10) * L + l], v10[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v27[(i0 * 100 + i1 + i2 * 10) * L + l], v12[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v15[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1282 = contract f64[16] -> v21
+  // %1282 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5413,48 +5135,150 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 40 + i1) * L + l], v9[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v15[(i0 * 40 + i1) * L + l], v16[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v6[(i0 * 40 + i1 + 10) * L + l], v9[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v15[(i0 * 40 + i1 + 10) * L + l], v16[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v6[(i0 * 40 + i1 + 20) * L + l], v9[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v15[(i0 * 40 + i1 + 20) * L + l], v16[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v6[(i0 * 40 + i1 + 30) * L + l], v9[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v15[(i0 * 40 + i1 + 30) * L + l], v16[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1285 = mul f64[16,10] -> v28
+  // %1285 = mul f64[16,10] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 10 + i1) * L + l] =
-            v9[(i0 * 10 + i1) * L + l] * (v6[(i0 * 10 + i1) * L + l] - v21[i0 * L + l]);
+        v24[(i0 * 10 + i1) * L + l] =
+            v16[(i0 * 10 + i1) * L + l] * (v15[(i0 * 10 + i1) * L + l] - v9[i0 * L + l]);
       }
     }
   }
-  // %1291 = div f64[16,10,10] -> v29
+  // %1291 = div f64[16,10,10] -> v28
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v28[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              ((z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] * (T(h) * 0.33333334f)) -
+               ((v24[(i0 * 10 + i2) * L + l] * (T(h) * 0.5f)) * v18[(i0 * 10 + i1) * L + l])) /
+              4.0f;
+        }
+      }
+    }
+  }
+  // %1292 = contract f64[16,10] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v28[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v28[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v28[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v28[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v15[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v15[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v15[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v28[(i0 * 100 + i1 + i2 * 10) * L + l], v12[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1293 = contract f64[16] -> v9
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v15[(i0 * 40 + i1) * L + l], v20[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v15[(i0 * 40 + i1 + 10) * L + l], v20[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v15[(i0 * 40 + i1 + 20) * L + l], v20[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v15[(i0 * 40 + i1 + 30) * L + l], v20[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1296 = mul f64[16,10] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 10 + i1) * L + l] =
+            v20[(i0 * 10 + i1) * L + l] * (v15[(i0 * 10 + i1) * L + l] - v9[i0 * L + l]);
+      }
+    }
+  }
+  // %1302 = div f64[16,10,10] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           v29[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              ((z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] * (T(h) * 0.33333334f)) -
-               ((v28[(i0 * 10 + i2) * L + l] * (T(h) * 0.5f)) * v11[(i0 * 10 + i1) * L + l])) /
+              ((z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] * (T(h) * 0.16666667f)) -
+               ((v12[(i0 * 10 + i2) * L + l] * (T(h) * 0.5f)) * v18[(i0 * 10 + i1) * L + l])) /
               4.0f;
         }
       }
     }
   }
-  // %1292 = contract f64[16,10] -> v6
+  // %1303 = contract f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5468,21 +5292,21 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(v29[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
+                               v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(v29[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(v29[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v17[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(v29[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v17[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v15[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v15[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v15[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v15[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -5493,17 +5317,17 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v29[(i0 * 100 + i1 + i2 * 10) * L + l], v10[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v29[(i0 * 100 + i1 + i2 * 10) * L + l], v17[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v15[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1293 = contract f64[16] -> v10
+  // %1304 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5515,132 +5339,30 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 40 + i1) * L + l], v20[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v15[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v6[(i0 * 40 + i1 + 10) * L + l], v20[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v15[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v6[(i0 * 40 + i1 + 20) * L + l], v20[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v15[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v6[(i0 * 40 + i1 + 30) * L + l], v20[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v15[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1296 = mul f64[16,10] -> v21
+  // %1307 = mul f64[16,10] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 10 + i1) * L + l] =
-            v20[(i0 * 10 + i1) * L + l] * (v6[(i0 * 10 + i1) * L + l] - v10[i0 * L + l]);
-      }
-    }
-  }
-  // %1302 = div f64[16,10,10] -> v30
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v30[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              ((z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] * (T(h) * 0.16666667f)) -
-               ((v21[(i0 * 10 + i2) * L + l] * (T(h) * 0.5f)) * v11[(i0 * 10 + i1) * L + l])) /
-              4.0f;
-        }
-      }
-    }
-  }
-  // %1303 = contract f64[16,10] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v30[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v16[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v30[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v16[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v30[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v16[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v30[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v16[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v30[(i0 * 100 + i1 + i2 * 10) * L + l], v16[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1304 = contract f64[16] -> v10
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 40 + i1) * L + l], v6[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v15[(i0 * 40 + i1 + 10) * L + l], v6[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v15[(i0 * 40 + i1 + 20) * L + l], v6[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v15[(i0 * 40 + i1 + 30) * L + l], v6[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1307 = mul f64[16,10] -> v16
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 10 + i1) * L + l] =
-            v15[(i0 * 10 + i1) * L + l] * (v6[(i0 * 10 + i1) * L + l] - v10[i0 * L + l]);
+        v17[(i0 * 10 + i1) * L + l] =
+            v13[(i0 * 10 + i1) * L + l] * (v15[(i0 * 10 + i1) * L + l] - v9[i0 * L + l]);
       }
     }
   }
@@ -5653,62 +5375,14 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
           z0_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] +=
               (((z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] -
                  v26[(i0 * 100 + i1 * 10 + i2) * L + l]) -
-                (v11[(i0 * 10 + i1) * L + l] * v28[(i0 * 10 + i2) * L + l])) -
-               (v21[(i0 * 10 + i2) * L + l] * v11[(i0 * 10 + i1) * L + l])) -
-              (v16[(i0 * 10 + i2) * L + l] * v17[(i0 * 10 + i1) * L + l]);
+                (v18[(i0 * 10 + i1) * L + l] * v24[(i0 * 10 + i2) * L + l])) -
+               (v12[(i0 * 10 + i2) * L + l] * v18[(i0 * 10 + i1) * L + l])) -
+              (v17[(i0 * 10 + i2) * L + l] * v19[(i0 * 10 + i1) * L + l]);
         }
       }
     }
   }
-  // %1329 = contract f64[16,15] -> v26
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v16[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v16[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v16[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v16[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v26[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v26[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v26[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v16[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1330 = contract f64[16,10] -> v6
+  // %1330 = contract f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5721,22 +5395,22 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v30[(i0 * 100 + i1 * 40 + i2) * L + l], v15[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v29[(i0 * 100 + i1 * 40 + i2) * L + l], v13[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v30[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v30[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v30[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc1_v[l] = std::fma(v29[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v29[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v29[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v15[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v15[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v15[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v15[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -5747,17 +5421,17 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v30[(i0 * 100 + i1 * 10 + i2) * L + l], v15[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v29[(i0 * 100 + i1 * 10 + i2) * L + l], v13[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v15[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1332 = contract f64[16,10] -> v10
+  // %1332 = contract f64[16,10] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5770,22 +5444,118 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v16[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v17[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v16[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v16[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v17[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v17[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v17[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1334 = mul f64[16,10] -> v26
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v26[(i0 * 10 + i1) * L + l] =
+            (1.0f - square(v19[(i0 * 10 + i1) * L + l])) *
+            ((v15[(i0 * 10 + i1) * L + l] * v8[i0 * L + l]) - v13[(i0 * 10 + i1) * L + l]);
+      }
+    }
+  }
+  // %1338 = contract f64[16] -> v9
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v15[(i0 * 40 + i1) * L + l], v19[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v15[(i0 * 40 + i1 + 10) * L + l], v19[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v15[(i0 * 40 + i1 + 20) * L + l], v19[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v15[(i0 * 40 + i1 + 30) * L + l], v19[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1339 = mul f64[16] -> v13
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = v9[i0 * L + l] * ((1.0f - v8[i0 * L + l]) * v8[i0 * L + l]);
+    }
+  }
+  // %1311 = contract f64[16,10] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v27[(i0 * 100 + i1 * 40 + i2) * L + l], v16[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v27[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v16[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v27[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v16[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v27[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
                                v16[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v10[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v10[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v10[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v15[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v15[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v15[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v15[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -5796,178 +5566,17 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v16[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v27[(i0 * 100 + i1 * 10 + i2) * L + l], v16[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v15[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1334 = mul f64[16,10] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1) * L + l] =
-            (1.0f - square(v17[(i0 * 10 + i1) * L + l])) *
-            ((v6[(i0 * 10 + i1) * L + l] * v18[i0 * L + l]) - v10[(i0 * 10 + i1) * L + l]);
-      }
-    }
-  }
-  // %1335 = contract f64[16,15] -> v30
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v15[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v15[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v15[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v15[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v30[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v30[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v30[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v15[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1337 = reduce_sum f64[15] -> v10
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v26[(i0 + i1 * 15) * L + l] + v30[(i0 + i1 * 15) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1338 = contract f64[16] -> v26
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 40 + i1) * L + l], v17[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v6[(i0 * 40 + i1 + 10) * L + l], v17[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v6[(i0 * 40 + i1 + 20) * L + l], v17[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v6[(i0 * 40 + i1 + 30) * L + l], v17[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1339 = mul f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v26[i0 * L + l] * ((1.0f - v18[i0 * L + l]) * v18[i0 * L + l]);
-    }
-  }
-  // %1340 = contract f64[15] -> v17
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v6[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[(i0 * 4) * L + l] = acc0_v[l];
-      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 12; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v6[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %1341 = add f64[15] -> v18
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = v10[i0 * L + l] + v17[i0 * L + l];
-    }
-  }
-  // %1311 = contract f64[16,10] -> v10
+  // %1310 = contract f64[16,10] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5980,71 +5589,22 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v27[(i0 * 100 + i1 * 40 + i2) * L + l], v9[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v28[(i0 * 100 + i1 * 40 + i2) * L + l], v20[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v27[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v9[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v27[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v9[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v27[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v9[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v10[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v10[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v10[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v27[(i0 * 100 + i1 * 10 + i2) * L + l], v9[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1310 = contract f64[16,10] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v29[(i0 * 100 + i1 * 40 + i2) * L + l], v20[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v29[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+          acc1_v[l] = std::fma(v28[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
                                v20[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v29[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+          acc2_v[l] = std::fma(v28[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
                                v20[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v29[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+          acc3_v[l] = std::fma(v28[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
                                v20[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v16[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v16[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v16[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v16[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -6055,24 +5615,24 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v29[(i0 * 100 + i1 * 10 + i2) * L + l], v20[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v28[(i0 * 100 + i1 * 10 + i2) * L + l], v20[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v16[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1312 = add f64[16,10] -> v17
+  // %1312 = add f64[16,10] -> v19
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = v10[i0 * L + l] + v9[i0 * L + l];
+      v19[i0 * L + l] = v15[i0 * L + l] + v16[i0 * L + l];
     }
   }
-  // %1313 = contract f64[16] -> v9
+  // %1313 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6084,73 +5644,31 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 40 + i1) * L + l], v17[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v18[(i0 * 40 + i1) * L + l], v19[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v11[(i0 * 40 + i1 + 10) * L + l], v17[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v18[(i0 * 40 + i1 + 10) * L + l], v19[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v11[(i0 * 40 + i1 + 20) * L + l], v17[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v18[(i0 * 40 + i1 + 20) * L + l], v19[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v11[(i0 * 40 + i1 + 30) * L + l], v17[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v18[(i0 * 40 + i1 + 30) * L + l], v19[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1314 = mul f64[16] -> v10
+  // %1314 = mul f64[16] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = (v12[i0 * L + l] * (1.0f - v12[i0 * L + l])) * v9[i0 * L + l];
+      v9[i0 * L + l] = (v7[i0 * L + l] * (1.0f - v7[i0 * L + l])) * v8[i0 * L + l];
     }
   }
-  // %1315 = contract f64[15] -> v9
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v10[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 12; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v10[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %1319 = contract f64[16,10] -> v20
+  // %1319 = contract f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6163,356 +5681,22 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v23[(i0 * 100 + i1 * 40 + i2) * L + l], v28[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v23[(i0 * 100 + i1 * 40 + i2) * L + l], v24[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(v23[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v28[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v23[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v28[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v23[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v28[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v23[(i0 * 100 + i1 * 10 + i2) * L + l], v28[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1321 = contract f64[16,10] -> v23
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2) * L + l], v21[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v21[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v21[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v21[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v23[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v23[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v23[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 * 10 + i2) * L + l], v21[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1323 = mul f64[16,10] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 10 + i1) * L + l] =
-            (1.0f - square(v11[(i0 * 10 + i1) * L + l])) *
-            (((v17[(i0 * 10 + i1) * L + l] * v12[i0 * L + l]) - v20[(i0 * 10 + i1) * L + l]) -
-             v23[(i0 * 10 + i1) * L + l]);
-      }
-    }
-  }
-  // %1324 = contract f64[16,15] -> v23
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v19[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v19[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v19[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v19[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v23[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v23[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v23[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v19[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1316 = add f64[16,10] -> v11
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v21[i0 * L + l] + v28[i0 * L + l];
-    }
-  }
-  // %1317 = contract f64[16,15] -> v26
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v11[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v11[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v26[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v26[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v26[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1326 = reduce_sum f64[15] -> v12
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v23[(i0 + i1 * 15) * L + l] + v26[(i0 + i1 * 15) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1327 = add f64[15] -> v17
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = v9[i0 * L + l] + v12[i0 * L + l];
-    }
-  }
-  // %1348 = contract f64[16,15] -> v23
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v24[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v24[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v24[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v24[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v23[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v23[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v23[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v24[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1344 = contract f64[16,10] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v4[(i0 * 100 + i1 * 40 + i2) * L + l], v2[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v4[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v4[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v4[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v4[(i0 * 100 + i1 * 10 + i2) * L + l], v2[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1350 = contract f64[16,10] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2) * L + l], v24[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
                                v24[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+          acc2_v[l] = std::fma(v23[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
                                v24[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+          acc3_v[l] = std::fma(v23[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
                                v24[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v15[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v15[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v15[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v15[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -6523,30 +5707,19 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 * 10 + i2) * L + l], v24[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v23[(i0 * 100 + i1 * 10 + i2) * L + l], v24[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v15[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1352 = mul f64[16,10] -> v20
+  // %1321 = contract f64[16,10] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1) * L + l] =
-            ((v9[(i0 * 10 + i1) * L + l] * v5[i0 * L + l]) - v2[(i0 * 10 + i1) * L + l]) *
-            (1.0f - square(v3[(i0 * 10 + i1) * L + l]));
-      }
-    }
-  }
-  // %1353 = contract f64[16,15] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -6557,25 +5730,25 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v20[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v20[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v20[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v20[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v21[(i0 * 100 + i1 * 40 + i2) * L + l], v12[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v21[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v21[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v21[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v4[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v4[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v4[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v16[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v16[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v16[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v16[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -6583,16 +5756,321 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v20[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(v21[(i0 * 100 + i1 * 10 + i2) * L + l], v12[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v16[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1355 = reduce_sum f64[15] -> v12
+  // %1323 = mul f64[16,10] -> v20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 10 + i1) * L + l] =
+            (1.0f - square(v18[(i0 * 10 + i1) * L + l])) *
+            (((v19[(i0 * 10 + i1) * L + l] * v7[i0 * L + l]) - v15[(i0 * 10 + i1) * L + l]) -
+             v16[(i0 * 10 + i1) * L + l]);
+      }
+    }
+  }
+  // %1316 = add f64[16,10] -> v15
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = v12[i0 * L + l] + v24[i0 * L + l];
+    }
+  }
+  // %1329 = contract f64[16,15] -> v21
+  // %1317 = contract f64[16,15] -> v23
+  // %1348 = contract f64[16,15] -> v27
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v15[(i0 * 10 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v22[(i0 * 10 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v15[(i0 * 10 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v22[(i0 * 10 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v17[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v15[(i0 * 10 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v22[(i0 * 10 + i2) * L + l],
+                                acc10_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v17[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v15[(i0 * 10 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v22[(i0 * 10 + i2) * L + l],
+                                acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v21[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v21[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v21[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v21[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v23[(i0 * 15 + i1 * 4) * L + l] = acc4_v[l];
+        v23[(i0 * 15 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v23[(i0 * 15 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v23[(i0 * 15 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v27[(i0 * 15 + i1 * 4) * L + l] = acc8_v[l];
+        v27[(i0 * 15 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v27[(i0 * 15 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v27[(i0 * 15 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+    for (int64_t i1 = 12; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v15[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v22[(i0 * 10 + i2) * L + l], acc2_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v21[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v23[(i0 * 15 + i1) * L + l] = acc1_v[l];
+        v27[(i0 * 15 + i1) * L + l] = acc2_v[l];
+      }
+    }
+  }
+  // %1344 = contract f64[16,10] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v2[(i0 * 100 + i1 * 40 + i2) * L + l], v11[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v2[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v2[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v11[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v2[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v11[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v2[(i0 * 100 + i1 * 10 + i2) * L + l], v11[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1350 = contract f64[16,10] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2) * L + l], v22[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v22[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v22[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v22[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v11[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v11[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v11[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 * 10 + i2) * L + l], v22[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1352 = mul f64[16,10] -> v16
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 10 + i1) * L + l] =
+            ((v12[(i0 * 10 + i1) * L + l] * v10[i0 * L + l]) - v11[(i0 * 10 + i1) * L + l]) *
+            (1.0f - square(v14[(i0 * 10 + i1) * L + l]));
+      }
+    }
+  }
+  // %1335 = contract f64[16,15] -> v2
+  // %1324 = contract f64[16,15] -> v25
+  // %1353 = contract f64[16,15] -> v28
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v26[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v20[(i0 * 10 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v16[(i0 * 10 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v26[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v20[(i0 * 10 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v16[(i0 * 10 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v26[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v20[(i0 * 10 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v16[(i0 * 10 + i2) * L + l],
+                                acc10_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v26[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v20[(i0 * 10 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v16[(i0 * 10 + i2) * L + l],
+                                acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v2[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v2[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v2[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v25[(i0 * 15 + i1 * 4) * L + l] = acc4_v[l];
+        v25[(i0 * 15 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v25[(i0 * 15 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v25[(i0 * 15 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v28[(i0 * 15 + i1 * 4) * L + l] = acc8_v[l];
+        v28[(i0 * 15 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v28[(i0 * 15 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v28[(i0 * 15 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+    for (int64_t i1 = 12; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v26[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v20[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v16[(i0 * 10 + i2) * L + l], acc2_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v25[(i0 * 15 + i1) * L + l] = acc1_v[l];
+        v28[(i0 * 15 + i1) * L + l] = acc2_v[l];
+      }
+    }
+  }
+  // %1337 = reduce_sum f64[15] -> v7
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6601,15 +6079,49 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v23[(i0 + i1 * 15) * L + l] + v4[(i0 + i1 * 15) * L + l]);
+        acc_v[l] = acc_v[l] + (v21[(i0 + i1 * 15) * L + l] + v2[(i0 + i1 * 15) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = acc_v[l];
+      v7[i0 * L + l] = acc_v[l];
     }
   }
-  // %1345 = contract f64[16] -> v2
+  // %1326 = reduce_sum f64[15] -> v8
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v25[(i0 + i1 * 15) * L + l] + v23[(i0 + i1 * 15) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1355 = reduce_sum f64[15] -> v11
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v27[(i0 + i1 * 15) * L + l] + v28[(i0 + i1 * 15) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1345 = contract f64[16] -> v18
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6621,31 +6133,33 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[(i0 * 40 + i1) * L + l], v3[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v12[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v9[(i0 * 40 + i1 + 10) * L + l], v3[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v12[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v9[(i0 * 40 + i1 + 20) * L + l], v3[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v12[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v9[(i0 * 40 + i1 + 30) * L + l], v3[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v12[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1346 = mul f64[16] -> v3
+  // %1346 = mul f64[16] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v2[i0 * L + l] * ((1.0f - v5[i0 * L + l]) * v5[i0 * L + l]);
+      v12[i0 * L + l] = v18[i0 * L + l] * ((1.0f - v10[i0 * L + l]) * v10[i0 * L + l]);
     }
   }
-  // %1347 = contract f64[15] -> v5
+  // %1340 = contract f64[15] -> v10
+  // %1315 = contract f64[15] -> v14
+  // %1347 = contract f64[15] -> v18
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6653,45 +6167,89 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v13[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v9[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v12[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v13[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v9[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v12[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v13[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v9[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v12[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v13[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v9[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v12[i1 * L + l], acc11_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc4_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v18[(i0 * 4) * L + l] = acc8_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
   for (int64_t i0 = 12; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v3[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 + i1 * 15], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 + i1 * 15], v12[i1 * L + l], acc2_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = acc0_v[l];
+      v10[i0 * L + l] = acc0_v[l];
+      v14[i0 * L + l] = acc1_v[l];
+      v18[i0 * L + l] = acc2_v[l];
     }
   }
-  // %1356 = add f64[15] -> v2
+  // %1341 = add f64[15] -> v19
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v12[i0 * L + l] + v5[i0 * L + l];
+      v19[i0 * L + l] = v7[i0 * L + l] + v10[i0 * L + l];
+    }
+  }
+  // %1327 = add f64[15] -> v7
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = v14[i0 * L + l] + v8[i0 * L + l];
+    }
+  }
+  // %1356 = add f64[15] -> v8
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = v11[i0 * L + l] + v18[i0 * L + l];
     }
   }
   // %1358 = add f64[15] -> d.ln.gain
@@ -6700,8 +6258,8 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((v13[i0 * L + l] * v18[i0 * L + l]) + (v17[i0 * L + l] * v7[i0 * L + l])) +
-                 (v2[i0 * L + l] * v0[i0 * L + l]);
+        sum[l] = ((v5[i0 * L + l] * v19[i0 * L + l]) + (v7[i0 * L + l] * v3[i0 * L + l])) +
+                 (v8[i0 * L + l] * v0[i0 * L + l]);
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
@@ -6712,7 +6270,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v2[i0 * L + l] + (v17[i0 * L + l] + v18[i0 * L + l]);
+        sum[l] = v8[i0 * L + l] + (v7[i0 * L + l] + v19[i0 * L + l]);
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
@@ -6724,8 +6282,8 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v14[i1 * L + l] * v6[i0 * L + l]) + (v8[i1 * L + l] * v10[i0 * L + l])) +
-                   (v3[i0 * L + l] * v1[i1 * L + l]);
+          sum[l] = ((v6[i1 * L + l] * v13[i0 * L + l]) + (v4[i1 * L + l] * v9[i0 * L + l])) +
+                   (v12[i0 * L + l] * v1[i1 * L + l]);
         }
         theta_bar_Wb[i0 * 15 + i1] += lane_sum<L>(sum);
       }
@@ -6739,9 +6297,9 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((v8[i2 * L + l] * v11[(i0 * 10 + i1) * L + l]) +
-                      (v14[i2 * L + l] * v16[(i0 * 10 + i1) * L + l])) +
-                     (v1[i2 * L + l] * v24[(i0 * 10 + i1) * L + l]);
+            sum[l] = ((v4[i2 * L + l] * v15[(i0 * 10 + i1) * L + l]) +
+                      (v6[i2 * L + l] * v17[(i0 * 10 + i1) * L + l])) +
+                     (v1[i2 * L + l] * v22[(i0 * 10 + i1) * L + l]);
           }
           theta_bar_Wk[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
         }
@@ -6756,9 +6314,9 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((v8[i2 * L + l] * v19[(i0 * 10 + i1) * L + l]) +
-                      (v14[i2 * L + l] * v15[(i0 * 10 + i1) * L + l])) +
-                     (v20[(i0 * 10 + i1) * L + l] * v1[i2 * L + l]);
+            sum[l] = ((v4[i2 * L + l] * v20[(i0 * 10 + i1) * L + l]) +
+                      (v6[i2 * L + l] * v26[(i0 * 10 + i1) * L + l])) +
+                     (v16[(i0 * 10 + i1) * L + l] * v1[i2 * L + l]);
           }
           theta_bar_Wv[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
         }
@@ -6770,10 +6328,10 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v18[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v19[i0 * L + l];
       }
     }
-    // %1377 = reduce_sum f64[] -> v22
+    // %1377 = reduce_sum f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6786,9 +6344,9 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[l] = acc_v[l];
+      v4[l] = acc_v[l];
     }
-    // %1381 = contract f64[] -> v8
+    // %1381 = contract f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6796,14 +6354,14 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v1[i0 * L + l], v13[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v1[i0 * L + l], v5[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[l] = acc0_v[l];
+      v6[l] = acc0_v[l];
     }
-    // %760 = reduce_sum f64[] -> v14
+    // %760 = reduce_sum f64[] -> v9
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6816,9 +6374,9 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[l] = acc_v[l];
+      v9[l] = acc_v[l];
     }
-    // %765 = reduce_sum f64[] -> v5
+    // %765 = reduce_sum f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6826,28 +6384,28 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - (v14[l] * 0.06666667f));
+        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - (v9[l] * 0.06666667f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[l] = acc_v[l];
+      v10[l] = acc_v[l];
     }
-    // %769 = reciprocal f64[] -> v14
+    // %769 = reciprocal f64[] -> v9
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[l] = T(1) / std::sqrt((v5[l] * 0.06666667f) + 1e-05f);
+      v9[l] = T(1) / std::sqrt((v10[l] * 0.06666667f) + 1e-05f);
     }
     // %1386 = mul f64[15] -> d.dx@0
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[i0 * L + l] += ((v1[i0 * L + l] - (v22[l] * 0.06666667f)) -
-                                     (v13[i0 * L + l] * (v8[l] * 0.06666667f))) *
-                                    v14[l];
+        u_stages_bar[i0 * L + l] +=
+            ((v1[i0 * L + l] - (v4[l] * 0.06666667f)) - (v5[i0 * L + l] * (v6[l] * 0.06666667f))) *
+            v9[l];
       }
     }
-    // %792 = reduce_sum f64[] -> v22
+    // %792 = reduce_sum f64[] -> v1
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6860,36 +6418,9 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[l] = acc_v[l];
-    }
-    // %797 = reduce_sum f64[] -> v1
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 15) * L + l] - (v22[l] * 0.06666667f));
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
       v1[l] = acc_v[l];
     }
-    // %801 = reciprocal f64[] -> v22
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[l] = T(1) / std::sqrt((v1[l] * 0.06666667f) + 1e-05f);
-    }
-    // %1387 = mul f64[15] -> v1
-    for (int64_t i0 = 0; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = v17[i0 * L + l] * ln_gain[i0];
-      }
-    }
-    // %1388 = reduce_sum f64[] -> v8
+    // %797 = reduce_sum f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6897,14 +6428,41 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v1[i0 * L + l];
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 15) * L + l] - (v1[l] * 0.06666667f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[l] = acc_v[l];
+      v4[l] = acc_v[l];
     }
-    // %1392 = contract f64[] -> v13
+    // %801 = reciprocal f64[] -> v1
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[l] = T(1) / std::sqrt((v4[l] * 0.06666667f) + 1e-05f);
+    }
+    // %1387 = mul f64[15] -> v4
+    for (int64_t i0 = 0; i0 < 15; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[i0 * L + l] = v7[i0 * L + l] * ln_gain[i0];
+      }
+    }
+    // %1388 = reduce_sum f64[] -> v5
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 15; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + v4[i0 * L + l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[l] = acc_v[l];
+    }
+    // %1392 = contract f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6912,22 +6470,22 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v3[i0 * L + l], v4[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[l] = acc0_v[l];
+      v6[l] = acc0_v[l];
     }
     // %1397 = mul f64[15] -> d.dx@1
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 15) * L + l] += v22[l] * ((v1[i0 * L + l] - (v8[l] * 0.06666667f)) -
-                                                     ((v13[l] * 0.06666667f) * v7[i0 * L + l]));
+        u_stages_bar[(i0 + 15) * L + l] += v1[l] * ((v4[i0 * L + l] - (v5[l] * 0.06666667f)) -
+                                                    ((v6[l] * 0.06666667f) * v3[i0 * L + l]));
       }
     }
-    // %839 = reduce_sum f64[] -> v22
+    // %839 = reduce_sum f64[] -> v1
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6940,36 +6498,9 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[l] = acc_v[l];
-    }
-    // %844 = reduce_sum f64[] -> v1
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 45) * L + l] - (v22[l] * 0.06666667f));
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
       v1[l] = acc_v[l];
     }
-    // %848 = reciprocal f64[] -> v22
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[l] = T(1) / std::sqrt((v1[l] * 0.06666667f) + 1e-05f);
-    }
-    // %1398 = mul f64[15] -> v1
-    for (int64_t i0 = 0; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = v2[i0 * L + l] * ln_gain[i0];
-      }
-    }
-    // %1399 = reduce_sum f64[] -> v7
+    // %844 = reduce_sum f64[] -> v3
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6977,14 +6508,41 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v1[i0 * L + l];
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 45) * L + l] - (v1[l] * 0.06666667f));
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc_v[l];
+      v3[l] = acc_v[l];
     }
-    // %1403 = contract f64[] -> v8
+    // %848 = reciprocal f64[] -> v1
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[l] = T(1) / std::sqrt((v3[l] * 0.06666667f) + 1e-05f);
+    }
+    // %1398 = mul f64[15] -> v3
+    for (int64_t i0 = 0; i0 < 15; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[i0 * L + l] = v8[i0 * L + l] * ln_gain[i0];
+      }
+    }
+    // %1399 = reduce_sum f64[] -> v4
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 15; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + v3[i0 * L + l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[l] = acc_v[l];
+    }
+    // %1403 = contract f64[] -> v5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6992,19 +6550,19 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v1[i0 * L + l], v0[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v3[i0 * L + l], v0[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[l] = acc0_v[l];
+      v5[l] = acc0_v[l];
     }
     // %1408 = mul f64[15] -> d.dx@2
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 45) * L + l] += v22[l] * ((v1[i0 * L + l] - (v7[l] * 0.06666667f)) -
-                                                     ((v8[l] * 0.06666667f) * v0[i0 * L + l]));
+        u_stages_bar[(i0 + 45) * L + l] += v1[l] * ((v3[i0 * L + l] - (v4[l] * 0.06666667f)) -
+                                                    ((v5[l] * 0.06666667f) * v0[i0 * L + l]));
       }
     }
   }
@@ -7047,35 +6605,35 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 512);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1024);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6144);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11264);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16384);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21504);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72704);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73216);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73728);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78848);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 83968);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84480);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89600);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 140800);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 145920);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 151040);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 151360);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 202560);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 253760);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 258880);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 310080);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 315200);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 320320);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 320832);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 325952);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 377152);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 382272);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 387392);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 438592);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 489792);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 497472);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1536);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2048);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2560);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3072);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3584);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4096);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4608);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5120);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10240);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15360);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20480);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25600);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30720);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35840);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40960);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46080);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 97280);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 148480);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 153600);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 158720);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 209920);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 261120);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 266240);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 317440);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 368640);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 373760);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 424960);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 432640);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 440320);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -7083,6 +6641,14 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
+  T acc8_v[L] = {};
+  T acc9_v[L] = {};
+  T acc10_v[L] = {};
+  T acc11_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
@@ -7134,244 +6700,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %590 = contract f64[16,10] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %591 = contract f64[16,10] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %592 = tanh f64[16,10] -> v4
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = vm::tanh(v3[i0 * L + l]);
-    }
-  }
-  // %593 = contract f64[16,10] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v4[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v4[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v4[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v4[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v4[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %594 = sub f64[16,10] -> v5
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v2[i0 * L + l] - v3[i0 * L + l];
-    }
-  }
-  // %595 = softmax f64[16,10] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v5[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v5[(i0 * 10 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[i1 * L + l] = vm::exp(v5[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v5[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = v3[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %596 = contract f64[16] -> v3
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %597 = sigmoid f64[16] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = sigmoid(v3[i0 * L + l]);
-    }
-  }
-  // %598 = contract f64[16,10] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] = v4[(i0 * 10 + i1) * L + l] * v5[i0 * L + l];
-      }
-    }
-  }
-  // %600 = div f64[16,10,10] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v6[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (v2[(i0 * 10 + i2) * L + l] * v3[(i0 * 10 + i1) * L + l]) / 4.0f;
-        }
-      }
-    }
-  }
-  // %609 = layernorm f64[15] -> v7
+  // %609 = layernorm f64[15] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -7391,8 +6720,8 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e194 = u_stages[(i0 + 15) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e194 * e194);
+        const T e44 = u_stages[(i0 + 15) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e44 * e44);
       }
     }
   }
@@ -7404,380 +6733,17 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
+      v2[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %611 = add f64[15] -> v8
+  // %611 = add f64[15] -> v3
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = ln_bias[i0] + (v7[i0 * L + l] * ln_gain[i0]);
+      v3[i0 * L + l] = ln_bias[i0] + (v2[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %614 = contract f64[16,10] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v8[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v8[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v8[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v8[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v8[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %615 = tanh f64[16,10] -> v10
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = vm::tanh(v9[i0 * L + l]);
-    }
-  }
-  // %619 = contract f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v8[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %620 = sigmoid f64[16] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = sigmoid(v9[i0 * L + l]);
-    }
-  }
-  // %621 = contract f64[16,10] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1) * L + l] = v10[(i0 * 10 + i1) * L + l] * v11[i0 * L + l];
-      }
-    }
-  }
-  // %613 = contract f64[16,10] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v8[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v8[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v8[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v8[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v8[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %876 = add f64[16,10,10] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v13[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              z0_W[(i0 * 100 + i1 * 10 + i2) * L + l] +
-              (v6[(i0 * 100 + i1 * 10 + i2) * L + l] * (T(h) * 0.5f));
-        }
-      }
-    }
-  }
-  // %892 = contract f64[16,10] -> v14
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v13[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v13[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v13[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v13[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v13[(i0 * 100 + i1 + i2 * 10) * L + l], v10[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %893 = sub f64[16,10] -> v15
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v12[i0 * L + l] - v14[i0 * L + l];
-    }
-  }
-  // %894 = softmax f64[16,10] -> v14
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v15[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v15[(i0 * 10 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[i1 * L + l] = vm::exp(v15[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v15[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1) * L + l] = v16[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %896 = div f64[16,10,10] -> v17
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v17[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (v9[(i0 * 10 + i1) * L + l] * v14[(i0 * 10 + i2) * L + l]) / 4.0f;
-        }
-      }
-    }
-  }
-  // %898 = add f64[16,10,10] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v18[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (v17[(i0 * 100 + i1 * 10 + i2) * L + l] * (T(h) * 0.5f)) +
-              z0_W[(i0 * 100 + i1 * 10 + i2) * L + l];
-        }
-      }
-    }
-  }
-  // %899 = contract f64[16,10] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v18[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v18[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v18[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v18[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v18[(i0 * 100 + i1 + i2 * 10) * L + l], v10[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %900 = sub f64[16,10] -> v19
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = v12[i0 * L + l] - v15[i0 * L + l];
-    }
-  }
-  // %901 = softmax f64[16,10] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v19[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v19[(i0 * 10 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[i1 * L + l] = vm::exp(v19[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v19[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = v16[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %903 = div f64[16,10,10] -> v20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v20[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (v12[(i0 * 10 + i2) * L + l] * v9[(i0 * 10 + i1) * L + l]) / 4.0f;
-        }
-      }
-    }
-  }
-  // %637 = layernorm f64[15] -> v15
+  // %637 = layernorm f64[15] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -7797,8 +6763,8 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e446 = u_stages[(i0 + 45) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e446 * e446);
+        const T e75 = u_stages[(i0 + 45) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e75 * e75);
       }
     }
   }
@@ -7810,17 +6776,242 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = (u_stages[(i0 + 45) * L + l] - mean_v[l]) * rstd_v[l];
+      v4[i0 * L + l] = (u_stages[(i0 + 45) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %639 = add f64[15] -> v19
+  // %639 = add f64[15] -> v5
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = (v15[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
+      v5[i0 * L + l] = (v4[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
     }
   }
-  // %642 = contract f64[16,10] -> v21
+  // %596 = contract f64[16] -> v6
+  // %619 = contract f64[16] -> v7
+  // %647 = contract f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 60 + i1], v3[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 60 + i1], v5[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v3[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v5[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v3[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v5[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v3[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v5[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc4_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v8[(i0 * 4) * L + l] = acc8_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  // %597 = sigmoid f64[16] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = sigmoid(v6[i0 * L + l]);
+    }
+  }
+  // %620 = sigmoid f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = sigmoid(v7[i0 * L + l]);
+    }
+  }
+  // %590 = contract f64[16,10] -> v10
+  // %613 = contract f64[16,10] -> v11
+  // %641 = contract f64[16,10] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v3[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v5[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v3[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v5[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v3[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v5[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v3[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v5[i2 * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v10[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v10[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v10[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
+        v11[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v11[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v11[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v12[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
+        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v3[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v5[i2 * L + l], acc2_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v11[(i0 * 10 + i1) * L + l] = acc1_v[l];
+        v12[(i0 * 10 + i1) * L + l] = acc2_v[l];
+      }
+    }
+  }
+  // %591 = contract f64[16,10] -> v13
+  // %614 = contract f64[16,10] -> v14
+  // %642 = contract f64[16,10] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v3[i2 * L + l], acc4_v[l]);
+          acc8_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v5[i2 * L + l], acc8_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v3[i2 * L + l], acc5_v[l]);
+          acc9_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v5[i2 * L + l], acc9_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v3[i2 * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v5[i2 * L + l], acc10_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v3[i2 * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v5[i2 * L + l], acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v14[(i0 * 10 + i1 * 4) * L + l] = acc4_v[l];
+        v14[(i0 * 10 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v14[(i0 * 10 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v14[(i0 * 10 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v15[(i0 * 10 + i1 * 4) * L + l] = acc8_v[l];
+        v15[(i0 * 10 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v15[(i0 * 10 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v15[(i0 * 10 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v3[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v5[i2 * L + l], acc2_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v14[(i0 * 10 + i1) * L + l] = acc1_v[l];
+        v15[(i0 * 10 + i1) * L + l] = acc2_v[l];
+      }
+    }
+  }
+  // %592 = tanh f64[16,10] -> v16
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[i0 * L + l] = vm::tanh(v13[i0 * L + l]);
+    }
+  }
+  // %593 = contract f64[16,10] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7830,13 +7021,268 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
       }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v19[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v19[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v19[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v19[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v16[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v16[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v16[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v16[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v16[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %594 = sub f64[16,10] -> v17
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = v10[i0 * L + l] - v13[i0 * L + l];
+    }
+  }
+  // %595 = softmax f64[16,10] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v17[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v17[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[i1 * L + l] = vm::exp(v17[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v17[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 10 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %598 = contract f64[16,10] -> v13
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 10 + i1) * L + l] = v16[(i0 * 10 + i1) * L + l] * v9[i0 * L + l];
+      }
+    }
+  }
+  // %600 = div f64[16,10,10] -> v18
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v18[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              (v10[(i0 * 10 + i2) * L + l] * v13[(i0 * 10 + i1) * L + l]) / 4.0f;
+        }
+      }
+    }
+  }
+  // %615 = tanh f64[16,10] -> v17
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = vm::tanh(v14[i0 * L + l]);
+    }
+  }
+  // %621 = contract f64[16,10] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 10 + i1) * L + l] = v17[(i0 * 10 + i1) * L + l] * v6[i0 * L + l];
+      }
+    }
+  }
+  // %876 = add f64[16,10,10] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v19[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              z0_W[(i0 * 100 + i1 * 10 + i2) * L + l] +
+              (v18[(i0 * 100 + i1 * 10 + i2) * L + l] * (T(h) * 0.5f));
+        }
+      }
+    }
+  }
+  // %892 = contract f64[16,10] -> v20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v17[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v17[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 + i2 * 10) * L + l], v17[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %893 = sub f64[16,10] -> v21
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = v11[i0 * L + l] - v20[i0 * L + l];
+    }
+  }
+  // %894 = softmax f64[16,10] -> v20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v21[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v21[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[i1 * L + l] = vm::exp(v21[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v21[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 10 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %896 = div f64[16,10,10] -> v22
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v22[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              (v14[(i0 * 10 + i1) * L + l] * v20[(i0 * 10 + i2) * L + l]) / 4.0f;
+        }
+      }
+    }
+  }
+  // %898 = add f64[16,10,10] -> v23
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v23[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              (v22[(i0 * 100 + i1 * 10 + i2) * L + l] * (T(h) * 0.5f)) +
+              z0_W[(i0 * 100 + i1 * 10 + i2) * L + l];
+        }
+      }
+    }
+  }
+  // %899 = contract f64[16,10] -> v21
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v23[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v23[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v23[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v17[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v23[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v17[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -7852,10 +7298,11 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
       }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v19[i2 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(v23[(i0 * 100 + i1 + i2 * 10) * L + l], v17[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -7864,56 +7311,88 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %643 = tanh f64[16,10] -> v22
+  // %900 = sub f64[16,10] -> v24
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = vm::tanh(v21[i0 * L + l]);
+      v24[i0 * L + l] = v11[i0 * L + l] - v21[i0 * L + l];
     }
   }
-  // %647 = contract f64[16] -> v21
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  // %901 = softmax f64[16,10] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      rowmax_v[l] = T(-INFINITY);
     }
-    for (int64_t i1 = 0; i1 < 15; ++i1) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v19[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v19[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v19[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v19[i1 * L + l], acc3_v[l]);
+        rowmax_v[l] =
+            (v24[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v24[(i0 * 10 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[i1 * L + l] = vm::exp(v24[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v24[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 10 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+      }
     }
   }
-  // %648 = sigmoid f64[16] -> v23
+  // %903 = div f64[16,10,10] -> v25
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v25[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              (v11[(i0 * 10 + i2) * L + l] * v14[(i0 * 10 + i1) * L + l]) / 4.0f;
+        }
+      }
+    }
+  }
+  // %643 = tanh f64[16,10] -> v21
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = vm::tanh(v15[i0 * L + l]);
+    }
+  }
+  // %648 = sigmoid f64[16] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = sigmoid(v21[i0 * L + l]);
+      v7[i0 * L + l] = sigmoid(v8[i0 * L + l]);
     }
   }
-  // %649 = contract f64[16,10] -> v21
+  // %649 = contract f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 10 + i1) * L + l] = v22[(i0 * 10 + i1) * L + l] * v23[i0 * L + l];
+        v15[(i0 * 10 + i1) * L + l] = v21[(i0 * 10 + i1) * L + l] * v7[i0 * L + l];
       }
     }
   }
-  // %641 = contract f64[16,10] -> v24
+  // %1268 = add f64[16,10,10] -> v26
+  for (int64_t i0 = 0; i0 < 1600; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v26[i0 * L + l] = (T(h) * v25[i0 * L + l]) + z0_W[i0 * L + l];
+    }
+  }
+  // %1269 = contract f64[16,10] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7923,13 +7402,17 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
       }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v19[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v19[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v19[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v19[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v26[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v21[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v26[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v21[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v26[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v21[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v26[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v21[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -7945,10 +7428,11 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
       }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v19[i2 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(v26[(i0 * 100 + i1 + i2 * 10) * L + l], v21[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -7957,70 +7441,14 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %1268 = add f64[16,10,10] -> v25
-  for (int64_t i0 = 0; i0 < 1600; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = (T(h) * v20[i0 * L + l]) + z0_W[i0 * L + l];
-    }
-  }
-  // %1269 = contract f64[16,10] -> v26
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v22[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v25[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v22[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v25[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v22[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v25[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v22[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v26[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v26[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v26[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 + i2 * 10) * L + l], v22[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
   // %1270 = sub f64[16,10] -> v27
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = v24[i0 * L + l] - v26[i0 * L + l];
+      v27[i0 * L + l] = v12[i0 * L + l] - v24[i0 * L + l];
     }
   }
-  // %1271 = softmax f64[16,10] -> v24
+  // %1271 = softmax f64[16,10] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8041,14 +7469,14 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[i1 * L + l] = vm::exp(v27[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        v8[i1 * L + l] = vm::exp(v27[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
         rowsum_v[l] = rowsum_v[l] + vm::exp(v27[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1) * L + l] = v16[i1 * L + l] / rowsum_v[l];
+        v12[(i0 * 10 + i1) * L + l] = v8[i1 * L + l] / rowsum_v[l];
       }
     }
   }
@@ -8060,23 +7488,23 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 100 + i1 * 10 + i2) * L + l] =
               z0_W[(i0 * 100 + i1 * 10 + i2) * L + l] +
-              (T(h) * ((((v6[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.16666667f) +
-                         (v17[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.33333334f)) +
-                        (v20[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.33333334f)) +
-                       (((v21[(i0 * 10 + i1) * L + l] * v24[(i0 * 10 + i2) * L + l]) / 4.0f) *
+              (T(h) * ((((v18[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.16666667f) +
+                         (v22[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.33333334f)) +
+                        (v25[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.33333334f)) +
+                       (((v15[(i0 * 10 + i1) * L + l] * v12[(i0 * 10 + i2) * L + l]) / 4.0f) *
                         0.16666667f)));
         }
       }
     }
   }
-  // %268 = div f64[16,10,10] -> v6
+  // %268 = div f64[16,10,10] -> v18
   for (int64_t i0 = 0; i0 < 1600; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = a0[i0 * L + l] / 4.0f;
+      v18[i0 * L + l] = a0[i0 * L + l] / 4.0f;
     }
   }
-  // %1528 = contract f64[16,10] -> v26
+  // %1528 = contract f64[16,10] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8089,22 +7517,22 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v6[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v6[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v6[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v18[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v18[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v18[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v18[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v26[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v26[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v26[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v24[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v24[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v24[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v24[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -8115,17 +7543,17 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 + i2 * 10) * L + l], v3[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v18[(i0 * 100 + i1 + i2 * 10) * L + l], v13[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v24[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1956 = contract f64[16] -> v3
+  // %1956 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8137,48 +7565,48 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v2[(i0 * 40 + i1) * L + l], v26[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v10[(i0 * 40 + i1) * L + l], v24[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v2[(i0 * 40 + i1 + 10) * L + l], v26[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v10[(i0 * 40 + i1 + 10) * L + l], v24[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v2[(i0 * 40 + i1 + 20) * L + l], v26[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v10[(i0 * 40 + i1 + 20) * L + l], v24[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v2[(i0 * 40 + i1 + 30) * L + l], v26[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v10[(i0 * 40 + i1 + 30) * L + l], v24[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2173 = mul f64[16,10] -> v27
+  // %2173 = mul f64[16,10] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 10 + i1) * L + l] =
-            v2[(i0 * 10 + i1) * L + l] * (v26[(i0 * 10 + i1) * L + l] - v3[i0 * L + l]);
+        v13[(i0 * 10 + i1) * L + l] =
+            v10[(i0 * 10 + i1) * L + l] * (v24[(i0 * 10 + i1) * L + l] - v8[i0 * L + l]);
       }
     }
   }
-  // %2177 = div f64[16,10,10] -> v17
+  // %2177 = div f64[16,10,10] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v17[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (((v4[(i0 * 10 + i1) * L + l] * (T(h) * 0.5f)) * v27[(i0 * 10 + i2) * L + l]) +
+          v22[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              (((v16[(i0 * 10 + i1) * L + l] * (T(h) * 0.5f)) * v13[(i0 * 10 + i2) * L + l]) +
                a0[(i0 * 100 + i1 * 10 + i2) * L + l]) /
               4.0f;
         }
       }
     }
   }
-  // %2178 = contract f64[16,10] -> v3
+  // %2178 = contract f64[16,10] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8191,22 +7619,22 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v17[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v9[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v17[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v9[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v17[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v9[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v17[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v9[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v22[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v14[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v22[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v14[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v22[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v14[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v22[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v14[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v24[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v24[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v24[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v24[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -8217,17 +7645,17 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v17[(i0 * 100 + i1 + i2 * 10) * L + l], v9[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v22[(i0 * 100 + i1 + i2 * 10) * L + l], v14[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v24[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %2179 = contract f64[16] -> v26
+  // %2179 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8239,34 +7667,136 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v24[(i0 * 40 + i1) * L + l], v20[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v24[(i0 * 40 + i1 + 10) * L + l], v20[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v24[(i0 * 40 + i1 + 20) * L + l], v20[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v24[(i0 * 40 + i1 + 30) * L + l], v20[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2182 = mul f64[16,10] -> v20
+  // %2182 = mul f64[16,10] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1) * L + l] =
-            (v3[(i0 * 10 + i1) * L + l] - v26[i0 * L + l]) * v14[(i0 * 10 + i1) * L + l];
+        v27[(i0 * 10 + i1) * L + l] =
+            (v24[(i0 * 10 + i1) * L + l] - v8[i0 * L + l]) * v20[(i0 * 10 + i1) * L + l];
       }
     }
   }
-  // %2186 = div f64[16,10,10] -> v28
+  // %2186 = div f64[16,10,10] -> v25
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v25[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              (a0[(i0 * 100 + i1 * 10 + i2) * L + l] +
+               (v17[(i0 * 10 + i1) * L + l] * (v27[(i0 * 10 + i2) * L + l] * (T(h) * 0.5f)))) /
+              4.0f;
+        }
+      }
+    }
+  }
+  // %2187 = contract f64[16,10] -> v24
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v14[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v25[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v14[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v25[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v14[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v25[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v14[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v24[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v24[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v24[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v24[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 + i2 * 10) * L + l], v14[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v24[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %2188 = contract f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v24[(i0 * 40 + i1) * L + l], v11[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v24[(i0 * 40 + i1 + 10) * L + l], v11[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v24[(i0 * 40 + i1 + 20) * L + l], v11[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v24[(i0 * 40 + i1 + 30) * L + l], v11[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2191 = mul f64[16,10] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 10 + i1) * L + l] =
+            v11[(i0 * 10 + i1) * L + l] * (v24[(i0 * 10 + i1) * L + l] - v8[i0 * L + l]);
+      }
+    }
+  }
+  // %2197 = div f64[16,10,10] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
@@ -8274,13 +7804,13 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         for (int64_t l = 0; l < L; ++l) {
           v28[(i0 * 100 + i1 * 10 + i2) * L + l] =
               (a0[(i0 * 100 + i1 * 10 + i2) * L + l] +
-               (v10[(i0 * 10 + i1) * L + l] * (v20[(i0 * 10 + i2) * L + l] * (T(h) * 0.5f)))) /
+               ((v14[(i0 * 10 + i2) * L + l] * T(h)) * v17[(i0 * 10 + i1) * L + l])) /
               4.0f;
         }
       }
     }
   }
-  // %2187 = contract f64[16,10] -> v3
+  // %2198 = contract f64[16,10] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8294,21 +7824,21 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(v28[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v9[(i0 * 10 + i2) * L + l], acc0_v[l]);
+                               v15[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(v28[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v9[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v15[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(v28[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v9[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v15[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(v28[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v9[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v15[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v24[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v24[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v24[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v24[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -8319,17 +7849,17 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v28[(i0 * 100 + i1 + i2 * 10) * L + l], v9[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v28[(i0 * 100 + i1 + i2 * 10) * L + l], v15[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v24[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %2188 = contract f64[16] -> v9
+  // %2199 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8341,132 +7871,30 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v12[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v24[(i0 * 40 + i1) * L + l], v12[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v12[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v24[(i0 * 40 + i1 + 10) * L + l], v12[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v12[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v24[(i0 * 40 + i1 + 20) * L + l], v12[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v12[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v24[(i0 * 40 + i1 + 30) * L + l], v12[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2191 = mul f64[16,10] -> v26
+  // %2202 = mul f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 10 + i1) * L + l] =
-            v12[(i0 * 10 + i1) * L + l] * (v3[(i0 * 10 + i1) * L + l] - v9[i0 * L + l]);
-      }
-    }
-  }
-  // %2197 = div f64[16,10,10] -> v29
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v29[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (a0[(i0 * 100 + i1 * 10 + i2) * L + l] +
-               ((v26[(i0 * 10 + i2) * L + l] * T(h)) * v10[(i0 * 10 + i1) * L + l])) /
-              4.0f;
-        }
-      }
-    }
-  }
-  // %2198 = contract f64[16,10] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v29[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v21[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v29[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v21[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v29[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v21[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v29[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v21[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v29[(i0 * 100 + i1 + i2 * 10) * L + l], v21[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %2199 = contract f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v24[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v24[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v24[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v24[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2202 = mul f64[16,10] -> v21
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 10 + i1) * L + l] =
-            (v3[(i0 * 10 + i1) * L + l] - v9[i0 * L + l]) * v24[(i0 * 10 + i1) * L + l];
+        v15[(i0 * 10 + i1) * L + l] =
+            (v24[(i0 * 10 + i1) * L + l] - v8[i0 * L + l]) * v12[(i0 * 10 + i1) * L + l];
       }
     }
   }
@@ -8477,20 +7905,22 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           a1[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              ((((v10[(i0 * 10 + i1) * L + l] *
-                  (v26[(i0 * 10 + i2) * L + l] * (T(h) * 0.33333334f))) +
-                 ((v21[(i0 * 10 + i2) * L + l] * (T(h) * 0.16666667f)) *
-                  v22[(i0 * 10 + i1) * L + l])) +
-                (v10[(i0 * 10 + i1) * L + l] *
-                 (v20[(i0 * 10 + i2) * L + l] * (T(h) * 0.33333334f)))) +
-               ((v4[(i0 * 10 + i1) * L + l] * (T(h) * 0.16666667f)) *
-                v27[(i0 * 10 + i2) * L + l])) +
+              ((((v17[(i0 * 10 + i1) * L + l] *
+                  (v14[(i0 * 10 + i2) * L + l] * (T(h) * 0.33333334f))) +
+                 ((v15[(i0 * 10 + i2) * L + l] * (T(h) * 0.16666667f)) *
+                  v21[(i0 * 10 + i1) * L + l])) +
+                (v17[(i0 * 10 + i1) * L + l] *
+                 (v27[(i0 * 10 + i2) * L + l] * (T(h) * 0.33333334f)))) +
+               ((v16[(i0 * 10 + i1) * L + l] * (T(h) * 0.16666667f)) *
+                v13[(i0 * 10 + i2) * L + l])) +
               a0[(i0 * 100 + i1 * 10 + i2) * L + l];
         }
       }
     }
   }
-  // %2215 = contract f64[16,15] -> v30
+  // %2215 = contract f64[16,15] -> v29
+  // %2231 = contract f64[16,15] -> v30
+  // %2247 = contract f64[16,15] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -8499,46 +7929,84 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         acc1_v[l] = 0.0f;
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v27[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v13[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v27[(i0 * 10 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v14[(i0 * 10 + i2) * L + l], acc8_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v27[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v27[(i0 * 10 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v14[(i0 * 10 + i2) * L + l], acc9_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v27[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v27[(i0 * 10 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v14[(i0 * 10 + i2) * L + l],
+                                acc10_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v27[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v13[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v27[(i0 * 10 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v14[(i0 * 10 + i2) * L + l],
+                                acc11_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v30[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v30[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v30[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v29[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v29[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v29[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v29[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v30[(i0 * 15 + i1 * 4) * L + l] = acc4_v[l];
+        v30[(i0 * 15 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v30[(i0 * 15 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v30[(i0 * 15 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v31[(i0 * 15 + i1 * 4) * L + l] = acc8_v[l];
+        v31[(i0 * 15 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v31[(i0 * 15 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v31[(i0 * 15 + i1 * 4 + 3) * L + l] = acc11_v[l];
       }
     }
     for (int64_t i1 = 12; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
       }
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v27[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v13[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v27[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v14[(i0 * 10 + i2) * L + l], acc2_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v29[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v30[(i0 * 15 + i1) * L + l] = acc1_v[l];
+        v31[(i0 * 15 + i1) * L + l] = acc2_v[l];
       }
     }
   }
-  // %1538 = contract f64[16,10] -> v3
+  // %1538 = contract f64[16,10] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8551,22 +8019,22 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 * 40 + i2) * L + l], v2[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v18[(i0 * 100 + i1 * 40 + i2) * L + l], v10[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v6[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v6[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v6[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc1_v[l] = std::fma(v18[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v18[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v18[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v24[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v24[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v24[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v24[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -8577,17 +8045,17 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 * 10 + i2) * L + l], v2[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v18[(i0 * 100 + i1 * 10 + i2) * L + l], v10[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v24[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %2211 = contract f64[16,10] -> v2
+  // %2211 = contract f64[16,10] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8600,22 +8068,22 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v27[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v13[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v27[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v27[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v27[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v13[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v10[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v10[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v10[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v10[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -8626,93 +8094,28 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v27[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v13[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v10[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %2213 = mul f64[16,10] -> v9
+  // %2213 = mul f64[16,10] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1) * L + l] =
-            ((v3[(i0 * 10 + i1) * L + l] * v5[i0 * L + l]) - v2[(i0 * 10 + i1) * L + l]) *
-            (1.0f - square(v4[(i0 * 10 + i1) * L + l]));
+        v18[(i0 * 10 + i1) * L + l] =
+            ((v24[(i0 * 10 + i1) * L + l] * v9[i0 * L + l]) - v10[(i0 * 10 + i1) * L + l]) *
+            (1.0f - square(v16[(i0 * 10 + i1) * L + l]));
       }
     }
   }
-  // %2214 = contract f64[16,15] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v9[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v9[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v9[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v9[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v9[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %2217 = reduce_sum f64[15] -> v2
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v30[(i0 + i1 * 15) * L + l] + v6[(i0 + i1 * 15) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1546 = contract f64[16] -> v30
+  // %1546 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8724,80 +8127,31 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v4[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v24[(i0 * 40 + i1) * L + l], v16[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v4[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v24[(i0 * 40 + i1 + 10) * L + l], v16[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v4[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v24[(i0 * 40 + i1 + 20) * L + l], v16[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v4[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v24[(i0 * 40 + i1 + 30) * L + l], v16[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 4) * L + l] = acc0_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1547 = mul f64[16] -> v3
+  // %1547 = mul f64[16] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v30[i0 * L + l] * ((1.0f - v5[i0 * L + l]) * v5[i0 * L + l]);
+      v10[i0 * L + l] = v8[i0 * L + l] * ((1.0f - v9[i0 * L + l]) * v9[i0 * L + l]);
     }
   }
-  // %1548 = contract f64[15] -> v4
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v3[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 12; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v3[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %2218 = add f64[15] -> v5
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v2[i0 * L + l] + v4[i0 * L + l];
-    }
-  }
-  // %2222 = contract f64[16,10] -> v2
+  // %2222 = contract f64[16,10] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8810,156 +8164,22 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v17[(i0 * 100 + i1 * 40 + i2) * L + l], v14[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v22[(i0 * 100 + i1 * 40 + i2) * L + l], v20[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v17[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v17[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v17[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v17[(i0 * 100 + i1 * 10 + i2) * L + l], v14[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %2223 = contract f64[16] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 40 + i1) * L + l], v2[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v10[(i0 * 40 + i1 + 10) * L + l], v2[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v10[(i0 * 40 + i1 + 20) * L + l], v2[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v10[(i0 * 40 + i1 + 30) * L + l], v2[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %703 = mul f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = v11[i0 * L + l] * (1.0f - v11[i0 * L + l]);
-    }
-  }
-  // %2224 = mul f64[16] -> v30
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = v4[i0 * L + l] * v14[i0 * L + l];
-    }
-  }
-  // %2225 = contract f64[15] -> v4
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v30[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v30[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v30[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v30[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 12; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v30[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %2227 = contract f64[16,10] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v13[(i0 * 100 + i1 * 40 + i2) * L + l], v20[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v13[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+          acc1_v[l] = std::fma(v22[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
                                v20[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v13[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+          acc2_v[l] = std::fma(v22[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
                                v20[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v13[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+          acc3_v[l] = std::fma(v22[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
                                v20[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v16[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v16[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v16[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v16[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -8970,37 +8190,129 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v13[(i0 * 100 + i1 * 10 + i2) * L + l], v20[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v22[(i0 * 100 + i1 * 10 + i2) * L + l], v20[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v16[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %718 = sub f64[16,10] -> v13
+  // %2223 = contract f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v17[(i0 * 40 + i1) * L + l], v16[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v17[(i0 * 40 + i1 + 10) * L + l], v16[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v17[(i0 * 40 + i1 + 20) * L + l], v16[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v17[(i0 * 40 + i1 + 30) * L + l], v16[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %703 = mul f64[16] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = v6[i0 * L + l] * (1.0f - v6[i0 * L + l]);
+    }
+  }
+  // %2224 = mul f64[16] -> v20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = v8[i0 * L + l] * v9[i0 * L + l];
+    }
+  }
+  // %2227 = contract f64[16,10] -> v24
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2) * L + l], v27[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v27[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v27[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v27[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v24[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v24[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v24[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v24[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 * 10 + i2) * L + l], v27[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v24[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %718 = sub f64[16,10] -> v19
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = 1.0f - square(v10[i0 * L + l]);
+      v19[i0 * L + l] = 1.0f - square(v17[i0 * L + l]);
     }
   }
-  // %2229 = mul f64[16,10] -> v17
+  // %2229 = mul f64[16,10] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 10 + i1) * L + l] =
-            ((v2[(i0 * 10 + i1) * L + l] * v11[i0 * L + l]) - v6[(i0 * 10 + i1) * L + l]) *
-            v13[(i0 * 10 + i1) * L + l];
+        v22[(i0 * 10 + i1) * L + l] =
+            ((v16[(i0 * 10 + i1) * L + l] * v6[i0 * L + l]) - v24[(i0 * 10 + i1) * L + l]) *
+            v19[(i0 * 10 + i1) * L + l];
       }
     }
   }
-  // %2230 = contract f64[16,15] -> v6
+  // %2238 = contract f64[16,10] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -9011,25 +8323,25 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v17[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v17[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2) * L + l], v11[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v11[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v11[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v16[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v16[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v16[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v16[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -9037,18 +8349,19 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 * 10 + i2) * L + l], v11[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v16[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %2231 = contract f64[16,15] -> v31
+  // %2243 = contract f64[16,10] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -9059,25 +8372,25 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v20[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v20[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v20[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v20[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v23[(i0 * 100 + i1 * 40 + i2) * L + l], v14[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v23[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v14[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v23[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v14[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v23[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v14[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v31[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v31[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v31[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v11[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v11[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v11[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
@@ -9085,16 +8398,116 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v20[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(v23[(i0 * 100 + i1 * 10 + i2) * L + l], v14[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v11[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %2233 = reduce_sum f64[15] -> v2
+  // %2245 = mul f64[16,10] -> v24
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v24[(i0 * 10 + i1) * L + l] =
+            ((v16[(i0 * 10 + i1) * L + l] * v6[i0 * L + l]) - v11[(i0 * 10 + i1) * L + l]) *
+            v19[(i0 * 10 + i1) * L + l];
+      }
+    }
+  }
+  // %2214 = contract f64[16,15] -> v19
+  // %2230 = contract f64[16,15] -> v23
+  // %2246 = contract f64[16,15] -> v25
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+        acc8_v[l] = 0.0f;
+        acc9_v[l] = 0.0f;
+        acc10_v[l] = 0.0f;
+        acc11_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v18[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v22[(i0 * 10 + i2) * L + l], acc4_v[l]);
+          acc8_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v24[(i0 * 10 + i2) * L + l], acc8_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v22[(i0 * 10 + i2) * L + l], acc5_v[l]);
+          acc9_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v24[(i0 * 10 + i2) * L + l], acc9_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v22[(i0 * 10 + i2) * L + l], acc6_v[l]);
+          acc10_v[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v24[(i0 * 10 + i2) * L + l],
+                                acc10_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v18[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v22[(i0 * 10 + i2) * L + l], acc7_v[l]);
+          acc11_v[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v24[(i0 * 10 + i2) * L + l],
+                                acc11_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v19[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v19[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v19[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v23[(i0 * 15 + i1 * 4) * L + l] = acc4_v[l];
+        v23[(i0 * 15 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v23[(i0 * 15 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v23[(i0 * 15 + i1 * 4 + 3) * L + l] = acc7_v[l];
+        v25[(i0 * 15 + i1 * 4) * L + l] = acc8_v[l];
+        v25[(i0 * 15 + i1 * 4 + 1) * L + l] = acc9_v[l];
+        v25[(i0 * 15 + i1 * 4 + 2) * L + l] = acc10_v[l];
+        v25[(i0 * 15 + i1 * 4 + 3) * L + l] = acc11_v[l];
+      }
+    }
+    for (int64_t i1 = 12; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v18[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v22[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v24[(i0 * 10 + i2) * L + l], acc2_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v23[(i0 * 15 + i1) * L + l] = acc1_v[l];
+        v25[(i0 * 15 + i1) * L + l] = acc2_v[l];
+      }
+    }
+  }
+  // %2217 = reduce_sum f64[15] -> v6
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9103,70 +8516,180 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v6[(i0 + i1 * 15) * L + l] + v31[(i0 + i1 * 15) * L + l]);
+        acc_v[l] = acc_v[l] + (v29[(i0 + i1 * 15) * L + l] + v19[(i0 + i1 * 15) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = acc_v[l];
+      v6[i0 * L + l] = acc_v[l];
     }
   }
-  // %2235 = mul f64[15] -> v31
+  // %2233 = reduce_sum f64[15] -> v8
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = (v4[i0 * L + l] + v2[i0 * L + l]) * 0.33333334f;
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v23[(i0 + i1 * 15) * L + l] + v30[(i0 + i1 * 15) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = acc_v[l];
     }
   }
-  // %2247 = contract f64[16,15] -> v6
+  // %2249 = reduce_sum f64[15] -> v11
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v31[(i0 + i1 * 15) * L + l] + v25[(i0 + i1 * 15) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %2239 = contract f64[16] -> v29
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v16[(i0 * 40 + i1) * L + l], v17[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v16[(i0 * 40 + i1 + 10) * L + l], v17[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v16[(i0 * 40 + i1 + 20) * L + l], v17[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v16[(i0 * 40 + i1 + 30) * L + l], v17[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v29[(i0 * 4) * L + l] = acc0_v[l];
+      v29[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v29[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v29[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2240 = mul f64[16] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v26[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v26[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v26[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v26[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v26[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[i0 * L + l] = v9[i0 * L + l] * v29[i0 * L + l];
     }
   }
-  // %2238 = contract f64[16,10] -> v2
+  // %1548 = contract f64[15] -> v9
+  // %2225 = contract f64[15] -> v17
+  // %2241 = contract f64[15] -> v29
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+      acc4_v[l] = 0.0f;
+      acc5_v[l] = 0.0f;
+      acc6_v[l] = 0.0f;
+      acc7_v[l] = 0.0f;
+      acc8_v[l] = 0.0f;
+      acc9_v[l] = 0.0f;
+      acc10_v[l] = 0.0f;
+      acc11_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v10[i1 * L + l], acc0_v[l]);
+        acc4_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v20[i1 * L + l], acc4_v[l]);
+        acc8_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v16[i1 * L + l], acc8_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v10[i1 * L + l], acc1_v[l]);
+        acc5_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v20[i1 * L + l], acc5_v[l]);
+        acc9_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v16[i1 * L + l], acc9_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v10[i1 * L + l], acc2_v[l]);
+        acc6_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v20[i1 * L + l], acc6_v[l]);
+        acc10_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v16[i1 * L + l], acc10_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v10[i1 * L + l], acc3_v[l]);
+        acc7_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v20[i1 * L + l], acc7_v[l]);
+        acc11_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v16[i1 * L + l], acc11_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 4) * L + l] = acc4_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc5_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc6_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc7_v[l];
+      v29[(i0 * 4) * L + l] = acc8_v[l];
+      v29[(i0 * 4 + 1) * L + l] = acc9_v[l];
+      v29[(i0 * 4 + 2) * L + l] = acc10_v[l];
+      v29[(i0 * 4 + 3) * L + l] = acc11_v[l];
+    }
+  }
+  for (int64_t i0 = 12; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v10[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 + i1 * 15], v20[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 + i1 * 15], v16[i1 * L + l], acc2_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = acc0_v[l];
+      v17[i0 * L + l] = acc1_v[l];
+      v29[i0 * L + l] = acc2_v[l];
+    }
+  }
+  // %2218 = add f64[15] -> v30
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[i0 * L + l] = v6[i0 * L + l] + v9[i0 * L + l];
+    }
+  }
+  // %2235 = mul f64[15] -> v6
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = (v17[i0 * L + l] + v8[i0 * L + l]) * 0.33333334f;
+    }
+  }
+  // %2251 = mul f64[15] -> v8
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = (v11[i0 * L + l] + v29[i0 * L + l]) * 0.33333334f;
+    }
+  }
+  // %2254 = contract f64[16,10] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -9191,10 +8714,10 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v11[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v11[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v11[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -9211,136 +8734,11 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v11[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %2243 = contract f64[16,10] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v18[(i0 * 100 + i1 * 40 + i2) * L + l], v26[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v18[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v26[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v18[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v26[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v18[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v26[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v4[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v4[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v4[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v18[(i0 * 100 + i1 * 10 + i2) * L + l], v26[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %2245 = mul f64[16,10] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] =
-            ((v2[(i0 * 10 + i1) * L + l] * v11[i0 * L + l]) - v4[(i0 * 10 + i1) * L + l]) *
-            v13[(i0 * 10 + i1) * L + l];
-      }
-    }
-  }
-  // %2246 = contract f64[16,15] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %2249 = reduce_sum f64[15] -> v11
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v6[(i0 + i1 * 15) * L + l] + v13[(i0 + i1 * 15) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %2239 = contract f64[16] -> v4
+  // %2255 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9352,31 +8750,31 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v2[(i0 * 40 + i1) * L + l], v10[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v21[(i0 * 40 + i1) * L + l], v11[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v2[(i0 * 40 + i1 + 10) * L + l], v10[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v21[(i0 * 40 + i1 + 10) * L + l], v11[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v2[(i0 * 40 + i1 + 20) * L + l], v10[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v21[(i0 * 40 + i1 + 20) * L + l], v11[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v2[(i0 * 40 + i1 + 30) * L + l], v10[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v21[(i0 * 40 + i1 + 30) * L + l], v11[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2240 = mul f64[16] -> v2
+  // %2256 = mul f64[16] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v14[i0 * L + l] * v4[i0 * L + l];
+      v12[i0 * L + l] = v9[i0 * L + l] * ((1.0f - v7[i0 * L + l]) * v7[i0 * L + l]);
     }
   }
-  // %2241 = contract f64[15] -> v4
+  // %2257 = contract f64[15] -> v9
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9388,18 +8786,18 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v12[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   for (int64_t i0 = 12; i0 < 15; ++i0) {
@@ -9410,149 +8808,15 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v2[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v12[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = acc0_v[l];
+      v9[i0 * L + l] = acc0_v[l];
     }
   }
-  // %2251 = mul f64[15] -> v10
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = (v11[i0 * L + l] + v4[i0 * L + l]) * 0.33333334f;
-    }
-  }
-  // %2254 = contract f64[16,10] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v29[(i0 * 100 + i1 * 40 + i2) * L + l], v24[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v29[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v24[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v29[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v24[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v29[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v24[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v4[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v4[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v4[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v29[(i0 * 100 + i1 * 10 + i2) * L + l], v24[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %2255 = contract f64[16] -> v11
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v22[(i0 * 40 + i1) * L + l], v4[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v22[(i0 * 40 + i1 + 10) * L + l], v4[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v22[(i0 * 40 + i1 + 20) * L + l], v4[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v22[(i0 * 40 + i1 + 30) * L + l], v4[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2256 = mul f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = v11[i0 * L + l] * ((1.0f - v23[i0 * L + l]) * v23[i0 * L + l]);
-    }
-  }
-  // %2257 = contract f64[15] -> v11
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v14[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v14[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v14[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v14[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 12; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v14[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %2263 = contract f64[16,15] -> v6
+  // %2263 = contract f64[16,15] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -9566,21 +8830,21 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v21[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v15[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v21[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v15[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v21[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v15[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v21[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v15[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v29[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v29[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v29[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v29[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 12; i1 < 15; ++i1) {
@@ -9591,16 +8855,16 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v21[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v15[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v29[(i0 * 15 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %2259 = contract f64[16,10] -> v24
+  // %2259 = contract f64[16,10] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -9613,22 +8877,22 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2) * L + l], v21[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v26[(i0 * 100 + i1 * 40 + i2) * L + l], v15[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v21[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v21[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v21[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc1_v[l] = std::fma(v26[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v15[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v26[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v15[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v26[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v15[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v24[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v24[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v24[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v17[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v17[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v17[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v17[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -9639,28 +8903,28 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 * 10 + i2) * L + l], v21[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v26[(i0 * 100 + i1 * 10 + i2) * L + l], v15[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v17[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %2261 = mul f64[16,10] -> v13
+  // %2261 = mul f64[16,10] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1) * L + l] =
-            ((v4[(i0 * 10 + i1) * L + l] * v23[i0 * L + l]) - v24[(i0 * 10 + i1) * L + l]) *
-            (1.0f - square(v22[(i0 * 10 + i1) * L + l]));
+        v31[(i0 * 10 + i1) * L + l] =
+            ((v11[(i0 * 10 + i1) * L + l] * v7[i0 * L + l]) - v17[(i0 * 10 + i1) * L + l]) *
+            (1.0f - square(v21[(i0 * 10 + i1) * L + l]));
       }
     }
   }
-  // %2262 = contract f64[16,15] -> v18
+  // %2262 = contract f64[16,15] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -9674,21 +8938,21 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v13[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v31[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v31[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v31[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v13[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v31[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v18[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v18[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v18[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v19[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v19[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v19[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v19[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 12; i1 < 15; ++i1) {
@@ -9699,16 +8963,16 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v13[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v31[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v19[(i0 * 15 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %2265 = reduce_sum f64[15] -> v23
+  // %2265 = reduce_sum f64[15] -> v7
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9717,19 +8981,19 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v6[(i0 + i1 * 15) * L + l] + v18[(i0 + i1 * 15) * L + l]);
+        acc_v[l] = acc_v[l] + (v29[(i0 + i1 * 15) * L + l] + v19[(i0 + i1 * 15) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = acc_v[l];
+      v7[i0 * L + l] = acc_v[l];
     }
   }
-  // %2267 = mul f64[15] -> v4
+  // %2267 = mul f64[15] -> v11
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = (v11[i0 * L + l] + v23[i0 * L + l]) * 0.16666667f;
+      v11[i0 * L + l] = (v9[i0 * L + l] + v7[i0 * L + l]) * 0.16666667f;
     }
   }
   // %2270 = mul f64[15] -> adj.ln.gain
@@ -9738,10 +9002,10 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-((v0[i0 * L + l] * v5[i0 * L + l]) * 0.16666667f)) -
-                    (v31[i0 * L + l] * v7[i0 * L + l])) -
-                   (v7[i0 * L + l] * v10[i0 * L + l])) -
-                  (v4[i0 * L + l] * v15[i0 * L + l])) *
+        sum[l] = ((((-((v0[i0 * L + l] * v30[i0 * L + l]) * 0.16666667f)) -
+                    (v6[i0 * L + l] * v2[i0 * L + l])) -
+                   (v2[i0 * L + l] * v8[i0 * L + l])) -
+                  (v11[i0 * L + l] * v4[i0 * L + l])) *
                  T(h);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
@@ -9753,8 +9017,8 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v5[i0 * L + l] * 0.16666667f)) - v31[i0 * L + l]) - v10[i0 * L + l]) -
-                  v4[i0 * L + l]) *
+        sum[l] = ((((-(v30[i0 * L + l] * 0.16666667f)) - v6[i0 * L + l]) - v8[i0 * L + l]) -
+                  v11[i0 * L + l]) *
                  T(h);
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
@@ -9767,10 +9031,10 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v30[i0 * L + l] * (v8[i1 * L + l] * (T(h) * 0.33333334f)))) -
-                     ((v1[i1 * L + l] * (T(h) * 0.16666667f)) * v3[i0 * L + l])) -
-                    ((v8[i1 * L + l] * (T(h) * 0.33333334f)) * v2[i0 * L + l])) -
-                   ((v19[i1 * L + l] * (T(h) * 0.16666667f)) * v14[i0 * L + l]);
+          sum[l] = (((-(v20[i0 * L + l] * (v3[i1 * L + l] * (T(h) * 0.33333334f)))) -
+                     ((v1[i1 * L + l] * (T(h) * 0.16666667f)) * v10[i0 * L + l])) -
+                    ((v3[i1 * L + l] * (T(h) * 0.33333334f)) * v16[i0 * L + l])) -
+                   ((v5[i1 * L + l] * (T(h) * 0.16666667f)) * v12[i0 * L + l]);
         }
         dtheta_Wb[i0 * 15 + i1] += lane_sum<L>(sum);
       }
@@ -9784,10 +9048,10 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v27[(i0 * 10 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                       (v20[(i0 * 10 + i1) * L + l] * (v8[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                      (v26[(i0 * 10 + i1) * L + l] * (v8[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                     (v21[(i0 * 10 + i1) * L + l] * (v19[i2 * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = (((-(v13[(i0 * 10 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                       (v27[(i0 * 10 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                      (v14[(i0 * 10 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                     (v15[(i0 * 10 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wk[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
         }
@@ -9802,10 +9066,10 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v17[(i0 * 10 + i1) * L + l] * (v8[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                       (v9[(i0 * 10 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)))) -
-                      (v12[(i0 * 10 + i1) * L + l] * (v8[i2 * L + l] * (T(h) * 0.33333334f)))) -
-                     (v13[(i0 * 10 + i1) * L + l] * (v19[i2 * L + l] * (T(h) * 0.16666667f)));
+            sum[l] = (((-(v22[(i0 * 10 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                       (v18[(i0 * 10 + i1) * L + l] * (v1[i2 * L + l] * (T(h) * 0.16666667f)))) -
+                      (v24[(i0 * 10 + i1) * L + l] * (v3[i2 * L + l] * (T(h) * 0.33333334f)))) -
+                     (v31[(i0 * 10 + i1) * L + l] * (v5[i2 * L + l] * (T(h) * 0.16666667f)));
           }
           dtheta_Wv[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
         }
@@ -11443,9 +10707,9 @@ const plastic_model kModel = {
             .field = 21504,
             .field_vjp = 90624,
             .adjoint_field = 181248,
-            .step = 180224,
-            .step_vjp = 485696,
-            .adjoint_step = 505152,
+            .step = 208896,
+            .step_vjp = 476160,
+            .adjoint_step = 448000,
             .output = 16384,
             .output_vjp = 54656,
             .loss = 128,

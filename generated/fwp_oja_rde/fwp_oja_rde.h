@@ -94,11 +94,11 @@ enum { fwp_oja_rde_adjoint_field_lanes = 8, fwp_oja_rde_adjoint_field_scratch_by
  *   theta: uniform[49521] = 49521 floats, read-only
  *   u_stages: varying[60] = 480 floats, read-only
  *   z1: varying[1600] = 12800 floats, may alias
- *   scratch: scratch arena, 180224 bytes, 64-byte aligned
+ *   scratch: scratch arena, 208896 bytes, 64-byte aligned
  */
 void fwp_oja_rde_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                       const void* u_stages, void* z1, void* scratch);
-enum { fwp_oja_rde_step_lanes = 8, fwp_oja_rde_step_scratch_bytes = 180224 };
+enum { fwp_oja_rde_step_lanes = 8, fwp_oja_rde_step_scratch_bytes = 208896 };
 
 /* fwp_oja_rde_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -111,12 +111,12 @@ enum { fwp_oja_rde_step_lanes = 8, fwp_oja_rde_step_scratch_bytes = 180224 };
  *   z0_bar: varying[1600] = 12800 floats
  *   theta_bar: uniform[49521] = 49521 floats
  *   u_stages_bar: varying[60] = 480 floats, may be NULL
- *   scratch: scratch arena, 485696 bytes, 64-byte aligned
+ *   scratch: scratch arena, 476160 bytes, 64-byte aligned
  */
 void fwp_oja_rde_step_vjp(const void* ctx, double t, double h, const void* z0, const void* theta,
                           const void* u_stages, const void* z1_bar, void* z0_bar, void* theta_bar,
                           void* u_stages_bar, void* scratch);
-enum { fwp_oja_rde_step_vjp_lanes = 8, fwp_oja_rde_step_vjp_scratch_bytes = 485696 };
+enum { fwp_oja_rde_step_vjp_lanes = 8, fwp_oja_rde_step_vjp_scratch_bytes = 476160 };
 
 /* fwp_oja_rde_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -131,12 +131,12 @@ enum { fwp_oja_rde_step_vjp_lanes = 8, fwp_oja_rde_step_vjp_scratch_bytes = 4856
  *   dtheta: uniform[49521] = 49521 floats
  *   err: varying[3200] = 25600 floats, may be NULL
  *   dtheta_err: uniform[49521] = 49521 floats, may be NULL
- *   scratch: scratch arena, 505152 bytes, 64-byte aligned
+ *   scratch: scratch arena, 448000 bytes, 64-byte aligned
  */
 void fwp_oja_rde_adjoint_step(const void* ctx, double t, double h, const void* z0, const void* a0,
                               const void* theta, const void* u_stages, void* z1, void* a1,
                               void* dtheta, void* err, void* dtheta_err, void* scratch);
-enum { fwp_oja_rde_adjoint_step_lanes = 8, fwp_oja_rde_adjoint_step_scratch_bytes = 505152 };
+enum { fwp_oja_rde_adjoint_step_lanes = 8, fwp_oja_rde_adjoint_step_scratch_bytes = 448000 };
 
 /* fwp_oja_rde_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

@@ -6569,23 +6569,24 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
   T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38592);
   T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42688);
   T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42944);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 47040);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51136);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 55232);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59328);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 63424);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79808);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 96192);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100288);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100352);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100416);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100480);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100992);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 105088);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 179328);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 212096);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 286336);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 360576);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43456);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 47552);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51648);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 55744);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59840);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76224);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 92608);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 96704);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 96768);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 96832);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 96896);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 129664);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 133760);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 137856);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 141952);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 216192);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 290432);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 364672);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -6595,6 +6596,10 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
   T rstd_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
+  T acc4_v[L] = {};
+  T acc5_v[L] = {};
+  T acc6_v[L] = {};
+  T acc7_v[L] = {};
   T acc_v[L] = {};
   // ode_rfwp.jump.vjp: 139 nodes
   // %176 = contract f64[512] -> v0
@@ -6777,48 +6782,7 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
       }
     }
   }
-  // %46 = contract f64[16,8] -> v5
-  // ode_rfwp.ode:47: M + beta * outer(Wv @ z - M @ k, k)
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z_minus_W[(i0 * 64 + i1 * 32 + i2) * L + l],
-                               v6[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z_minus_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v6[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z_minus_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v6[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z_minus_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v6[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %47 = sub f64[16,8] -> v8
-  // ode_rfwp.ode:47: M + beta * outer(Wv @ z - M @ k, k)
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v4[i0 * L + l] - v5[i0 * L + l];
-    }
-  }
-  // %39 = contract f64[16] -> v4
+  // %39 = contract f64[16] -> v5
   // ode_rfwp.ode:45: let beta = reshape(sigmoid(Wb @ z), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
@@ -6839,26 +6803,26 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %40 = sigmoid f64[16] -> v5
+  // %40 = sigmoid f64[16] -> v8
   // ode_rfwp.ode:45: let beta = reshape(sigmoid(Wb @ z), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = sigmoid(v4[i0 * L + l]);
+      v8[i0 * L + l] = sigmoid(v5[i0 * L + l]);
     }
   }
-  // %78 = contract f64[16,8] -> v4
+  // %78 = contract f64[16,8] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 8 + i1) * L + l] = v6[(i0 * 8 + i1) * L + l] * v5[i0 * L + l];
+        v5[(i0 * 8 + i1) * L + l] = v6[(i0 * 8 + i1) * L + l] * v8[i0 * L + l];
       }
     }
   }
@@ -6924,7 +6888,65 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
       }
     }
   }
-  // %309 = contract f64[16] -> v9
+  // %46 = contract f64[16,8] -> v9
+  // ode_rfwp.ode:47: M + beta * outer(Wv @ z - M @ k, k)
+  // %85 = contract f64[16,8] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z_minus_W[(i0 * 64 + i1 * 32 + i2) * L + l],
+                               v6[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(z_minus_W[(i0 * 64 + i1 * 32 + i2) * L + l],
+                               v10[(i0 * 8 + i2) * L + l], acc4_v[l]);
+          acc1_v[l] = std::fma(z_minus_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v6[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z_minus_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v10[(i0 * 8 + i2) * L + l], acc5_v[l]);
+          acc2_v[l] = std::fma(z_minus_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v6[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z_minus_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v10[(i0 * 8 + i2) * L + l], acc6_v[l]);
+          acc3_v[l] = std::fma(z_minus_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v6[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z_minus_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v10[(i0 * 8 + i2) * L + l], acc7_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v9[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v9[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v9[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
+      }
+    }
+  }
+  // %47 = sub f64[16,8] -> v12
+  // ode_rfwp.ode:47: M + beta * outer(Wv @ z - M @ k, k)
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = v4[i0 * L + l] - v9[i0 * L + l];
+    }
+  }
+  // %309 = contract f64[16] -> v4
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6936,73 +6958,41 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v5[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v4[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v5[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v4[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v5[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v4[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v5[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %85 = contract f64[16,8] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z_minus_W[(i0 * 64 + i1 * 32 + i2) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z_minus_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z_minus_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z_minus_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v10[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %311 = add f64[16,8] -> v12
+  // %311 = add f64[16,8] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 8 + i1) * L + l] =
-            (v8[(i0 * 8 + i1) * L + l] * v9[i0 * L + l]) + v11[(i0 * 8 + i1) * L + l];
+        v9[(i0 * 8 + i1) * L + l] =
+            (v12[(i0 * 8 + i1) * L + l] * v4[i0 * L + l]) + v11[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %408 = reshape f64[128] -> v9
+  // %408 = reshape f64[128] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v12[i0 * L + l];
+      v4[i0 * L + l] = v9[i0 * L + l];
     }
   }
-  // %409 = layernorm f64[128] -> v11
+  // %409 = layernorm f64[128] -> v9
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -7010,7 +7000,7 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + v9[i0 * L + l];
+      mean_v[l] = mean_v[l] + v4[i0 * L + l];
     }
   }
   PLASTIC_SIMD
@@ -7022,7 +7012,7 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e292 = v9[i0 * L + l] - mean_v[l];
+        const T e292 = v4[i0 * L + l] - mean_v[l];
         var_v[l] = var_v[l] + (e292 * e292);
       }
     }
@@ -7035,14 +7025,14 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = (v9[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v9[i0 * L + l] = (v4[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %411 = add f64[128] -> v12
+  // %411 = add f64[128] -> v11
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = (ff_norm_gain[i0] * v11[i0 * L + l]) + ff_norm_bias[i0];
+      v11[i0 * L + l] = (ff_norm_gain[i0] * v9[i0 * L + l]) + ff_norm_bias[i0];
     }
   }
   // %412 = contract f64[512] -> v13
@@ -7057,10 +7047,10 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 512 + i1], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 512 + i1 + 128], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 512 + i1 + 256], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 512 + i1 + 384], v12[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 512 + i1], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 512 + i1 + 128], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 512 + i1 + 256], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 512 + i1 + 384], v11[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7141,7 +7131,7 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v15[i0 * L + l], v11[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(v15[i0 * L + l], v9[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -7156,7 +7146,7 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v9[i0 * L + l];
+      acc_v[l] = acc_v[l] + v4[i0 * L + l];
     }
   }
   PLASTIC_SIMD
@@ -7171,7 +7161,7 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v9[i0 * L + l] - (v17[l] * 0.0078125f));
+      acc_v[l] = acc_v[l] + square(v4[i0 * L + l] - (v17[l] * 0.0078125f));
     }
   }
   PLASTIC_SIMD
@@ -7183,17 +7173,59 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
   for (int64_t l = 0; l < L; ++l) {
     v17[l] = T(1) / std::sqrt((v18[l] * 0.0078125f) + 1e-05f);
   }
-  // %440 = reshape f64[16,8] -> v9
+  // %440 = reshape f64[16,8] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] =
-          (((v15[i0 * L + l] - (v7[l] * 0.0078125f)) - ((v16[l] * 0.0078125f) * v11[i0 * L + l])) *
+      v4[i0 * L + l] =
+          (((v15[i0 * L + l] - (v7[l] * 0.0078125f)) - ((v16[l] * 0.0078125f) * v9[i0 * L + l])) *
            v17[l]) +
           z_plus_bar_u[i0 * L + l];
     }
   }
-  // %456 = contract f64[16,8] -> v15
+  // %457 = contract f64[16] -> v15
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v12[(i0 * 32 + i1) * L + l], v4[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v12[(i0 * 32 + i1 + 8) * L + l], v4[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v12[(i0 * 32 + i1 + 16) * L + l], v4[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v12[(i0 * 32 + i1 + 24) * L + l], v4[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %442 = add f64[16,8,8] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v19[(i0 * 64 + i1 * 8 + i2) * L + l] =
+              z_plus_bar_W[(i0 * 64 + i1 * 8 + i2) * L + l] +
+              (v10[(i0 * 8 + i2) * L + l] * v4[(i0 * 8 + i1) * L + l]);
+        }
+      }
+    }
+  }
+  // %448 = contract f64[16,8] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7206,65 +7238,85 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z_minus_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z_minus_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z_minus_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z_minus_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] =
+              std::fma(v19[(i0 * 64 + i1 * 32 + i2) * L + l], v5[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v19[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v5[(i0 * 8 + i2) * L + l],
+                               acc1_v[l]);
+          acc2_v[l] = std::fma(v19[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v5[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v19[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v5[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v20[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v20[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v20[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v20[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %457 = contract f64[16] -> v19
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
+  // %456 = contract f64[16,8] -> v21
+  // %449 = contract f64[16,8] -> v22
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 32 + i1) * L + l], v9[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 8) * L + l], v9[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 16) * L + l], v9[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 24) * L + l], v9[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+        acc4_v[l] = 0.0f;
+        acc5_v[l] = 0.0f;
+        acc6_v[l] = 0.0f;
+        acc7_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z_minus_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v4[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc4_v[l] = std::fma(z_minus_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v20[(i0 * 8 + i2) * L + l], acc4_v[l]);
+          acc1_v[l] = std::fma(z_minus_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v4[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc5_v[l] = std::fma(z_minus_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v20[(i0 * 8 + i2) * L + l], acc5_v[l]);
+          acc2_v[l] = std::fma(z_minus_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v4[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc6_v[l] = std::fma(z_minus_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v20[(i0 * 8 + i2) * L + l], acc6_v[l]);
+          acc3_v[l] = std::fma(z_minus_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v4[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc7_v[l] = std::fma(z_minus_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v20[(i0 * 8 + i2) * L + l], acc7_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v21[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v21[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v21[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v21[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v22[(i0 * 8 + i1 * 4) * L + l] = acc4_v[l];
+        v22[(i0 * 8 + i1 * 4 + 1) * L + l] = acc5_v[l];
+        v22[(i0 * 8 + i1 * 4 + 2) * L + l] = acc6_v[l];
+        v22[(i0 * 8 + i1 * 4 + 3) * L + l] = acc7_v[l];
       }
     }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
   }
-  // %459 = add f64[16,8] -> v20
+  // %459 = add f64[16,8] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 8 + i1) * L + l] =
-            v15[(i0 * 8 + i1) * L + l] + (v4[(i0 * 8 + i1) * L + l] * v19[i0 * L + l]);
+        v4[(i0 * 8 + i1) * L + l] =
+            v21[(i0 * 8 + i1) * L + l] + (v5[(i0 * 8 + i1) * L + l] * v15[i0 * L + l]);
       }
     }
   }
-  // %460 = contract f64[16] -> v19
+  // %460 = contract f64[16] -> v5
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7276,21 +7328,21 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v20[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v4[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v20[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v4[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v20[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v4[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v20[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v4[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %463 = mul f64[16,8] -> v15
@@ -7299,11 +7351,11 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v15[(i0 * 8 + i1) * L + l] =
-            (v20[(i0 * 8 + i1) * L + l] - v19[i0 * L + l]) * v10[(i0 * 8 + i1) * L + l];
+            (v4[(i0 * 8 + i1) * L + l] - v5[i0 * L + l]) * v10[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %464 = contract f64[16,145] -> v21
+  // %464 = contract f64[16,145] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 36; ++i1) {
       PLASTIC_SIMD
@@ -7328,10 +7380,10 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 145 + i1 * 4) * L + l] = acc0_v[l];
-        v21[(i0 * 145 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v21[(i0 * 145 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v21[(i0 * 145 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v23[(i0 * 145 + i1 * 4) * L + l] = acc0_v[l];
+        v23[(i0 * 145 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v23[(i0 * 145 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v23[(i0 * 145 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     PLASTIC_SIMD
@@ -7346,214 +7398,10 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 145 + 144) * L + l] = acc0_v[l];
-    }
-  }
-  // %442 = add f64[16,8,8] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v22[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              z_plus_bar_W[(i0 * 64 + i1 * 8 + i2) * L + l] +
-              (v10[(i0 * 8 + i2) * L + l] * v9[(i0 * 8 + i1) * L + l]);
-        }
-      }
-    }
-  }
-  // %448 = contract f64[16,8] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(v22[(i0 * 64 + i1 * 32 + i2) * L + l], v4[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v22[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v4[(i0 * 8 + i2) * L + l],
-                               acc1_v[l]);
-          acc2_v[l] = std::fma(v22[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v4[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v22[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v4[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %465 = contract f64[16,145] -> v23
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 36; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 1160 + i1 * 4 + i2 * 145], v9[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 1160 + i1 * 4 + i2 * 145 + 1], v9[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 1160 + i1 * 4 + i2 * 145 + 2], v9[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 1160 + i1 * 4 + i2 * 145 + 3], v9[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 145 + i1 * 4) * L + l] = acc0_v[l];
-        v23[(i0 * 145 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v23[(i0 * 145 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v23[(i0 * 145 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 1160 + i1 * 145 + 144], v9[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
       v23[(i0 * 145 + 144) * L + l] = acc0_v[l];
     }
   }
-  // %443 = contract f64[16,8] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v22[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v8[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v22[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v8[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v22[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v8[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v22[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v8[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v4[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v4[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v4[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %449 = contract f64[16,8] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z_minus_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z_minus_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z_minus_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z_minus_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %450 = sub f64[16,8] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 8 + i1) * L + l] =
-            (v4[(i0 * 8 + i1) * L + l] * v5[i0 * L + l]) - v8[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %451 = contract f64[16] -> v19
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v6[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %454 = mul f64[16,8] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 8 + i1) * L + l] =
-            v6[(i0 * 8 + i1) * L + l] * (v10[(i0 * 8 + i1) * L + l] - v19[i0 * L + l]);
-      }
-    }
-  }
-  // %455 = contract f64[16,145] -> v24
+  // %465 = contract f64[16,145] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 36; ++i1) {
       PLASTIC_SIMD
@@ -7567,13 +7415,13 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 1160 + i1 * 4 + i2 * 145], v8[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 1160 + i1 * 4 + i2 * 145 + 1], v8[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 1160 + i1 * 4 + i2 * 145 + 2], v8[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 1160 + i1 * 4 + i2 * 145 + 3], v8[(i0 * 8 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 1160 + i1 * 4 + i2 * 145], v20[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 1160 + i1 * 4 + i2 * 145 + 1], v20[(i0 * 8 + i2) * L + l],
+                               acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 1160 + i1 * 4 + i2 * 145 + 2], v20[(i0 * 8 + i2) * L + l],
+                               acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 1160 + i1 * 4 + i2 * 145 + 3], v20[(i0 * 8 + i2) * L + l],
+                               acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -7591,7 +7439,7 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 1160 + i1 * 145 + 144], v8[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 1160 + i1 * 145 + 144], v20[(i0 * 8 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7599,7 +7447,134 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
       v24[(i0 * 145 + 144) * L + l] = acc0_v[l];
     }
   }
-  // %468 = reduce_sum f64[145] -> v25
+  // %443 = contract f64[16,8] -> v4
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v19[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v12[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v19[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v12[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v19[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v12[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v19[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v12[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v4[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v4[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v4[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %450 = sub f64[16,8] -> v5
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5[(i0 * 8 + i1) * L + l] =
+            (v4[(i0 * 8 + i1) * L + l] * v8[i0 * L + l]) - v22[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %451 = contract f64[16] -> v10
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v6[(i0 * 32 + i1) * L + l], v5[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v6[(i0 * 32 + i1 + 8) * L + l], v5[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v6[(i0 * 32 + i1 + 16) * L + l], v5[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v6[(i0 * 32 + i1 + 24) * L + l], v5[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %454 = mul f64[16,8] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 8 + i1) * L + l] =
+            v6[(i0 * 8 + i1) * L + l] * (v5[(i0 * 8 + i1) * L + l] - v10[i0 * L + l]);
+      }
+    }
+  }
+  // %455 = contract f64[16,145] -> v25
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 36; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 1160 + i1 * 4 + i2 * 145], v12[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 1160 + i1 * 4 + i2 * 145 + 1], v12[(i0 * 8 + i2) * L + l],
+                               acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 1160 + i1 * 4 + i2 * 145 + 2], v12[(i0 * 8 + i2) * L + l],
+                               acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 1160 + i1 * 4 + i2 * 145 + 3], v12[(i0 * 8 + i2) * L + l],
+                               acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v25[(i0 * 145 + i1 * 4) * L + l] = acc0_v[l];
+        v25[(i0 * 145 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v25[(i0 * 145 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v25[(i0 * 145 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 1160 + i1 * 145 + 144], v12[(i0 * 8 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[(i0 * 145 + 144) * L + l] = acc0_v[l];
+    }
+  }
+  // %468 = reduce_sum f64[145] -> v26
   for (int64_t i0 = 0; i0 < 145; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7608,16 +7583,16 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + ((v21[(i0 + i1 * 145) * L + l] + v23[(i0 + i1 * 145) * L + l]) +
-                               v24[(i0 + i1 * 145) * L + l]);
+        acc_v[l] = acc_v[l] + ((v23[(i0 + i1 * 145) * L + l] + v24[(i0 + i1 * 145) * L + l]) +
+                               v25[(i0 + i1 * 145) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = acc_v[l];
+      v26[i0 * L + l] = acc_v[l];
     }
   }
-  // %444 = contract f64[16] -> v19
+  // %444 = contract f64[16] -> v5
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7640,20 +7615,20 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   // %445 = mul f64[16] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = ((1.0f - v5[i0 * L + l]) * v5[i0 * L + l]) * v19[i0 * L + l];
+      v4[i0 * L + l] = ((1.0f - v8[i0 * L + l]) * v8[i0 * L + l]) * v5[i0 * L + l];
     }
   }
-  // %446 = contract f64[145] -> v21
+  // %446 = contract f64[145] -> v23
   for (int64_t i0 = 0; i0 < 36; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7673,10 +7648,10 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v23[(i0 * 4) * L + l] = acc0_v[l];
+      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -7691,20 +7666,20 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v21[144 * L + l] = acc0_v[l];
+    v23[144 * L + l] = acc0_v[l];
   }
-  // %469 = add f64[145] -> v23
+  // %469 = add f64[145] -> v24
   for (int64_t i0 = 0; i0 < 145; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = v25[i0 * L + l] + v21[i0 * L + l];
+      v24[i0 * L + l] = v26[i0 * L + l] + v23[i0 * L + l];
     }
   }
-  // %470 = mul f64[145] -> v25
+  // %470 = mul f64[145] -> v26
   for (int64_t i0 = 0; i0 < 145; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v23[i0 * L + l] * ln_gain[i0];
+      v26[i0 * L + l] = v24[i0 * L + l] * ln_gain[i0];
     }
   }
   // %471 = reduce_sum f64[] -> v16
@@ -7715,7 +7690,7 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
   for (int64_t i0 = 0; i0 < 145; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v25[i0 * L + l];
+      acc_v[l] = acc_v[l] + v26[i0 * L + l];
     }
   }
   PLASTIC_SIMD
@@ -7730,7 +7705,7 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
   for (int64_t i0 = 0; i0 < 145; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v25[i0 * L + l], v2[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(v26[i0 * L + l], v2[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -7779,7 +7754,7 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
   for (int64_t i0 = 0; i0 < 145; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ((v25[i0 * L + l] - (v16[l] * 0.0068965517f)) -
+      v1[i0 * L + l] = ((v26[i0 * L + l] - (v16[l] * 0.0068965517f)) -
                         (v2[i0 * L + l] * (v17[l] * 0.0068965517f))) *
                        v18[l];
     }
@@ -7798,8 +7773,8 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z_minus_bar_W[(i0 * 64 + i1 * 8 + i2) * L + l] +=
-              v22[(i0 * 64 + i1 * 8 + i2) * L + l] -
-              (v6[(i0 * 8 + i2) * L + l] * v9[(i0 * 8 + i1) * L + l]);
+              v19[(i0 * 64 + i1 * 8 + i2) * L + l] -
+              (v6[(i0 * 8 + i2) * L + l] * v20[(i0 * 8 + i1) * L + l]);
         }
       }
     }
@@ -7810,7 +7785,7 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v23[i0 * L + l] * v2[i0 * L + l];
+        sum[l] = v24[i0 * L + l] * v2[i0 * L + l];
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
@@ -7836,7 +7811,7 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = v8[(i0 * 8 + i1) * L + l] * v3[i2 * L + l];
+            sum[l] = v12[(i0 * 8 + i1) * L + l] * v3[i2 * L + l];
           }
           theta_bar_Wk[i0 * 1160 + i1 * 145 + i2] += lane_sum<L>(sum);
         }
@@ -7851,7 +7826,7 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = v9[(i0 * 8 + i1) * L + l] * v3[i2 * L + l];
+            sum[l] = v20[(i0 * 8 + i1) * L + l] * v3[i2 * L + l];
           }
           theta_bar_Wv[i0 * 1160 + i1 * 145 + i2] += lane_sum<L>(sum);
         }
@@ -7879,7 +7854,7 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v0[i0 * L + l] * v11[i0 * L + l];
+        sum[l] = v0[i0 * L + l] * v9[i0 * L + l];
       }
       theta_bar_ff_norm_gain[i0] += lane_sum<L>(sum);
     }
@@ -7891,17 +7866,17 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = v13[i0 * L + l] * v12[i1 * L + l];
+          sum[l] = v13[i0 * L + l] * v11[i1 * L + l];
         }
         theta_bar_ff_up_weight[i0 * 128 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %491 = relu f64[512] -> v22
+  // %491 = relu f64[512] -> v19
   for (int64_t i0 = 0; i0 < 512; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = relu(v14[i0 * L + l]);
+      v19[i0 * L + l] = relu(v14[i0 * L + l]);
     }
   }
   // %492 = contract f64[128,512] -> d.ff.down.weight
@@ -7911,7 +7886,7 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = v22[i1 * L + l] * z_plus_bar_u[i0 * L + l];
+          sum[l] = v19[i1 * L + l] * z_plus_bar_u[i0 * L + l];
         }
         theta_bar_ff_down_weight[i0 * 512 + i1] += lane_sum<L>(sum);
       }
@@ -7923,7 +7898,7 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v23[i0 * L + l];
+        sum[l] = v24[i0 * L + l];
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
@@ -8261,7 +8236,7 @@ const plastic_model kModel = {
             .loss = 64,
             .loss_vjp = 0,
             .jump = 55168,
-            .jump_vjp = 365248,
+            .jump_vjp = 369344,
         },
     .kernels =
         {

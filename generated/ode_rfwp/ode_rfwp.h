@@ -230,12 +230,12 @@ enum { ode_rfwp_jump_lanes = 8, ode_rfwp_jump_scratch_bytes = 55168 };
  *   z_minus_bar: varying[1152] = 9216 floats
  *   theta_bar: uniform[241987] = 241987 floats
  *   u_bar: varying[17] = 136 floats, may be NULL
- *   scratch: scratch arena, 365248 bytes, 64-byte aligned
+ *   scratch: scratch arena, 369344 bytes, 64-byte aligned
  */
 void ode_rfwp_jump_vjp(const void* ctx, double t, const void* z_minus, const void* theta,
                        const void* u, const void* z_plus_bar, void* z_minus_bar, void* theta_bar,
                        void* u_bar, void* scratch);
-enum { ode_rfwp_jump_vjp_lanes = 8, ode_rfwp_jump_vjp_scratch_bytes = 365248 };
+enum { ode_rfwp_jump_vjp_lanes = 8, ode_rfwp_jump_vjp_scratch_bytes = 369344 };
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -11,6 +11,7 @@
 
 #include "compiler/ir/ops.h"
 #include "compiler/loopgen/emit_function.h"
+#include "compiler/loops/loop_printer.h"
 #include "tests/compiler/loopgen/loopgen_support.h"
 
 using namespace plastic;
@@ -252,6 +253,46 @@ TEST_CASE("emit: a buffer times a scalar that two contractions read is summed un
       CHECK_FALSE(c.nan_mismatch);
       CHECK(c.max_rel <= tolerance(t));
     }
+  }
+}
+
+TEST_CASE("emit: contractions streaming one operand share its loop nest", "[kernels][ops]") {
+  // rk4's W_0 k_i at three nodes (contract_groups.h): independent mat-vecs
+  // of one state are summed side by side in one pass; one that reads
+  // another's result cannot join it. Each still sums in label order, so
+  // the values are the interpreter's.
+  for (uint64_t seed : kSeeds) {
+    Context ctx;
+    const Node* w = ctx.input("W", {3, 6, 5});
+    const Node* k1 = ctx.input("k1", {3, 5});
+    const Node* k2 = ctx.param("k2", {3, 5});
+    const Node* k3 = ctx.input("k3", {3, 5});
+    auto matvec = [&](const Node* k) { return contract("hij,hj->hi", {w, k}); };
+    const Node* y1 = matvec(k1);
+    const Node* y2 = matvec(tanh(k2)); // a fused operand beside the shared one
+    const Node* y3 = matvec(k3);
+    const Node* y4 = contract("hij,hi->hj", {w, tanh(y1)}); // depends on y1
+    const Node* y5 = contract("hij,hi->hj", {w, y2});       // depends on y2, not on y4
+    const Node* out =
+        add(add(add(tanh(y1), mul(y2, y3)), y3), contract("hi,hj->hi", {y1, add(y4, y5)}));
+    Function f("shared_pass", {w, k1, k2, k3}, {{"y", out}});
+    for (ElemType t : {ElemType::F64, ElemType::F32}) {
+      Check c = check_standalone(f, t, seed);
+      INFO(loops::elem_type_name(t) << ", seed " << seed << ": " << c.where);
+      CHECK_FALSE(c.nan_mismatch);
+      CHECK(c.max_rel <= tolerance(t));
+    }
+    // One nest for y1..y3 (twelve accumulators), one for y4 and y5.
+    const std::string text = loops::print(loopgen::emit_standalone(f, ElemType::F64));
+    auto count = [&](const std::string& s) {
+      size_t n = 0;
+      for (size_t at = text.find(s); at != std::string::npos; at = text.find(s, at + 1))
+        ++n;
+      return n;
+    };
+    CHECK(count("acc11_v = fma(") == 1);
+    CHECK(count("acc12_v") == 0);
+    CHECK(count("acc7_v = fma(W[") == 2); // y1..y3's nest and y4, y5's
   }
 }
 
