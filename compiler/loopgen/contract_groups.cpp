@@ -74,6 +74,7 @@ find_contract_groups(const std::vector<const ir::Node*>& order,
   if (shared.empty()) return {};
 
   std::vector<size_t> shared_positions;
+  shared_positions.reserve(shared.size());
   for (size_t k : shared)
     shared_positions.push_back(positions[k]);
   const std::vector<std::vector<char>> reach = reach_of(order, shared_positions);
@@ -105,6 +106,7 @@ find_contract_groups(const std::vector<const ir::Node*>& order,
     for (const std::vector<size_t>& g : open) {
       if (g.size() < 2) continue;
       std::vector<const ir::Node*> members;
+      members.reserve(g.size());
       for (size_t k : g)
         members.push_back(order[positions[k]]);
       groups.push_back(std::move(members));

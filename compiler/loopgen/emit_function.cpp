@@ -241,6 +241,7 @@ void emit_function(loops::Builder& b, const ir::Function& fn, std::span<const In
         em.emit_root(n, [&](const Index& flat, Expr v) { b.store(bufs[0], flat, v); });
       } else {
         std::vector<detail::Sink> sinks;
+        sinks.reserve(bufs.size());
         for (loops::Buffer buf : bufs)
           sinks.emplace_back([&b, buf](const Index& flat, Expr v) { b.store(buf, flat, v); });
         em.emit_contracts(group, sinks);
