@@ -21,7 +21,9 @@ namespace {
 }
 
 InputBinding at(const Place& p, int64_t offset) {
-  return InputBinding::in(p.buffer, p.base + offset);
+  InputBinding in = InputBinding::in(p.buffer, p.base + offset);
+  in.cold = p.cold;
+  return in;
 }
 
 // The state whose adjoint "a.<state>" the leaf `name` is, if any.

@@ -28,6 +28,9 @@ namespace plastic::abi {
 struct Place {
   loops::Buffer buffer;
   int64_t base = 0;
+  /// Likely out of the caches when the kernel starts (a state read back
+  /// from the direct method's tape): the kernel prefetches it.
+  bool cold = false;
   bool valid() const { return buffer.valid(); }
 };
 

@@ -62,6 +62,7 @@ struct Counter {
         break;
       }
       case loops::StmtKind::Comment:
+      case loops::StmtKind::Prefetch:
         break;
       }
     }

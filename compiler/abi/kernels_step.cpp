@@ -72,6 +72,7 @@ bool build_step_vjp(const KernelContext& k, loops::Function& out) {
   env.t = b.scalar_param("t");
   env.h = b.scalar_param("h");
   env.z = varying(b, "z0", L.n_state, kIn);
+  env.z.cold = true; // the direct method reads it back from its tape
   env.theta = uniform(b, "theta", L.n_params, kIn);
   const int64_t m = L.n_input;
   bind_stages(env, s, varying(b, "u_stages", stages(s) * m, kIn), m);

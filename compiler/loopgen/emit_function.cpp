@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "compiler/loopgen/emitter.h"
+#include "compiler/loopgen/prefetch.h"
 #include "compiler/loops/error.h"
 
 namespace plastic::loopgen {
@@ -180,9 +181,11 @@ void emit_function(loops::Builder& b, const ir::Function& fn, std::span<const In
 
   b.comment(fmt::format("{}: {} nodes", fn.name(), sched.order().size()));
   const std::vector<Step>& steps = sched.steps();
+  const std::optional<PrefetchPlan> prefetch = plan_prefetch(fn, sched, inputs, lf);
   std::vector<std::vector<loops::Buffer>> free_after(steps.size());
   for (size_t s = 0; s < steps.size(); ++s) {
     const Step& st = steps[s];
+    if (prefetch) emit_prefetch_burst(b, *prefetch, s);
     switch (st.kind) {
     case Step::Kind::Open:
       b.begin_if_present(region_buffer[static_cast<size_t>(st.region)]);

@@ -47,12 +47,15 @@ struct InputBinding {
   loops::Buffer buffer;
   int64_t offset = 0;
   loops::Expr scalar;
+  /// Likely out of the caches (a tape's state): prefetched ahead of its
+  /// first read (prefetch.h).
+  bool cold = false;
 
   static InputBinding in(loops::Buffer b, int64_t offset = 0) {
-    return {Kind::Buffer, b, offset, {}};
+    return {Kind::Buffer, b, offset, {}, false};
   }
-  static InputBinding value(loops::Expr e) { return {Kind::Scalar, {}, 0, e}; }
-  static InputBinding zero() { return {Kind::Zero, {}, 0, {}}; }
+  static InputBinding value(loops::Expr e) { return {Kind::Scalar, {}, 0, e, false}; }
+  static InputBinding zero() { return {Kind::Zero, {}, 0, {}, false}; }
 };
 
 /// Where an output of the ir::Function goes.

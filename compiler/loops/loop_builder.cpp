@@ -262,6 +262,14 @@ void Builder::accumulate_lanes(Buffer buf, const Index& index, Expr value) {
   add_store(buf, index, value, StoreMode::AddLaneSum);
 }
 
+void Builder::prefetch(Buffer buf, const Index& index) {
+  Stmt s;
+  s.kind = StmtKind::Prefetch;
+  s.target = buf.id;
+  s.index = add_index(index, "prefetch");
+  current().push_back(std::move(s));
+}
+
 void Builder::comment(std::string text, int source_line) {
   Stmt s;
   s.kind = StmtKind::Comment;

@@ -141,6 +141,9 @@ public:
   /// A comment kept in the printed loop IR; `source_line` (0 = none) is the
   /// model file's line the code after it comes from (the C++ backend quotes it).
   void comment(std::string text, int source_line = 0);
+  /// Asks the caches for buf[index] ahead of its first read (no effect on
+  /// values; the index must be in bounds like a load's).
+  void prefetch(Buffer buf, const Index& index);
 
   /// Opens `for name in [begin, end)`; returns its induction variable.
   Index begin_loop(std::string name, int64_t begin, int64_t end);

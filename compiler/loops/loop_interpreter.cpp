@@ -45,6 +45,7 @@ private:
     for (const Stmt& s : body) {
       switch (s.kind) {
       case StmtKind::Comment:
+      case StmtKind::Prefetch: // a cache hint: nothing to evaluate
         break;
       case StmtKind::Loop: {
         const LoopDecl& l = fn_.loops[s.target];

@@ -212,14 +212,16 @@ enum class StoreMode : uint8_t {
   AddLaneSum, ///< uniform buf[i] += sum over the L lanes of varying v (θ gradients)
 };
 
-enum class StmtKind : uint8_t { Loop, Assign, Store, IfPresent, Comment };
+/// Prefetch: a hint that buffer `target` at `index` (every lane) is read
+/// soon; it changes no value.
+enum class StmtKind : uint8_t { Loop, Assign, Store, IfPresent, Comment, Prefetch };
 
 struct Stmt {
   StmtKind kind = StmtKind::Comment;
   StoreMode mode = StoreMode::Set;
-  uint32_t target = kNone; ///< loop (Loop), variable (Assign), buffer (Store, IfPresent)
+  uint32_t target = kNone; ///< loop (Loop), variable (Assign), buffer (Store, IfPresent, Prefetch)
   uint32_t value = kNone;  ///< expression (Assign, Store)
-  uint32_t index = kNone;  ///< Function::indices entry (Store)
+  uint32_t index = kNone;  ///< Function::indices entry (Store, Prefetch)
   std::string text;        ///< Comment
   int source_line = 0;     ///< Comment: the model file's line it describes (0 = none)
   std::vector<Stmt> body;  ///< Loop, IfPresent

@@ -77,6 +77,10 @@ private:
         out_ += fmt::format("{}{} = {}\n", pad, fn_.vars[s.target].name, value);
         break;
       }
+      case StmtKind::Prefetch:
+        out_ += fmt::format("{}prefetch {}[{}]\n", pad, fn_.buffers[s.target].name,
+                            print_index(fn_, fn_.indices[s.index]));
+        break;
       case StmtKind::Store: {
         std::string value = statement_value(s.value, pad);
         const std::string target = fmt::format("{}[{}]", fn_.buffers[s.target].name,

@@ -254,6 +254,12 @@ private:
       case StmtKind::Store:
         check_store(s, scope);
         break;
+      case StmtKind::Prefetch:
+        if (s.target >= fn_.buffers.size() || s.index >= fn_.indices.size())
+          fail("prefetch of an invalid buffer or index");
+        else
+          check_access(s.target, s.index, scope, "prefetch");
+        break;
       case StmtKind::IfPresent: {
         if (s.target >= fn_.buffers.size() || fn_.buffers[s.target].is_scratch()) {
           fail("if_present on an invalid or scratch buffer");

@@ -9438,6 +9438,9 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
   T rowsum_v[L] = {};
   T acc_v[L] = {};
   // fwp_delta_2layer.field.step.rk4.vjp: 884 nodes
+  for (int64_t p0 = 0; p0 < 22; ++p0) {
+    __builtin_prefetch(&z0[(p0 * 2) * L]);
+  }
   // %1694 = layernorm f64[5] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -9474,12 +9477,18 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
+  for (int64_t p1 = 0; p1 < 22; ++p1) {
+    __builtin_prefetch(&z0[(p1 * 2 + 44) * L]);
+  }
   // %1696 = add f64[5] -> v1
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = ln1_bias[i0] + (v0[i0 * L + l] * ln1_gain[i0]);
     }
+  }
+  for (int64_t p2 = 0; p2 < 22; ++p2) {
+    __builtin_prefetch(&z0[(p2 * 2 + 88) * L]);
   }
   // %1750 = layernorm f64[5] -> v2
   PLASTIC_SIMD
@@ -9517,12 +9526,18 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       v2[i0 * L + l] = (u_stages[(i0 + 5) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
+  for (int64_t p3 = 0; p3 < 23; ++p3) {
+    __builtin_prefetch(&z0[(p3 * 2 + 132) * L]);
+  }
   // %1752 = add f64[5] -> v3
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = ln1_bias[i0] + (v2[i0 * L + l] * ln1_gain[i0]);
     }
+  }
+  for (int64_t p4 = 0; p4 < 22; ++p4) {
+    __builtin_prefetch(&z0[(p4 * 2 + 178) * L]);
   }
   // %1840 = layernorm f64[5] -> v4
   PLASTIC_SIMD
@@ -9560,12 +9575,18 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       v4[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
+  for (int64_t p5 = 0; p5 < 22; ++p5) {
+    __builtin_prefetch(&z0[(p5 * 2 + 222) * L]);
+  }
   // %1842 = add f64[5] -> v5
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = ln1_bias[i0] + (v4[i0 * L + l] * ln1_gain[i0]);
     }
+  }
+  for (int64_t p6 = 0; p6 < 22; ++p6) {
+    __builtin_prefetch(&z0[(p6 * 2 + 266) * L]);
   }
   // %1704 = contract f64[16] -> v6
   // %1760 = contract f64[16] -> v7
@@ -9619,6 +9640,15 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       v8[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
+  for (int64_t p7 = 0; p7 < 23; ++p7) {
+    __builtin_prefetch(&z0[(p7 * 2 + 310) * L]);
+  }
+  for (int64_t p8 = 0; p8 < 22; ++p8) {
+    __builtin_prefetch(&z0[(p8 * 2 + 356) * L]);
+  }
+  for (int64_t p9 = 0; p9 < 22; ++p9) {
+    __builtin_prefetch(&z0[(p9 * 2 + 400) * L]);
+  }
   // %1706 = sigmoid f64[16,1,1] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
@@ -9626,12 +9656,18 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       v9[i0 * L + l] = sigmoid(v6[i0 * L + l]);
     }
   }
+  for (int64_t p10 = 0; p10 < 22; ++p10) {
+    __builtin_prefetch(&z0[(p10 * 2 + 444) * L]);
+  }
   // %1762 = sigmoid f64[16,1,1] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = sigmoid(v7[i0 * L + l]);
     }
+  }
+  for (int64_t p11 = 0; p11 < 23; ++p11) {
+    __builtin_prefetch(&z0[(p11 * 2 + 488) * L]);
   }
   // %1710 = contract f64[16,8] -> v10
   // %1766 = contract f64[16,8] -> v11
@@ -9687,6 +9723,15 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       }
     }
   }
+  for (int64_t p12 = 0; p12 < 22; ++p12) {
+    __builtin_prefetch(&z0[(p12 * 2 + 534) * L]);
+  }
+  for (int64_t p13 = 0; p13 < 22; ++p13) {
+    __builtin_prefetch(&z0[(p13 * 2 + 578) * L]);
+  }
+  for (int64_t p14 = 0; p14 < 22; ++p14) {
+    __builtin_prefetch(&z0[(p14 * 2 + 622) * L]);
+  }
   // %1711 = softmax f64[16,8] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
@@ -9718,6 +9763,9 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
         v13[(i0 * 8 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
       }
     }
+  }
+  for (int64_t p15 = 0; p15 < 23; ++p15) {
+    __builtin_prefetch(&z0[(p15 * 2 + 666) * L]);
   }
   // %1700 = contract f64[16,8] -> v10
   // %1756 = contract f64[16,8] -> v14
@@ -9773,6 +9821,15 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       }
     }
   }
+  for (int64_t p16 = 0; p16 < 22; ++p16) {
+    __builtin_prefetch(&z0[(p16 * 2 + 712) * L]);
+  }
+  for (int64_t p17 = 0; p17 < 22; ++p17) {
+    __builtin_prefetch(&z0[(p17 * 2 + 756) * L]);
+  }
+  for (int64_t p18 = 0; p18 < 22; ++p18) {
+    __builtin_prefetch(&z0[(p18 * 2 + 800) * L]);
+  }
   // %1698 = contract f64[16,8] -> v16
   // %1754 = contract f64[16,8] -> v17
   // %1844 = contract f64[16,8] -> v18
@@ -9827,6 +9884,15 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       }
     }
   }
+  for (int64_t p19 = 0; p19 < 23; ++p19) {
+    __builtin_prefetch(&z0[(p19 * 2 + 844) * L]);
+  }
+  for (int64_t p20 = 0; p20 < 22; ++p20) {
+    __builtin_prefetch(&z0[(p20 * 2 + 890) * L]);
+  }
+  for (int64_t p21 = 0; p21 < 22; ++p21) {
+    __builtin_prefetch(&z0[(p21 * 2 + 934) * L]);
+  }
   // %1699 = softmax f64[16,8] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
@@ -9858,6 +9924,9 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
         v19[(i0 * 8 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
       }
     }
+  }
+  for (int64_t p22 = 0; p22 < 23; ++p22) {
+    __builtin_prefetch(&z0[(p22 * 2 + 978) * L]);
   }
   // %1767 = softmax f64[16,8] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {

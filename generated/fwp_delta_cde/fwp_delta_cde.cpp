@@ -3435,6 +3435,9 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
   T rowsum_v[L] = {};
   T acc_v[L] = {};
   // fwp_delta_cde.field.step.rk4.vjp: 271 nodes
+  for (int64_t p0 = 0; p0 < 36; ++p0) {
+    __builtin_prefetch(&z0[(p0 * 2) * L]);
+  }
   // %517 = layernorm f64[21] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -3471,12 +3474,18 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       v0[i0 * L + l] = (u_stages[(i0 + 126) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
+  for (int64_t p1 = 0; p1 < 36; ++p1) {
+    __builtin_prefetch(&z0[(p1 * 2 + 72) * L]);
+  }
   // %519 = add f64[21] -> v1
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
+  }
+  for (int64_t p2 = 0; p2 < 37; ++p2) {
+    __builtin_prefetch(&z0[(p2 * 2 + 144) * L]);
   }
   // %490 = layernorm f64[21] -> v2
   PLASTIC_SIMD
@@ -3514,12 +3523,18 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       v2[i0 * L + l] = (u_stages[(i0 + 42) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
+  for (int64_t p3 = 0; p3 < 36; ++p3) {
+    __builtin_prefetch(&z0[(p3 * 2 + 218) * L]);
+  }
   // %492 = add f64[21] -> v3
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v2[i0 * L + l]);
     }
+  }
+  for (int64_t p4 = 0; p4 < 36; ++p4) {
+    __builtin_prefetch(&z0[(p4 * 2 + 290) * L]);
   }
   // %467 = layernorm f64[21] -> v4
   PLASTIC_SIMD
@@ -3557,12 +3572,18 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       v4[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
+  for (int64_t p5 = 0; p5 < 37; ++p5) {
+    __builtin_prefetch(&z0[(p5 * 2 + 362) * L]);
+  }
   // %469 = add f64[21] -> v5
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = (v4[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
     }
+  }
+  for (int64_t p6 = 0; p6 < 36; ++p6) {
+    __builtin_prefetch(&z0[(p6 * 2 + 436) * L]);
   }
   // %520 = contract f64[4] -> v6
   // %470 = contract f64[4] -> v7
@@ -3614,12 +3635,24 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
     v8[2 * L + l] = acc10_v[l];
     v8[3 * L + l] = acc11_v[l];
   }
+  for (int64_t p7 = 0; p7 < 36; ++p7) {
+    __builtin_prefetch(&z0[(p7 * 2 + 508) * L]);
+  }
+  for (int64_t p8 = 0; p8 < 37; ++p8) {
+    __builtin_prefetch(&z0[(p8 * 2 + 580) * L]);
+  }
+  for (int64_t p9 = 0; p9 < 36; ++p9) {
+    __builtin_prefetch(&z0[(p9 * 2 + 654) * L]);
+  }
   // %521 = sigmoid f64[4] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = sigmoid(v6[i0 * L + l]);
     }
+  }
+  for (int64_t p10 = 0; p10 < 37; ++p10) {
+    __builtin_prefetch(&z0[(p10 * 2 + 726) * L]);
   }
   // %524 = contract f64[4,20] -> v10
   // %497 = contract f64[4,20] -> v11
@@ -3675,12 +3708,24 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
+  for (int64_t p11 = 0; p11 < 36; ++p11) {
+    __builtin_prefetch(&z0[(p11 * 2 + 800) * L]);
+  }
+  for (int64_t p12 = 0; p12 < 36; ++p12) {
+    __builtin_prefetch(&z0[(p12 * 2 + 872) * L]);
+  }
+  for (int64_t p13 = 0; p13 < 37; ++p13) {
+    __builtin_prefetch(&z0[(p13 * 2 + 944) * L]);
+  }
   // %471 = sigmoid f64[4] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = sigmoid(v7[i0 * L + l]);
     }
+  }
+  for (int64_t p14 = 0; p14 < 36; ++p14) {
+    __builtin_prefetch(&z0[(p14 * 2 + 1018) * L]);
   }
   // %515 = contract f64[4,20] -> v13
   // %465 = contract f64[4,20] -> v14
@@ -3746,6 +3791,15 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
+  for (int64_t p15 = 0; p15 < 36; ++p15) {
+    __builtin_prefetch(&z0[(p15 * 2 + 1090) * L]);
+  }
+  for (int64_t p16 = 0; p16 < 37; ++p16) {
+    __builtin_prefetch(&z0[(p16 * 2 + 1162) * L]);
+  }
+  for (int64_t p17 = 0; p17 < 36; ++p17) {
+    __builtin_prefetch(&z0[(p17 * 2 + 1236) * L]);
+  }
   // %516 = softmax f64[4,20] -> v16
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
@@ -3778,6 +3832,9 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
+  for (int64_t p18 = 0; p18 < 36; ++p18) {
+    __builtin_prefetch(&z0[(p18 * 2 + 1308) * L]);
+  }
   // %522 = contract f64[4,20] -> v13
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
@@ -3786,6 +3843,9 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
         v13[(i0 * 20 + i1) * L + l] = v16[(i0 * 20 + i1) * L + l] * v9[i0 * L + l];
       }
     }
+  }
+  for (int64_t p19 = 0; p19 < 37; ++p19) {
+    __builtin_prefetch(&z0[(p19 * 2 + 1380) * L]);
   }
   // %466 = softmax f64[4,20] -> v18
   for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -3819,6 +3879,9 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
+  for (int64_t p20 = 0; p20 < 36; ++p20) {
+    __builtin_prefetch(&z0[(p20 * 2 + 1454) * L]);
+  }
   // %472 = contract f64[4,20] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
@@ -3827,6 +3890,9 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
         v14[(i0 * 20 + i1) * L + l] = v18[(i0 * 20 + i1) * L + l] * v6[i0 * L + l];
       }
     }
+  }
+  for (int64_t p21 = 0; p21 < 37; ++p21) {
+    __builtin_prefetch(&z0[(p21 * 2 + 1526) * L]);
   }
   // %489 = softmax f64[4,20] -> v19
   for (int64_t i0 = 0; i0 < 4; ++i0) {

@@ -2712,6 +2712,9 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_delta_cde_character.field.step.rk4.vjp: 192 nodes
+  for (int64_t p0 = 0; p0 < 50; ++p0) {
+    __builtin_prefetch(&z0[(p0 * 2) * L]);
+  }
   // %423 = contract f64[4] -> v0
   // %376 = contract f64[4] -> v1
   // %397 = contract f64[4] -> v2
@@ -2762,6 +2765,15 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
     v2[2 * L + l] = acc10_v[l];
     v2[3 * L + l] = acc11_v[l];
   }
+  for (int64_t p1 = 0; p1 < 50; ++p1) {
+    __builtin_prefetch(&z0[(p1 * 2 + 100) * L]);
+  }
+  for (int64_t p2 = 0; p2 < 50; ++p2) {
+    __builtin_prefetch(&z0[(p2 * 2 + 200) * L]);
+  }
+  for (int64_t p3 = 0; p3 < 50; ++p3) {
+    __builtin_prefetch(&z0[(p3 * 2 + 300) * L]);
+  }
   // %424 = sigmoid f64[4] -> v3
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
@@ -2769,12 +2781,18 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       v3[i0 * L + l] = sigmoid(v0[i0 * L + l]);
     }
   }
+  for (int64_t p4 = 0; p4 < 50; ++p4) {
+    __builtin_prefetch(&z0[(p4 * 2 + 400) * L]);
+  }
   // %425 = mul f64[4] -> v0
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = v3[i0 * L + l] * 0.03f;
     }
+  }
+  for (int64_t p5 = 0; p5 < 50; ++p5) {
+    __builtin_prefetch(&z0[(p5 * 2 + 500) * L]);
   }
   // %419 = contract f64[4,20] -> v4
   // %393 = contract f64[4,20] -> v5
@@ -2836,6 +2854,15 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       }
     }
   }
+  for (int64_t p6 = 0; p6 < 50; ++p6) {
+    __builtin_prefetch(&z0[(p6 * 2 + 600) * L]);
+  }
+  for (int64_t p7 = 0; p7 < 50; ++p7) {
+    __builtin_prefetch(&z0[(p7 * 2 + 700) * L]);
+  }
+  for (int64_t p8 = 0; p8 < 50; ++p8) {
+    __builtin_prefetch(&z0[(p8 * 2 + 800) * L]);
+  }
   // %377 = sigmoid f64[4] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
@@ -2843,12 +2870,18 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       v7[i0 * L + l] = sigmoid(v1[i0 * L + l]);
     }
   }
+  for (int64_t p9 = 0; p9 < 50; ++p9) {
+    __builtin_prefetch(&z0[(p9 * 2 + 900) * L]);
+  }
   // %378 = mul f64[4] -> v1
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = v7[i0 * L + l] * 0.03f;
     }
+  }
+  for (int64_t p10 = 0; p10 < 50; ++p10) {
+    __builtin_prefetch(&z0[(p10 * 2 + 1000) * L]);
   }
   // %416 = contract f64[4,20] -> v8
   // %369 = contract f64[4,20] -> v9
@@ -2913,6 +2946,15 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       }
     }
   }
+  for (int64_t p11 = 0; p11 < 50; ++p11) {
+    __builtin_prefetch(&z0[(p11 * 2 + 1100) * L]);
+  }
+  for (int64_t p12 = 0; p12 < 50; ++p12) {
+    __builtin_prefetch(&z0[(p12 * 2 + 1200) * L]);
+  }
+  for (int64_t p13 = 0; p13 < 50; ++p13) {
+    __builtin_prefetch(&z0[(p13 * 2 + 1300) * L]);
+  }
   // %417 = softmax f64[4,20] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
@@ -2945,6 +2987,9 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       }
     }
   }
+  for (int64_t p14 = 0; p14 < 50; ++p14) {
+    __builtin_prefetch(&z0[(p14 * 2 + 1400) * L]);
+  }
   // %370 = softmax f64[4,20] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
@@ -2976,6 +3021,9 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
         v8[(i0 * 20 + i1) * L + l] = v12[i1 * L + l] / rowsum_v[l];
       }
     }
+  }
+  for (int64_t p15 = 0; p15 < 50; ++p15) {
+    __builtin_prefetch(&z0[(p15 * 2 + 1500) * L]);
   }
   // %391 = softmax f64[4,20] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {

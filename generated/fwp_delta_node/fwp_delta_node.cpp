@@ -3996,6 +3996,9 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
   T rowsum_v[L] = {};
   T acc_v[L] = {};
   // fwp_delta_node.field.step.rk4.vjp: 267 nodes
+  for (int64_t p0 = 0; p0 < 22; ++p0) {
+    __builtin_prefetch(&z0[(p0 * 2) * L]);
+  }
   // %618 = layernorm f64[21] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -4032,12 +4035,18 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       v0[i0 * L + l] = (u_stages[(i0 + 63) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
+  for (int64_t p1 = 0; p1 < 22; ++p1) {
+    __builtin_prefetch(&z0[(p1 * 2 + 44) * L]);
+  }
   // %620 = add f64[21] -> v1
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
+  }
+  for (int64_t p2 = 0; p2 < 22; ++p2) {
+    __builtin_prefetch(&z0[(p2 * 2 + 88) * L]);
   }
   // %593 = layernorm f64[21] -> v2
   PLASTIC_SIMD
@@ -4075,12 +4084,18 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       v2[i0 * L + l] = (u_stages[(i0 + 21) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
+  for (int64_t p3 = 0; p3 < 22; ++p3) {
+    __builtin_prefetch(&z0[(p3 * 2 + 132) * L]);
+  }
   // %595 = add f64[21] -> v3
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v2[i0 * L + l]);
     }
+  }
+  for (int64_t p4 = 0; p4 < 23; ++p4) {
+    __builtin_prefetch(&z0[(p4 * 2 + 176) * L]);
   }
   // %571 = layernorm f64[21] -> v4
   PLASTIC_SIMD
@@ -4118,12 +4133,18 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       v4[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
+  for (int64_t p5 = 0; p5 < 22; ++p5) {
+    __builtin_prefetch(&z0[(p5 * 2 + 222) * L]);
+  }
   // %573 = add f64[21] -> v5
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = (v4[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
     }
+  }
+  for (int64_t p6 = 0; p6 < 22; ++p6) {
+    __builtin_prefetch(&z0[(p6 * 2 + 266) * L]);
   }
   // %624 = contract f64[16] -> v6
   // %599 = contract f64[16] -> v7
@@ -4177,6 +4198,15 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       v8[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
+  for (int64_t p7 = 0; p7 < 22; ++p7) {
+    __builtin_prefetch(&z0[(p7 * 2 + 310) * L]);
+  }
+  for (int64_t p8 = 0; p8 < 23; ++p8) {
+    __builtin_prefetch(&z0[(p8 * 2 + 354) * L]);
+  }
+  for (int64_t p9 = 0; p9 < 22; ++p9) {
+    __builtin_prefetch(&z0[(p9 * 2 + 400) * L]);
+  }
   // %625 = sigmoid f64[16] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
@@ -4184,12 +4214,18 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       v9[i0 * L + l] = sigmoid(v6[i0 * L + l]);
     }
   }
+  for (int64_t p10 = 0; p10 < 22; ++p10) {
+    __builtin_prefetch(&z0[(p10 * 2 + 444) * L]);
+  }
   // %600 = sigmoid f64[16] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = sigmoid(v7[i0 * L + l]);
     }
+  }
+  for (int64_t p11 = 0; p11 < 22; ++p11) {
+    __builtin_prefetch(&z0[(p11 * 2 + 488) * L]);
   }
   // %622 = contract f64[16,10] -> v10
   // %597 = contract f64[16,10] -> v11
@@ -4267,6 +4303,15 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       }
     }
   }
+  for (int64_t p12 = 0; p12 < 22; ++p12) {
+    __builtin_prefetch(&z0[(p12 * 2 + 532) * L]);
+  }
+  for (int64_t p13 = 0; p13 < 23; ++p13) {
+    __builtin_prefetch(&z0[(p13 * 2 + 576) * L]);
+  }
+  for (int64_t p14 = 0; p14 < 22; ++p14) {
+    __builtin_prefetch(&z0[(p14 * 2 + 622) * L]);
+  }
   // %623 = softmax f64[16,10] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
@@ -4299,6 +4344,9 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       }
     }
   }
+  for (int64_t p15 = 0; p15 < 22; ++p15) {
+    __builtin_prefetch(&z0[(p15 * 2 + 666) * L]);
+  }
   // %626 = contract f64[16,10] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
@@ -4307,6 +4355,9 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
         v10[(i0 * 10 + i1) * L + l] = v13[(i0 * 10 + i1) * L + l] * v9[i0 * L + l];
       }
     }
+  }
+  for (int64_t p16 = 0; p16 < 22; ++p16) {
+    __builtin_prefetch(&z0[(p16 * 2 + 710) * L]);
   }
   // %598 = softmax f64[16,10] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4340,6 +4391,9 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       }
     }
   }
+  for (int64_t p17 = 0; p17 < 23; ++p17) {
+    __builtin_prefetch(&z0[(p17 * 2 + 754) * L]);
+  }
   // %601 = contract f64[16,10] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
@@ -4348,6 +4402,9 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
         v11[(i0 * 10 + i1) * L + l] = v14[(i0 * 10 + i1) * L + l] * v6[i0 * L + l];
       }
     }
+  }
+  for (int64_t p18 = 0; p18 < 22; ++p18) {
+    __builtin_prefetch(&z0[(p18 * 2 + 800) * L]);
   }
   // %875 = contract f64[16] -> v7
   // %865 = contract f64[16] -> v15
@@ -4394,6 +4451,12 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       v15[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
+  for (int64_t p19 = 0; p19 < 22; ++p19) {
+    __builtin_prefetch(&z0[(p19 * 2 + 844) * L]);
+  }
+  for (int64_t p20 = 0; p20 < 22; ++p20) {
+    __builtin_prefetch(&z0[(p20 * 2 + 888) * L]);
+  }
   // %576 = softmax f64[16,10] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
@@ -4426,12 +4489,18 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       }
     }
   }
+  for (int64_t p21 = 0; p21 < 22; ++p21) {
+    __builtin_prefetch(&z0[(p21 * 2 + 932) * L]);
+  }
   // %578 = sigmoid f64[16] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = sigmoid(v8[i0 * L + l]);
     }
+  }
+  for (int64_t p22 = 0; p22 < 23; ++p22) {
+    __builtin_prefetch(&z0[(p22 * 2 + 976) * L]);
   }
   // %579 = contract f64[16,10] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4441,6 +4510,9 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
         v18[(i0 * 10 + i1) * L + l] = v16[(i0 * 10 + i1) * L + l] * v12[i0 * L + l];
       }
     }
+  }
+  for (int64_t p23 = 0; p23 < 22; ++p23) {
+    __builtin_prefetch(&z0[(p23 * 2 + 1022) * L]);
   }
   // %1342 = contract f64[16,10] -> v19
   // %1108 = contract f64[16,10] -> v20
@@ -4533,6 +4605,15 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       }
     }
   }
+  for (int64_t p24 = 0; p24 < 22; ++p24) {
+    __builtin_prefetch(&z0[(p24 * 2 + 1066) * L]);
+  }
+  for (int64_t p25 = 0; p25 < 22; ++p25) {
+    __builtin_prefetch(&z0[(p25 * 2 + 1110) * L]);
+  }
+  for (int64_t p26 = 0; p26 < 23; ++p26) {
+    __builtin_prefetch(&z0[(p26 * 2 + 1154) * L]);
+  }
   // %1346 = sub f64[16,10] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
@@ -4542,6 +4623,9 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
             v20[(i0 * 10 + i1) * L + l] - (v19[(i0 * 10 + i1) * L + l] * (v7[i0 * L + l] * T(h)));
       }
     }
+  }
+  for (int64_t p27 = 0; p27 < 22; ++p27) {
+    __builtin_prefetch(&z0[(p27 * 2 + 1200) * L]);
   }
   // %1350 = sub f64[16,10] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4553,6 +4637,9 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
             (v10[(i0 * 10 + i1) * L + l] * (v15[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
+  }
+  for (int64_t p28 = 0; p28 < 22; ++p28) {
+    __builtin_prefetch(&z0[(p28 * 2 + 1244) * L]);
   }
   // %1125 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -4583,6 +4670,9 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
+  for (int64_t p29 = 0; p29 < 22; ++p29) {
+    __builtin_prefetch(&z0[(p29 * 2 + 1288) * L]);
+  }
   // %1354 = sub f64[16,10] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
@@ -4593,6 +4683,9 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
             (v22[(i0 * 10 + i1) * L + l] * (v8[i0 * L + l] * (T(h) * 0.5f)));
       }
     }
+  }
+  for (int64_t p30 = 0; p30 < 22; ++p30) {
+    __builtin_prefetch(&z0[(p30 * 2 + 1332) * L]);
   }
   // %1356 = sub f64[16,10,10] -> d.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4609,6 +4702,9 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
         }
       }
     }
+  }
+  for (int64_t p31 = 0; p31 < 23; ++p31) {
+    __builtin_prefetch(&z0[(p31 * 2 + 1376) * L]);
   }
   // %602 = contract f64[16,10] -> v21
   // %580 = contract f64[16,10] -> v23
@@ -4686,12 +4782,24 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       }
     }
   }
+  for (int64_t p32 = 0; p32 < 22; ++p32) {
+    __builtin_prefetch(&z0[(p32 * 2 + 1422) * L]);
+  }
+  for (int64_t p33 = 0; p33 < 22; ++p33) {
+    __builtin_prefetch(&z0[(p33 * 2 + 1466) * L]);
+  }
+  for (int64_t p34 = 0; p34 < 22; ++p34) {
+    __builtin_prefetch(&z0[(p34 * 2 + 1510) * L]);
+  }
   // %603 = tanh f64[16,10] -> v25
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v25[i0 * L + l] = vm::tanh(v21[i0 * L + l]);
     }
+  }
+  for (int64_t p35 = 0; p35 < 23; ++p35) {
+    __builtin_prefetch(&z0[(p35 * 2 + 1554) * L]);
   }
   // %581 = tanh f64[16,10] -> v21
   for (int64_t i0 = 0; i0 < 160; ++i0) {

@@ -3618,6 +3618,9 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
   T rowsum_v[L] = {};
   T acc_v[L] = {};
   // fwp_delta_node_sepsis.field.step.rk4.vjp: 269 nodes
+  for (int64_t p0 = 0; p0 < 13; ++p0) {
+    __builtin_prefetch(&z0[(p0 * 2) * L]);
+  }
   // %613 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -3654,12 +3657,18 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       v0[i0 * L + l] = (u_stages[(i0 + 207) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
+  for (int64_t p1 = 0; p1 < 14; ++p1) {
+    __builtin_prefetch(&z0[(p1 * 2 + 26) * L]);
+  }
   // %615 = add f64[69] -> v1
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
+  }
+  for (int64_t p2 = 0; p2 < 14; ++p2) {
+    __builtin_prefetch(&z0[(p2 * 2 + 54) * L]);
   }
   // %588 = layernorm f64[69] -> v2
   PLASTIC_SIMD
@@ -3697,12 +3706,18 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       v2[i0 * L + l] = (u_stages[(i0 + 69) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
+  for (int64_t p3 = 0; p3 < 14; ++p3) {
+    __builtin_prefetch(&z0[(p3 * 2 + 82) * L]);
+  }
   // %590 = add f64[69] -> v3
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = (ln_gain[i0] * v2[i0 * L + l]) + ln_bias[i0];
     }
+  }
+  for (int64_t p4 = 0; p4 < 14; ++p4) {
+    __builtin_prefetch(&z0[(p4 * 2 + 110) * L]);
   }
   // %566 = layernorm f64[69] -> v4
   PLASTIC_SIMD
@@ -3740,12 +3755,18 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       v4[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
+  for (int64_t p5 = 0; p5 < 14; ++p5) {
+    __builtin_prefetch(&z0[(p5 * 2 + 138) * L]);
+  }
   // %568 = add f64[69] -> v5
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v4[i0 * L + l]);
     }
+  }
+  for (int64_t p6 = 0; p6 < 13; ++p6) {
+    __builtin_prefetch(&z0[(p6 * 2 + 166) * L]);
   }
   // %623 = contract f64[16] -> v6
   // %598 = contract f64[16] -> v7
@@ -3799,6 +3820,15 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       v8[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
+  for (int64_t p7 = 0; p7 < 14; ++p7) {
+    __builtin_prefetch(&z0[(p7 * 2 + 192) * L]);
+  }
+  for (int64_t p8 = 0; p8 < 14; ++p8) {
+    __builtin_prefetch(&z0[(p8 * 2 + 220) * L]);
+  }
+  for (int64_t p9 = 0; p9 < 14; ++p9) {
+    __builtin_prefetch(&z0[(p9 * 2 + 248) * L]);
+  }
   // %624 = sigmoid f64[16] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
@@ -3806,12 +3836,18 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       v9[i0 * L + l] = sigmoid(v6[i0 * L + l]);
     }
   }
+  for (int64_t p10 = 0; p10 < 14; ++p10) {
+    __builtin_prefetch(&z0[(p10 * 2 + 276) * L]);
+  }
   // %599 = sigmoid f64[16] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = sigmoid(v7[i0 * L + l]);
     }
+  }
+  for (int64_t p11 = 0; p11 < 14; ++p11) {
+    __builtin_prefetch(&z0[(p11 * 2 + 304) * L]);
   }
   // %619 = contract f64[16,8] -> v10
   // %594 = contract f64[16,8] -> v11
@@ -3867,6 +3903,15 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       }
     }
   }
+  for (int64_t p12 = 0; p12 < 13; ++p12) {
+    __builtin_prefetch(&z0[(p12 * 2 + 332) * L]);
+  }
+  for (int64_t p13 = 0; p13 < 14; ++p13) {
+    __builtin_prefetch(&z0[(p13 * 2 + 358) * L]);
+  }
+  for (int64_t p14 = 0; p14 < 14; ++p14) {
+    __builtin_prefetch(&z0[(p14 * 2 + 386) * L]);
+  }
   // %620 = softmax f64[16,8] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
@@ -3898,6 +3943,9 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
         v13[(i0 * 8 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
       }
     }
+  }
+  for (int64_t p15 = 0; p15 < 14; ++p15) {
+    __builtin_prefetch(&z0[(p15 * 2 + 414) * L]);
   }
   // %595 = softmax f64[16,8] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -3931,6 +3979,9 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       }
     }
   }
+  for (int64_t p16 = 0; p16 < 14; ++p16) {
+    __builtin_prefetch(&z0[(p16 * 2 + 442) * L]);
+  }
   // %573 = softmax f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
@@ -3962,6 +4013,9 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
         v11[(i0 * 8 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
       }
     }
+  }
+  for (int64_t p17 = 0; p17 < 14; ++p17) {
+    __builtin_prefetch(&z0[(p17 * 2 + 470) * L]);
   }
   // %1355 = contract f64[16,8] -> v12
   // %1112 = contract f64[16,8] -> v14
@@ -4029,6 +4083,15 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       }
     }
   }
+  for (int64_t p18 = 0; p18 < 13; ++p18) {
+    __builtin_prefetch(&z0[(p18 * 2 + 498) * L]);
+  }
+  for (int64_t p19 = 0; p19 < 14; ++p19) {
+    __builtin_prefetch(&z0[(p19 * 2 + 524) * L]);
+  }
+  for (int64_t p20 = 0; p20 < 14; ++p20) {
+    __builtin_prefetch(&z0[(p20 * 2 + 552) * L]);
+  }
   // %1356 = contract f64[16,8] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -4037,6 +4100,9 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
         v16[(i0 * 8 + i1) * L + l] = v12[(i0 * 8 + i1) * L + l] * v9[i0 * L + l];
       }
     }
+  }
+  for (int64_t p21 = 0; p21 < 14; ++p21) {
+    __builtin_prefetch(&z0[(p21 * 2 + 580) * L]);
   }
   // %886 = contract f64[16] -> v7
   // %863 = contract f64[16] -> v17
@@ -4099,6 +4165,15 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       v18[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
+  for (int64_t p22 = 0; p22 < 14; ++p22) {
+    __builtin_prefetch(&z0[(p22 * 2 + 608) * L]);
+  }
+  for (int64_t p23 = 0; p23 < 14; ++p23) {
+    __builtin_prefetch(&z0[(p23 * 2 + 636) * L]);
+  }
+  for (int64_t p24 = 0; p24 < 13; ++p24) {
+    __builtin_prefetch(&z0[(p24 * 2 + 664) * L]);
+  }
   // %1360 = sub f64[16,8] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -4109,6 +4184,9 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       }
     }
   }
+  for (int64_t p25 = 0; p25 < 14; ++p25) {
+    __builtin_prefetch(&z0[(p25 * 2 + 690) * L]);
+  }
   // %1361 = contract f64[16,8] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -4117,6 +4195,9 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
         v20[(i0 * 8 + i1) * L + l] = v19[(i0 * 8 + i1) * L + l] * v6[i0 * L + l];
       }
     }
+  }
+  for (int64_t p26 = 0; p26 < 14; ++p26) {
+    __builtin_prefetch(&z0[(p26 * 2 + 718) * L]);
   }
   // %1365 = sub f64[16,8] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4129,6 +4210,9 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       }
     }
   }
+  for (int64_t p27 = 0; p27 < 14; ++p27) {
+    __builtin_prefetch(&z0[(p27 * 2 + 746) * L]);
+  }
   // %1366 = contract f64[16,8] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -4137,6 +4221,9 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
         v14[(i0 * 8 + i1) * L + l] = v21[(i0 * 8 + i1) * L + l] * v6[i0 * L + l];
       }
     }
+  }
+  for (int64_t p28 = 0; p28 < 14; ++p28) {
+    __builtin_prefetch(&z0[(p28 * 2 + 774) * L]);
   }
   // %1370 = sub f64[16,8] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4149,12 +4236,18 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       }
     }
   }
+  for (int64_t p29 = 0; p29 < 14; ++p29) {
+    __builtin_prefetch(&z0[(p29 * 2 + 802) * L]);
+  }
   // %577 = sigmoid f64[16] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = sigmoid(v8[i0 * L + l]);
     }
+  }
+  for (int64_t p30 = 0; p30 < 13; ++p30) {
+    __builtin_prefetch(&z0[(p30 * 2 + 830) * L]);
   }
   // %1371 = contract f64[16,8] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4164,6 +4257,9 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
         v23[(i0 * 8 + i1) * L + l] = v22[(i0 * 8 + i1) * L + l] * v15[i0 * L + l];
       }
     }
+  }
+  for (int64_t p31 = 0; p31 < 14; ++p31) {
+    __builtin_prefetch(&z0[(p31 * 2 + 856) * L]);
   }
   // %1373 = sub f64[16,8,8] -> d.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4180,6 +4276,9 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
         }
       }
     }
+  }
+  for (int64_t p32 = 0; p32 < 14; ++p32) {
+    __builtin_prefetch(&z0[(p32 * 2 + 884) * L]);
   }
   // %592 = contract f64[16,8] -> v24
   // %570 = contract f64[16,8] -> v25
@@ -4235,12 +4334,24 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       }
     }
   }
+  for (int64_t p33 = 0; p33 < 14; ++p33) {
+    __builtin_prefetch(&z0[(p33 * 2 + 912) * L]);
+  }
+  for (int64_t p34 = 0; p34 < 14; ++p34) {
+    __builtin_prefetch(&z0[(p34 * 2 + 940) * L]);
+  }
+  for (int64_t p35 = 0; p35 < 14; ++p35) {
+    __builtin_prefetch(&z0[(p35 * 2 + 968) * L]);
+  }
   // %593 = tanh f64[16,8] -> v27
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v27[i0 * L + l] = vm::tanh(v24[i0 * L + l]);
     }
+  }
+  for (int64_t p36 = 0; p36 < 14; ++p36) {
+    __builtin_prefetch(&z0[(p36 * 2 + 996) * L]);
   }
   // %571 = tanh f64[16,8] -> v24
   for (int64_t i0 = 0; i0 < 128; ++i0) {

@@ -3520,6 +3520,9 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
   T rowsum_v[L] = {};
   T acc_v[L] = {};
   // fwp_delta_rde.field.step.rk4.vjp: 263 nodes
+  for (int64_t p0 = 0; p0 < 19; ++p0) {
+    __builtin_prefetch(&z0[(p0 * 2) * L]);
+  }
   // %1253 = div f64[16,8,8] -> v0
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -3531,6 +3534,9 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
         }
       }
     }
+  }
+  for (int64_t p1 = 0; p1 < 20; ++p1) {
+    __builtin_prefetch(&z0[(p1 * 2 + 38) * L]);
   }
   // %633 = layernorm f64[5] -> v1
   PLASTIC_SIMD
@@ -3568,12 +3574,18 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       v1[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
+  for (int64_t p2 = 0; p2 < 20; ++p2) {
+    __builtin_prefetch(&z0[(p2 * 2 + 78) * L]);
+  }
   // %635 = add f64[5] -> v2
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = ln_bias[i0] + (v1[i0 * L + l] * ln_gain[i0]);
     }
+  }
+  for (int64_t p3 = 0; p3 < 19; ++p3) {
+    __builtin_prefetch(&z0[(p3 * 2 + 118) * L]);
   }
   // %605 = layernorm f64[5] -> v3
   PLASTIC_SIMD
@@ -3611,12 +3623,18 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       v3[i0 * L + l] = (u_stages[(i0 + 5) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
+  for (int64_t p4 = 0; p4 < 20; ++p4) {
+    __builtin_prefetch(&z0[(p4 * 2 + 156) * L]);
+  }
   // %607 = add f64[5] -> v4
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v3[i0 * L + l]);
     }
+  }
+  for (int64_t p5 = 0; p5 < 20; ++p5) {
+    __builtin_prefetch(&z0[(p5 * 2 + 196) * L]);
   }
   // %582 = layernorm f64[5] -> v5
   PLASTIC_SIMD
@@ -3654,12 +3672,18 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       v5[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
+  for (int64_t p6 = 0; p6 < 19; ++p6) {
+    __builtin_prefetch(&z0[(p6 * 2 + 236) * L]);
+  }
   // %584 = add f64[5] -> v6
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v5[i0 * L + l]);
     }
+  }
+  for (int64_t p7 = 0; p7 < 20; ++p7) {
+    __builtin_prefetch(&z0[(p7 * 2 + 274) * L]);
   }
   // %643 = contract f64[16] -> v7
   // %615 = contract f64[16] -> v8
@@ -3713,6 +3737,15 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       v9[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
+  for (int64_t p8 = 0; p8 < 20; ++p8) {
+    __builtin_prefetch(&z0[(p8 * 2 + 314) * L]);
+  }
+  for (int64_t p9 = 0; p9 < 19; ++p9) {
+    __builtin_prefetch(&z0[(p9 * 2 + 354) * L]);
+  }
+  for (int64_t p10 = 0; p10 < 20; ++p10) {
+    __builtin_prefetch(&z0[(p10 * 2 + 392) * L]);
+  }
   // %644 = sigmoid f64[16] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
@@ -3720,12 +3753,18 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       v10[i0 * L + l] = sigmoid(v7[i0 * L + l]);
     }
   }
+  for (int64_t p11 = 0; p11 < 20; ++p11) {
+    __builtin_prefetch(&z0[(p11 * 2 + 432) * L]);
+  }
   // %616 = sigmoid f64[16] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = sigmoid(v8[i0 * L + l]);
     }
+  }
+  for (int64_t p12 = 0; p12 < 20; ++p12) {
+    __builtin_prefetch(&z0[(p12 * 2 + 472) * L]);
   }
   // %638 = contract f64[16,8] -> v11
   // %610 = contract f64[16,8] -> v12
@@ -3781,6 +3820,15 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
+  for (int64_t p13 = 0; p13 < 19; ++p13) {
+    __builtin_prefetch(&z0[(p13 * 2 + 512) * L]);
+  }
+  for (int64_t p14 = 0; p14 < 20; ++p14) {
+    __builtin_prefetch(&z0[(p14 * 2 + 550) * L]);
+  }
+  for (int64_t p15 = 0; p15 < 20; ++p15) {
+    __builtin_prefetch(&z0[(p15 * 2 + 590) * L]);
+  }
   // %639 = softmax f64[16,8] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
@@ -3813,6 +3861,9 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
+  for (int64_t p16 = 0; p16 < 19; ++p16) {
+    __builtin_prefetch(&z0[(p16 * 2 + 630) * L]);
+  }
   // %645 = contract f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -3821,6 +3872,9 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
         v11[(i0 * 8 + i1) * L + l] = v14[(i0 * 8 + i1) * L + l] * v10[i0 * L + l];
       }
     }
+  }
+  for (int64_t p17 = 0; p17 < 20; ++p17) {
+    __builtin_prefetch(&z0[(p17 * 2 + 668) * L]);
   }
   // %1254 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -3853,6 +3907,9 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
         v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
+  }
+  for (int64_t p18 = 0; p18 < 20; ++p18) {
+    __builtin_prefetch(&z0[(p18 * 2 + 708) * L]);
   }
   // %637 = contract f64[16,8] -> v11
   // %609 = contract f64[16,8] -> v16
@@ -3908,6 +3965,15 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
+  for (int64_t p19 = 0; p19 < 19; ++p19) {
+    __builtin_prefetch(&z0[(p19 * 2 + 748) * L]);
+  }
+  for (int64_t p20 = 0; p20 < 20; ++p20) {
+    __builtin_prefetch(&z0[(p20 * 2 + 786) * L]);
+  }
+  for (int64_t p21 = 0; p21 < 20; ++p21) {
+    __builtin_prefetch(&z0[(p21 * 2 + 826) * L]);
+  }
   // %611 = softmax f64[16,8] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
@@ -3940,6 +4006,9 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
+  for (int64_t p22 = 0; p22 < 19; ++p22) {
+    __builtin_prefetch(&z0[(p22 * 2 + 866) * L]);
+  }
   // %617 = contract f64[16,8] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -3948,6 +4017,9 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
         v12[(i0 * 8 + i1) * L + l] = v18[(i0 * 8 + i1) * L + l] * v7[i0 * L + l];
       }
     }
+  }
+  for (int64_t p23 = 0; p23 < 20; ++p23) {
+    __builtin_prefetch(&z0[(p23 * 2 + 904) * L]);
   }
   // %588 = softmax f64[16,8] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -3981,12 +4053,18 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
+  for (int64_t p24 = 0; p24 < 20; ++p24) {
+    __builtin_prefetch(&z0[(p24 * 2 + 944) * L]);
+  }
   // %593 = sigmoid f64[16] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[i0 * L + l] = sigmoid(v9[i0 * L + l]);
     }
+  }
+  for (int64_t p25 = 0; p25 < 20; ++p25) {
+    __builtin_prefetch(&z0[(p25 * 2 + 984) * L]);
   }
   // %594 = contract f64[16,8] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {

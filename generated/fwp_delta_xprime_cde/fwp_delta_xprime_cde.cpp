@@ -3507,6 +3507,9 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
   T rowsum_v[L] = {};
   T acc_v[L] = {};
   // fwp_delta_xprime_cde.field.step.rk4.vjp: 271 nodes
+  for (int64_t p0 = 0; p0 < 40; ++p0) {
+    __builtin_prefetch(&z0[(p0 * 2) * L]);
+  }
   // %607 = layernorm f64[21] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -3543,12 +3546,18 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
       v0[i0 * L + l] = (u_stages[(i0 + 63) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
+  for (int64_t p1 = 0; p1 < 40; ++p1) {
+    __builtin_prefetch(&z0[(p1 * 2 + 80) * L]);
+  }
   // %609 = add f64[21] -> v1
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
     }
+  }
+  for (int64_t p2 = 0; p2 < 40; ++p2) {
+    __builtin_prefetch(&z0[(p2 * 2 + 160) * L]);
   }
   // %581 = layernorm f64[21] -> v2
   PLASTIC_SIMD
@@ -3586,12 +3595,18 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
       v2[i0 * L + l] = (u_stages[(i0 + 21) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
+  for (int64_t p3 = 0; p3 < 40; ++p3) {
+    __builtin_prefetch(&z0[(p3 * 2 + 240) * L]);
+  }
   // %583 = add f64[21] -> v3
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v2[i0 * L + l]);
     }
+  }
+  for (int64_t p4 = 0; p4 < 40; ++p4) {
+    __builtin_prefetch(&z0[(p4 * 2 + 320) * L]);
   }
   // %559 = layernorm f64[21] -> v4
   PLASTIC_SIMD
@@ -3629,12 +3644,18 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
       v4[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
+  for (int64_t p5 = 0; p5 < 40; ++p5) {
+    __builtin_prefetch(&z0[(p5 * 2 + 400) * L]);
+  }
   // %561 = add f64[21] -> v5
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = ln_bias[i0] + (v4[i0 * L + l] * ln_gain[i0]);
     }
+  }
+  for (int64_t p6 = 0; p6 < 40; ++p6) {
+    __builtin_prefetch(&z0[(p6 * 2 + 480) * L]);
   }
   // %616 = contract f64[4,20] -> v6
   // %590 = contract f64[4,20] -> v7
@@ -3690,6 +3711,15 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
       }
     }
   }
+  for (int64_t p7 = 0; p7 < 40; ++p7) {
+    __builtin_prefetch(&z0[(p7 * 2 + 560) * L]);
+  }
+  for (int64_t p8 = 0; p8 < 40; ++p8) {
+    __builtin_prefetch(&z0[(p8 * 2 + 640) * L]);
+  }
+  for (int64_t p9 = 0; p9 < 40; ++p9) {
+    __builtin_prefetch(&z0[(p9 * 2 + 720) * L]);
+  }
   // %611 = contract f64[4,20] -> v9
   // %563 = contract f64[4,20] -> v10
   // %585 = contract f64[4,20] -> v11
@@ -3744,6 +3774,15 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
       }
     }
   }
+  for (int64_t p10 = 0; p10 < 40; ++p10) {
+    __builtin_prefetch(&z0[(p10 * 2 + 800) * L]);
+  }
+  for (int64_t p11 = 0; p11 < 40; ++p11) {
+    __builtin_prefetch(&z0[(p11 * 2 + 880) * L]);
+  }
+  for (int64_t p12 = 0; p12 < 40; ++p12) {
+    __builtin_prefetch(&z0[(p12 * 2 + 960) * L]);
+  }
   // %612 = softmax f64[4,20] -> v12
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
@@ -3776,6 +3815,9 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
       }
     }
   }
+  for (int64_t p13 = 0; p13 < 40; ++p13) {
+    __builtin_prefetch(&z0[(p13 * 2 + 1040) * L]);
+  }
   // %564 = softmax f64[4,20] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
@@ -3807,6 +3849,9 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
         v9[(i0 * 20 + i1) * L + l] = v13[i1 * L + l] / rowsum_v[l];
       }
     }
+  }
+  for (int64_t p14 = 0; p14 < 40; ++p14) {
+    __builtin_prefetch(&z0[(p14 * 2 + 1120) * L]);
   }
   // %565 = contract f64[4] -> v13
   // %587 = contract f64[4] -> v10
@@ -3858,12 +3903,24 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
     v14[2 * L + l] = acc10_v[l];
     v14[3 * L + l] = acc11_v[l];
   }
+  for (int64_t p15 = 0; p15 < 40; ++p15) {
+    __builtin_prefetch(&z0[(p15 * 2 + 1200) * L]);
+  }
+  for (int64_t p16 = 0; p16 < 40; ++p16) {
+    __builtin_prefetch(&z0[(p16 * 2 + 1280) * L]);
+  }
+  for (int64_t p17 = 0; p17 < 40; ++p17) {
+    __builtin_prefetch(&z0[(p17 * 2 + 1360) * L]);
+  }
   // %566 = sigmoid f64[4] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = sigmoid(v13[i0 * L + l]);
     }
+  }
+  for (int64_t p18 = 0; p18 < 40; ++p18) {
+    __builtin_prefetch(&z0[(p18 * 2 + 1440) * L]);
   }
   // %567 = contract f64[4,20] -> v16
   for (int64_t i0 = 0; i0 < 4; ++i0) {
@@ -3873,6 +3930,9 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
         v16[(i0 * 20 + i1) * L + l] = v9[(i0 * 20 + i1) * L + l] * v15[i0 * L + l];
       }
     }
+  }
+  for (int64_t p19 = 0; p19 < 40; ++p19) {
+    __builtin_prefetch(&z0[(p19 * 2 + 1520) * L]);
   }
   // %586 = softmax f64[4,20] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {

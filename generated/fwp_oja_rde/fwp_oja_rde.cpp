@@ -4153,6 +4153,9 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
   T rowsum_v[L] = {};
   T acc_v[L] = {};
   // fwp_oja_rde.field.step.rk4.vjp: 263 nodes
+  for (int64_t p0 = 0; p0 < 33; ++p0) {
+    __builtin_prefetch(&z0[(p0 * 2) * L]);
+  }
   // %637 = layernorm f64[15] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -4189,12 +4192,18 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v0[i0 * L + l] = (u_stages[(i0 + 45) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
+  for (int64_t p1 = 0; p1 < 33; ++p1) {
+    __builtin_prefetch(&z0[(p1 * 2 + 66) * L]);
+  }
   // %639 = add f64[15] -> v1
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = (v0[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
     }
+  }
+  for (int64_t p2 = 0; p2 < 34; ++p2) {
+    __builtin_prefetch(&z0[(p2 * 2 + 132) * L]);
   }
   // %1265 = div f64[16,10,10] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4207,6 +4216,9 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
         }
       }
     }
+  }
+  for (int64_t p3 = 0; p3 < 33; ++p3) {
+    __builtin_prefetch(&z0[(p3 * 2 + 200) * L]);
   }
   // %609 = layernorm f64[15] -> v3
   PLASTIC_SIMD
@@ -4244,12 +4256,18 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v3[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
+  for (int64_t p4 = 0; p4 < 33; ++p4) {
+    __builtin_prefetch(&z0[(p4 * 2 + 266) * L]);
+  }
   // %611 = add f64[15] -> v4
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = ln_bias[i0] + (v3[i0 * L + l] * ln_gain[i0]);
     }
+  }
+  for (int64_t p5 = 0; p5 < 34; ++p5) {
+    __builtin_prefetch(&z0[(p5 * 2 + 332) * L]);
   }
   // %586 = layernorm f64[15] -> v5
   PLASTIC_SIMD
@@ -4287,12 +4305,18 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v5[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
+  for (int64_t p6 = 0; p6 < 33; ++p6) {
+    __builtin_prefetch(&z0[(p6 * 2 + 400) * L]);
+  }
   // %588 = add f64[15] -> v6
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = ln_bias[i0] + (v5[i0 * L + l] * ln_gain[i0]);
     }
+  }
+  for (int64_t p7 = 0; p7 < 33; ++p7) {
+    __builtin_prefetch(&z0[(p7 * 2 + 466) * L]);
   }
   // %647 = contract f64[16] -> v7
   // %619 = contract f64[16] -> v8
@@ -4346,6 +4370,15 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v9[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
+  for (int64_t p8 = 0; p8 < 34; ++p8) {
+    __builtin_prefetch(&z0[(p8 * 2 + 532) * L]);
+  }
+  for (int64_t p9 = 0; p9 < 33; ++p9) {
+    __builtin_prefetch(&z0[(p9 * 2 + 600) * L]);
+  }
+  for (int64_t p10 = 0; p10 < 33; ++p10) {
+    __builtin_prefetch(&z0[(p10 * 2 + 666) * L]);
+  }
   // %648 = sigmoid f64[16] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
@@ -4353,12 +4386,18 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v10[i0 * L + l] = sigmoid(v7[i0 * L + l]);
     }
   }
+  for (int64_t p11 = 0; p11 < 34; ++p11) {
+    __builtin_prefetch(&z0[(p11 * 2 + 732) * L]);
+  }
   // %620 = sigmoid f64[16] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = sigmoid(v8[i0 * L + l]);
     }
+  }
+  for (int64_t p12 = 0; p12 < 33; ++p12) {
+    __builtin_prefetch(&z0[(p12 * 2 + 800) * L]);
   }
   // %642 = contract f64[16,10] -> v11
   // %614 = contract f64[16,10] -> v12
@@ -4436,12 +4475,24 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
+  for (int64_t p13 = 0; p13 < 33; ++p13) {
+    __builtin_prefetch(&z0[(p13 * 2 + 866) * L]);
+  }
+  for (int64_t p14 = 0; p14 < 34; ++p14) {
+    __builtin_prefetch(&z0[(p14 * 2 + 932) * L]);
+  }
+  for (int64_t p15 = 0; p15 < 33; ++p15) {
+    __builtin_prefetch(&z0[(p15 * 2 + 1000) * L]);
+  }
   // %643 = tanh f64[16,10] -> v14
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[i0 * L + l] = vm::tanh(v11[i0 * L + l]);
     }
+  }
+  for (int64_t p16 = 0; p16 < 33; ++p16) {
+    __builtin_prefetch(&z0[(p16 * 2 + 1066) * L]);
   }
   // %649 = contract f64[16,10] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4451,6 +4502,9 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
         v11[(i0 * 10 + i1) * L + l] = v14[(i0 * 10 + i1) * L + l] * v10[i0 * L + l];
       }
     }
+  }
+  for (int64_t p17 = 0; p17 < 34; ++p17) {
+    __builtin_prefetch(&z0[(p17 * 2 + 1132) * L]);
   }
   // %1266 = contract f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4500,6 +4554,9 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
         v15[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
+  }
+  for (int64_t p18 = 0; p18 < 33; ++p18) {
+    __builtin_prefetch(&z0[(p18 * 2 + 1200) * L]);
   }
   // %641 = contract f64[16,10] -> v11
   // %613 = contract f64[16,10] -> v16
@@ -4577,12 +4634,24 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
+  for (int64_t p19 = 0; p19 < 33; ++p19) {
+    __builtin_prefetch(&z0[(p19 * 2 + 1266) * L]);
+  }
+  for (int64_t p20 = 0; p20 < 34; ++p20) {
+    __builtin_prefetch(&z0[(p20 * 2 + 1332) * L]);
+  }
+  for (int64_t p21 = 0; p21 < 33; ++p21) {
+    __builtin_prefetch(&z0[(p21 * 2 + 1400) * L]);
+  }
   // %615 = tanh f64[16,10] -> v18
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v18[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
     }
+  }
+  for (int64_t p22 = 0; p22 < 33; ++p22) {
+    __builtin_prefetch(&z0[(p22 * 2 + 1466) * L]);
   }
   // %621 = contract f64[16,10] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -4592,6 +4661,9 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
         v12[(i0 * 10 + i1) * L + l] = v18[(i0 * 10 + i1) * L + l] * v7[i0 * L + l];
       }
     }
+  }
+  for (int64_t p23 = 0; p23 < 34; ++p23) {
+    __builtin_prefetch(&z0[(p23 * 2 + 1532) * L]);
   }
   // %592 = tanh f64[16,10] -> v19
   for (int64_t i0 = 0; i0 < 160; ++i0) {

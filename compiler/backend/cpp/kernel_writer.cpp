@@ -248,6 +248,15 @@ private:
         block(s.body, out);
         out += "}\n";
         break;
+      case StmtKind::Prefetch: {
+        flush();
+        used_buffers_.insert(s.target);
+        const bool varying = fn_.buffers[s.target].lanes == Lanes::Varying;
+        const std::string i = index_text(fn_.indices[s.index], 0);
+        out += fmt::format("__builtin_prefetch(&{}[{}]);\n", buffer_names_[s.target],
+                           varying ? "(" + i + ") * L" : i);
+        break;
+      }
       case StmtKind::Assign:
       case StmtKind::Store:
         if (!statement(s, lanes)) {

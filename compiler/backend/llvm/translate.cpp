@@ -137,6 +137,11 @@ private:
       case StmtKind::Store:
         store(s);
         break;
+      case StmtKind::Prefetch: // read, keep in every cache level, data
+        b_.CreateIntrinsic(
+            llvm::Intrinsic::prefetch, {b_.getPtrTy()},
+            {address(s.target, s.index), b_.getInt32(0), b_.getInt32(3), b_.getInt32(1)});
+        break;
       }
     }
   }

@@ -48,6 +48,9 @@ Function matvec(ElemType type, int lanes, int64_t heads, int64_t d) {
   Buffer y = b.varying_param("y", heads * d);
   b.scratch_param();
   Var acc = b.var("acc", Lanes::Varying);
+  // A cache hint over all of W, as a kernel gives one for a cold input:
+  // every backend must accept it and compute the same values.
+  b.loop("p", 0, heads * d * d, [&](Index p) { b.prefetch(W, p); });
   b.loop("h", 0, heads, [&](Index h) {
     b.loop("i", 0, d, [&](Index i) {
       b.assign(acc, b.constant(0));

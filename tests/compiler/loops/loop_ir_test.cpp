@@ -113,6 +113,12 @@ TEST_CASE("verifier reports bounds, definedness and nullable access", "[loops]")
     CHECK_THROWS_WITH(b.finish(), Catch::Contains("spans elements [2, 10] outside [0, 10)"));
   }
   {
+    Builder b("prefetch_oob", ElemType::F64);
+    Buffer x = b.varying_param("x", 10, {.readonly = true});
+    b.loop("i", 0, 11, [&](Index i) { b.prefetch(x, i); }); // reaches x[10]
+    CHECK_THROWS_WITH(b.finish(), Catch::Contains("outside [0, 10)"));
+  }
+  {
     Builder b("undef", ElemType::F64);
     Buffer y = b.varying_param("y", 1);
     Var v = b.var("v", Lanes::Varying);
@@ -160,6 +166,7 @@ TEST_CASE("all test programs verify and print", "[loops]") {
       CHECK(verify(f).empty());
       CHECK(print(f).find("func @" + f.name) == 0);
     }
+    CHECK_THAT(print(matvec(t, 0, 2, 3)), Catch::Contains("prefetch W[p]"));
   }
 }
 
