@@ -25,27 +25,20 @@ std::string group_key(const ir::Node* n, const GroupCandidate& c) {
   return key;
 }
 
-// Which nodes of `order` each candidate reaches (itself included), as a
-// flag per position: a member may join a group only if it reaches no
-// member and none reaches it.
-std::vector<std::vector<char>> reach_of(const std::vector<const ir::Node*>& order,
-                                        const std::vector<size_t>& candidates) {
-  std::unordered_map<const ir::Node*, size_t> pos;
-  for (size_t i = 0; i < order.size(); ++i)
-    pos[order[i]] = i;
-  std::vector<std::vector<char>> reach;
-  for (size_t from : candidates) {
-    std::vector<char> r(order.size(), 0);
-    r[from] = 1;
-    for (size_t i = from + 1; i < order.size(); ++i)
-      for (const ir::Node* o : order[i]->operands())
-        if (r[pos.at(o)]) {
-          r[i] = 1;
-          break;
-        }
-    reach.push_back(std::move(r));
-  }
-  return reach;
+// Which positions of `order` the node at `from` reaches (itself included):
+// a member may join a group only if it reaches no member and none reaches it.
+std::vector<char> reached_from(const std::vector<const ir::Node*>& order,
+                               const std::unordered_map<const ir::Node*, size_t>& pos,
+                               size_t from) {
+  std::vector<char> r(order.size(), 0);
+  r[from] = 1;
+  for (size_t i = from + 1; i < order.size(); ++i)
+    for (const ir::Node* o : order[i]->operands())
+      if (r[pos.at(o)]) {
+        r[i] = 1;
+        break;
+      }
+  return r;
 }
 
 } // namespace
@@ -53,62 +46,50 @@ std::vector<std::vector<char>> reach_of(const std::vector<const ir::Node*>& orde
 std::vector<std::vector<const ir::Node*>>
 find_contract_groups(const std::vector<const ir::Node*>& order,
                      const std::function<GroupCandidate(const ir::Node*)>& candidate) {
-  // Candidates, bucketed by key in order of first appearance.
-  std::vector<size_t> positions;
-  std::map<std::string, std::vector<size_t>> buckets; // key -> indices into positions
+  // Candidates' positions in `order`, bucketed by key in order of first
+  // appearance.
+  std::map<std::string, std::vector<size_t>> buckets;
   std::vector<std::string> first_seen;
   for (size_t i = 0; i < order.size(); ++i) {
     GroupCandidate c = candidate(order[i]);
     if (!c.eligible) continue;
-    std::string key = group_key(order[i], c);
-    auto [it, fresh] = buckets.try_emplace(key);
-    if (fresh) first_seen.push_back(key);
-    it->second.push_back(positions.size());
-    positions.push_back(i);
+    auto [it, fresh] = buckets.try_emplace(group_key(order[i], c));
+    if (fresh) first_seen.push_back(it->first);
+    it->second.push_back(i);
   }
-  std::vector<size_t> shared;
-  for (const std::string& key : first_seen)
-    if (buckets[key].size() > 1)
-      for (size_t k : buckets[key])
-        shared.push_back(k);
-  if (shared.empty()) return {};
 
-  std::vector<size_t> shared_positions;
-  shared_positions.reserve(shared.size());
-  for (size_t k : shared)
-    shared_positions.push_back(positions[k]);
-  const std::vector<std::vector<char>> reach = reach_of(order, shared_positions);
-  std::unordered_map<size_t, size_t> reach_index; // candidate index -> row of reach
-  for (size_t r = 0; r < shared.size(); ++r)
-    reach_index[shared[r]] = r;
-  auto independent = [&](size_t a, size_t b) {
-    return !reach[reach_index.at(a)][positions[b]] && !reach[reach_index.at(b)][positions[a]];
-  };
+  std::unordered_map<const ir::Node*, size_t> pos;
+  for (size_t i = 0; i < order.size(); ++i)
+    pos[order[i]] = i;
+  std::unordered_map<size_t, std::vector<char>> reach; // position -> what it reaches
+  auto independent = [&](size_t a, size_t b) { return !reach.at(a)[b] && !reach.at(b)[a]; };
 
   // Greedy, in order: each member joins the first open group of its bucket
   // it is independent of.
   std::vector<std::vector<const ir::Node*>> groups;
   for (const std::string& key : first_seen) {
-    const std::vector<size_t>& bucket = buckets[key];
+    const std::vector<size_t>& bucket = buckets.at(key);
     if (bucket.size() < 2) continue;
+    for (size_t p : bucket)
+      reach.emplace(p, reached_from(order, pos, p));
     std::vector<std::vector<size_t>> open;
-    for (size_t k : bucket) {
+    for (size_t p : bucket) {
       auto fits = [&](const std::vector<size_t>& g) {
         return g.size() < kMaxContractGroup &&
-               std::all_of(g.begin(), g.end(), [&](size_t m) { return independent(k, m); });
+               std::all_of(g.begin(), g.end(), [&](size_t m) { return independent(p, m); });
       };
       auto g = std::find_if(open.begin(), open.end(), fits);
       if (g != open.end())
-        g->push_back(k);
+        g->push_back(p);
       else
-        open.push_back({k});
+        open.push_back({p});
     }
     for (const std::vector<size_t>& g : open) {
       if (g.size() < 2) continue;
       std::vector<const ir::Node*> members;
       members.reserve(g.size());
-      for (size_t k : g)
-        members.push_back(order[positions[k]]);
+      for (size_t p : g)
+        members.push_back(order[p]);
       groups.push_back(std::move(members));
     }
   }

@@ -84,8 +84,8 @@ void Emitter::emit_contracts(std::span<const ir::Node* const> ns, std::span<cons
     Member& m = members[j];
     for (const ir::Node* o : ns[j]->operands()) {
       m.read.push_back(o);
-      std::optional<ScaledOperand> scaled = scaled_operand(o);
-      if (!summed.empty() && !sched.addressable(o) && scaled) {
+      if (summed.empty()) continue;
+      if (std::optional<ScaledOperand> scaled = sched.summed_read(o)) {
         m.read.back() = scaled->tensor;
         m.scalars.push_back(scaled->scalar);
       }

@@ -125,6 +125,11 @@ bool Schedule::addressable(const ir::Node* n) const {
   return n->is_leaf() || at(n).materialise;
 }
 
+std::optional<ScaledOperand> Schedule::summed_read(const ir::Node* o) const {
+  if (addressable(o)) return std::nullopt;
+  return scaled_operand(o);
+}
+
 bool Schedule::cheap(const ir::Node* n) const {
   if (addressable(n) || n->is_splat()) return true;
   if (auto s = scaled_operand(n)) return cheap(s->tensor) && cheap(s->scalar);
@@ -386,15 +391,12 @@ void Schedule::group_contracts(const ir::Function& fn, const ScheduleInput& in) 
     GroupCandidate c;
     const NodeSchedule& s = info_.at(n);
     if (!s.materialise || s.direct || outputs.count(n) || !contract_sums(n)) return c;
-    // The largest operand is the one streamed; read it as emit_contract
-    // does, without a fused scale.
+    // The largest operand is the one streamed, as emit_contract reads it.
     size_t k = 0;
     for (size_t i = 1; i < n->num_operands(); ++i)
       if (n->operand(i)->numel() > n->operand(k)->numel()) k = i;
-    const ir::Node* read = n->operand(k);
-    if (!addressable(read))
-      if (auto scaled = scaled_operand(read)) read = scaled->tensor;
-    c = {true, read, k, s.uniform, s.region};
+    const std::optional<ScaledOperand> scaled = summed_read(n->operand(k));
+    c = {true, scaled ? scaled->tensor : n->operand(k), k, s.uniform, s.region};
     return c;
   };
   std::vector<std::vector<const ir::Node*>> groups = find_contract_groups(order_, candidate);

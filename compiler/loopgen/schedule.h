@@ -119,6 +119,10 @@ public:
   bool op_needs_axes(const ir::Node* n) const;
   /// Has its own storage: a materialised node or a leaf (bindings give it).
   bool addressable(const ir::Node* n) const;
+  /// How a summing contraction reads its operand o: a fused tensor times a
+  /// scalar is summed unscaled and each sum scaled once (the tensor and the
+  /// scalar); nullopt when o is read as it is.
+  std::optional<ScaledOperand> summed_read(const ir::Node* o) const;
 
 private:
   bool cheap_after(const ir::Node* n) const;
