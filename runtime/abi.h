@@ -48,7 +48,7 @@ extern "C" {
 #endif
 
 /// Bumped on any incompatible change of the structs or kernel signatures.
-#define PLASTIC_ABI_VERSION 4
+#define PLASTIC_ABI_VERSION 5
 
 /// Largest tensor rank in a parameter descriptor.
 #define PLASTIC_MAX_RANK 8
@@ -224,7 +224,8 @@ typedef void (*plastic_adjoint_field_fn)(const void* ctx, double t, const void* 
 typedef void (*plastic_step_fn)(const void* ctx, double t, double h, const void* z0,
                                 const void* theta, const void* u_stages, void* z1, void* scratch);
 /// VJP of plastic_step_fn with the step size held constant. Recomputes the stages
-///  internally. z0_bar (n*L) += z1_bar^T dz1/dz0; theta_bar (P) += sum_lanes ...;
+///  internally. z0_bar (n*L) = z1_bar^T dz1/dz0 (written whole: the caller need not zero
+///  it; it aliases no other argument); theta_bar (P) += sum_lanes ...;
 ///  u_stages_bar (s*m*L, may be NULL) += ...
 typedef void (*plastic_step_vjp_fn)(const void* ctx, double t, double h, const void* z0,
                                     const void* theta, const void* u_stages, const void* z1_bar,

@@ -36,6 +36,21 @@ void bind_stages(KernelEnv& env, const model::ModelStep& s, Place u_stages, int6
   };
 }
 
+// Zeroes the states' slices of z_bar that `fn` has no d.<state> output for,
+// so that the buffer is written whole whatever the function's outputs.
+void zero_unwritten_states(Builder& b, const ModelLayout& L, const ir::Function& fn, Place z_bar) {
+  for (const Slice& st : L.states) {
+    const std::string name = ad::derived_name(ad::Derived::Gradient, st.name);
+    bool has_output = false;
+    for (const ir::Output& o : fn.outputs())
+      has_output = has_output || o.name == name;
+    if (has_output) continue;
+    b.comment(fmt::format("{} = 0: the step does not read {}", name, st.name));
+    b.loop("i", z_bar.base + st.offset, z_bar.base + st.offset + st.size,
+           [&](const loops::Index& i) { b.store(z_bar.buffer, i, b.constant(0)); });
+  }
+}
+
 } // namespace
 
 bool build_step(const KernelContext& k, loops::Function& out) {
@@ -88,7 +103,13 @@ bool build_step_vjp(const KernelContext& k, loops::Function& out) {
     return Place{us_bar.buffer, us_bar.base + block_of_node(*info, node) * m};
   };
   b.scratch_param();
-  emit(b, s.vjp.fn, env, g);
+  // z0_bar is written, not accumulated: z1 = z0 + h Σ b_i k_i makes every
+  // d.<state> an output (z̄₁ plus the stages' terms), so the caller need
+  // not zero the buffer and the kernel need not read it back.
+  std::map<std::string, Place> written =
+      state_outputs(L, g.z_bar, std::string(ad::prefix(ad::Derived::Gradient)));
+  zero_unwritten_states(b, L, s.vjp.fn, g.z_bar);
+  emit(b, s.vjp.fn, env, g, written);
   if (s.static_vjp && us_bar.valid()) {
     GradEnv sg;
     sg.u_bar = us_bar;

@@ -13843,7 +13843,7 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          z0_bar_W1[(i0 * 64 + i1 * 8 + i2) * L + l] +=
+          z0_bar_W1[(i0 * 64 + i1 * 8 + i2) * L + l] =
               (((((v13[(i0 * 8 + i2) * L + l] * v88[(i0 * 8 + i1) * L + l]) +
                   z1_bar_W1[(i0 * 64 + i1 * 8 + i2) * L + l]) +
                  ((v30[(i0 * 8 + i2) * L + l] * v89[(i0 * 8 + i1) * L + l]) -
@@ -13863,7 +13863,7 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          z0_bar_W2[(i0 * 64 + i1 * 8 + i2) * L + l] +=
+          z0_bar_W2[(i0 * 64 + i1 * 8 + i2) * L + l] =
               (((z1_bar_W2[(i0 * 64 + i1 * 8 + i2) * L + l] -
                  (v84[(i0 * 8 + i1) * L + l] * v79[(i0 * 8 + i2) * L + l])) -
                 (v66[(i0 * 8 + i2) * L + l] * v80[(i0 * 8 + i1) * L + l])) -

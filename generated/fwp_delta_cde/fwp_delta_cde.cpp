@@ -4226,7 +4226,7 @@ extern "C" void fwp_delta_cde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          z0_bar_W[(i0 * 400 + i1 * 20 + i2) * L + l] +=
+          z0_bar_W[(i0 * 400 + i1 * 20 + i2) * L + l] =
               (((z1_bar_W[(i0 * 400 + i1 * 20 + i2) * L + l] -
                  (v16[(i0 * 20 + i2) * L + l] * v13[(i0 * 20 + i1) * L + l])) -
                 (v10[(i0 * 20 + i1) * L + l] * v19[(i0 * 20 + i2) * L + l])) -

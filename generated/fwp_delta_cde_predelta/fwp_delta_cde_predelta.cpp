@@ -4369,7 +4369,7 @@ extern "C" void fwp_delta_cde_predelta_step_vjp(const void* /*ctx*/, double /*t*
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          z0_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] +=
+          z0_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
               (((z1_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] -
                  (v18[(i0 * 5 + i1) * L + l] * v7[(i0 * 5 + i2) * L + l])) -
                 (v4[(i0 * 5 + i2) * L + l] * v14[(i0 * 5 + i1) * L + l])) -

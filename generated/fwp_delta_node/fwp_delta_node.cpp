@@ -4693,7 +4693,7 @@ extern "C" void fwp_delta_node_step_vjp(const void* /*ctx*/, double /*t*/, doubl
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          z0_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] +=
+          z0_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] =
               (((z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] -
                  (v13[(i0 * 10 + i2) * L + l] * v19[(i0 * 10 + i1) * L + l])) -
                 (v10[(i0 * 10 + i1) * L + l] * v14[(i0 * 10 + i2) * L + l])) -

@@ -4267,7 +4267,7 @@ extern "C" void fwp_delta_node_sepsis_step_vjp(const void* /*ctx*/, double /*t*/
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          z0_bar_W[(i0 * 64 + i1 * 8 + i2) * L + l] +=
+          z0_bar_W[(i0 * 64 + i1 * 8 + i2) * L + l] =
               (((z1_bar_W[(i0 * 64 + i1 * 8 + i2) * L + l] -
                  (v16[(i0 * 8 + i1) * L + l] * v13[(i0 * 8 + i2) * L + l])) -
                 (v20[(i0 * 8 + i1) * L + l] * v10[(i0 * 8 + i2) * L + l])) -

@@ -4454,7 +4454,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          z0_bar_W[(i0 * 64 + i1 * 8 + i2) * L + l] +=
+          z0_bar_W[(i0 * 64 + i1 * 8 + i2) * L + l] =
               (((z1_bar_W[(i0 * 64 + i1 * 8 + i2) * L + l] - v26[(i0 * 64 + i1 * 8 + i2) * L + l]) -
                 (v18[(i0 * 8 + i2) * L + l] * v16[(i0 * 8 + i1) * L + l])) -
                (v12[(i0 * 8 + i1) * L + l] * v18[(i0 * 8 + i2) * L + l])) -

@@ -4292,7 +4292,7 @@ extern "C" void fwp_delta_xprime_cde_step_vjp(const void* /*ctx*/, double /*t*/,
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          z0_bar_W[(i0 * 400 + i1 * 20 + i2) * L + l] +=
+          z0_bar_W[(i0 * 400 + i1 * 20 + i2) * L + l] =
               (((z1_bar_W[(i0 * 400 + i1 * 20 + i2) * L + l] -
                  (v11[(i0 * 20 + i1) * L + l] * v12[(i0 * 20 + i2) * L + l])) -
                 (v17[(i0 * 20 + i2) * L + l] * v23[(i0 * 20 + i1) * L + l])) -

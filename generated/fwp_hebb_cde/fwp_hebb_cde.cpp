@@ -4057,7 +4057,7 @@ extern "C" void fwp_hebb_cde_step_vjp(const void* /*ctx*/, double /*t*/, double 
   for (int64_t i0 = 0; i0 < 512; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z0_bar_W[i0 * L + l] += z1_bar_W[i0 * L + l];
+      z0_bar_W[i0 * L + l] = z1_bar_W[i0 * L + l];
     }
   }
   if (u_stages_bar) {

@@ -4859,7 +4859,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
   for (int64_t i0 = 0; i0 < 1600; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z0_bar_W[i0 * L + l] += z1_bar_W[i0 * L + l];
+      z0_bar_W[i0 * L + l] = z1_bar_W[i0 * L + l];
     }
   }
   if (u_stages_bar) {

@@ -4940,7 +4940,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          z0_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] +=
+          z0_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
               (((z1_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] -
                  (v11[(i0 * 5 + i2) * L + l] * v12[(i0 * 5 + i1) * L + l])) -
                 (v9[(i0 * 5 + i1) * L + l] * v21[(i0 * 5 + i2) * L + l])) -

@@ -5444,7 +5444,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          z0_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] +=
+          z0_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] =
               (((z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] -
                  v26[(i0 * 100 + i1 * 10 + i2) * L + l]) -
                 (v18[(i0 * 10 + i1) * L + l] * v24[(i0 * 10 + i2) * L + l])) -

@@ -3043,7 +3043,7 @@ extern "C" void gnode_flipflop_step_vjp(const void* /*ctx*/, double /*t*/, doubl
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z0_bar_h[i0 * L + l] += v13[i0 * L + l] + (z1_bar_h[i0 * L + l] - v9[i0 * L + l]);
+      z0_bar_h[i0 * L + l] = v13[i0 * L + l] + (z1_bar_h[i0 * L + l] - v9[i0 * L + l]);
     }
   }
   // %213 = contract f64[100,103] -> d.F.layer0.weight

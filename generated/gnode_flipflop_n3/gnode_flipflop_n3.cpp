@@ -5866,7 +5866,7 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z0_bar_h[i0 * L + l] +=
+      z0_bar_h[i0 * L + l] =
           v4[i0 * L + l] +
           ((v16[i0 * L + l] +
             ((v38[i0 * L + l] + (v29[i0 * L + l] + (v10[i0 * L + l] + z1_bar_h[i0 * L + l]))) +

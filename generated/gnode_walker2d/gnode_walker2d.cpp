@@ -2661,7 +2661,7 @@ extern "C" void gnode_walker2d_step_vjp(const void* /*ctx*/, double /*t*/, doubl
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z0_bar_h[i0 * L + l] += v12[i0 * L + l] + (z1_bar_h[i0 * L + l] - v1[i0 * L + l]);
+      z0_bar_h[i0 * L + l] = v12[i0 * L + l] + (z1_bar_h[i0 * L + l] - v1[i0 * L + l]);
     }
   }
   // %200 = contract f64[100,49] -> d.F.layer0.weight

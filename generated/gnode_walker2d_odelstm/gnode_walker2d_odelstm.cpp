@@ -2686,7 +2686,7 @@ extern "C" void gnode_walker2d_odelstm_step_vjp(const void* /*ctx*/, double /*t*
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z0_bar_h[i0 * L + l] += (z1_bar_h[i0 * L + l] - v1[i0 * L + l]) + v6[i0 * L + l];
+      z0_bar_h[i0 * L + l] = (z1_bar_h[i0 * L + l] - v1[i0 * L + l]) + v6[i0 * L + l];
     }
   }
   // %201 = contract f64[100,50] -> d.F.layer0.weight

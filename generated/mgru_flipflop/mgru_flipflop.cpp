@@ -1769,7 +1769,7 @@ extern "C" void mgru_flipflop_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z0_bar_h[i0 * L + l] += v8[i0 * L + l] + (z1_bar_h[i0 * L + l] - v6[i0 * L + l]);
+      z0_bar_h[i0 * L + l] = v8[i0 * L + l] + (z1_bar_h[i0 * L + l] - v6[i0 * L + l]);
     }
   }
   // %155 = contract f64[100,103] -> d.Wh

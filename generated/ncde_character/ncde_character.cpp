@@ -5049,7 +5049,7 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z0_bar_z[i0 * L + l] +=
+      z0_bar_z[i0 * L + l] =
           (v10[i0 * L + l] +
            ((v28[i0 * L + l] + ((z1_bar_z[i0 * L + l] + v47[i0 * L + l]) + v37[i0 * L + l])) +
             v19[i0 * L + l])) +

@@ -4028,7 +4028,7 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z0_bar_z[i0 * L + l] +=
+      z0_bar_z[i0 * L + l] =
           (v9[i0 * L + l] + (v17[i0 * L + l] + (v25[i0 * L + l] + z1_bar_z[i0 * L + l]))) +
           v1[i0 * L + l];
     }

@@ -2213,7 +2213,7 @@ extern "C" void node_elu_default_tanks_step_vjp(const void* /*ctx*/, double /*t*
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z0_bar_z[i0 * L + l] += (v7[i0 * L + l] + z1_bar_z[i0 * L + l]) + v2[i0 * L + l];
+      z0_bar_z[i0 * L + l] = (v7[i0 * L + l] + z1_bar_z[i0 * L + l]) + v2[i0 * L + l];
     }
   }
   // %238 = add f64[32,5] -> d.f.layer0.weight

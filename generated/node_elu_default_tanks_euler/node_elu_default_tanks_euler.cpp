@@ -1891,7 +1891,7 @@ extern "C" void node_elu_default_tanks_euler_step_vjp(const void* /*ctx*/, doubl
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z0_bar_z[i0 * L + l] += z1_bar_z[i0 * L + l] + v1[i0 * L + l];
+      z0_bar_z[i0 * L + l] = z1_bar_z[i0 * L + l] + v1[i0 * L + l];
     }
   }
   // %131 = contract f64[32,5] -> d.f.layer0.weight

@@ -2425,7 +2425,7 @@ extern "C" void node_leak_flipflop_step_vjp(const void* /*ctx*/, double /*t*/, d
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z0_bar_h[i0 * L + l] += (z1_bar_h[i0 * L + l] - v0[i0 * L + l]) + v10[i0 * L + l];
+      z0_bar_h[i0 * L + l] = (z1_bar_h[i0 * L + l] - v0[i0 * L + l]) + v10[i0 * L + l];
     }
   }
   // %165 = contract f64[100,103] -> d.F.layer0.weight

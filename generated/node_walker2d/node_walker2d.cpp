@@ -2123,7 +2123,7 @@ extern "C" void node_walker2d_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z0_bar_h[i0 * L + l] +=
+      z0_bar_h[i0 * L + l] =
           v2[i0 * L + l] + (z1_bar_h[i0 * L + l] - (z1_bar_h[i0 * L + l] * T(h)));
     }
   }

@@ -3868,7 +3868,7 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z0_bar_z[i0 * L + l] +=
+      z0_bar_z[i0 * L + l] =
           v1[i0 * L + l] +
           (v8[i0 * L + l] + (v15[i0 * L + l] + (z1_bar_z[i0 * L + l] + v22[i0 * L + l])));
     }

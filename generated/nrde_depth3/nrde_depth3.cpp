@@ -3860,7 +3860,7 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z0_bar_z[i0 * L + l] +=
+      z0_bar_z[i0 * L + l] =
           v1[i0 * L + l] +
           (((v18[i0 * L + l] + z1_bar_z[i0 * L + l]) + v15[i0 * L + l]) + v8[i0 * L + l]);
     }

@@ -3084,7 +3084,7 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z0_bar_u[i0 * L + l] +=
+      z0_bar_u[i0 * L + l] =
           (v34[i0 * L + l] +
            ((((v15[i0 * L + l] + z1_bar_u[i0 * L + l]) + v22[i0 * L + l]) + v26[i0 * L + l]) +
             v30[i0 * L + l])) +
@@ -3185,7 +3185,7 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
   for (int64_t i0 = 0; i0 < 1024; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z0_bar_W[i0 * L + l] += z1_bar_W[i0 * L + l];
+      z0_bar_W[i0 * L + l] = z1_bar_W[i0 * L + l];
     }
   }
 }

@@ -3041,7 +3041,7 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z0_bar_h[i0 * L + l] +=
+      z0_bar_h[i0 * L + l] =
           (v34[i0 * L + l] +
            (v30[i0 * L + l] +
             (v26[i0 * L + l] + ((v15[i0 * L + l] + z1_bar_h[i0 * L + l]) + v22[i0 * L + l])))) +

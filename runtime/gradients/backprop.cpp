@@ -124,7 +124,6 @@ void StepBackprop<T>::apply(const typename Integrator<T>::Item& item, const T* z
     tile::zero_lanes(model_.n, model_.lanes, frozen, a_in_.data());
     a_in = a_in_.data();
   }
-  tile::zero(nl_, a_out_.data());
   stepper_.step_vjp(item.t, item.h, item.t1, z0, a_in, a_out_.data(), theta_bar, sink, stats,
                     stage_inputs);
   if (frozen) tile::copy_lanes(model_.n, model_.lanes, frozen, a.data(), a_out_.data());

@@ -198,7 +198,7 @@ void RkStepper<T>::step_vjp(double t, double h, double t1, const T* z0, const T*
       tile::zero(nl_, kb);
       tile::axpy(nl_, h * tab_.b[static_cast<size_t>(i)], z1_bar, kb);
     }
-    tile::axpy(nl_, 1.0, z1_bar, z0_bar);
+    tile::copy(nl_, z1_bar, z0_bar);
     for (int i = last; i >= 0; --i) {
       const size_t iu = static_cast<size_t>(i);
       if (!need_sol_[iu]) continue;

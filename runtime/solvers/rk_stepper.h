@@ -66,10 +66,9 @@ public:
 
   /// Allocates the buffers the VJP needs (call once before step_vjp).
   void enable_vjp();
-  /// z0_bar += z1_bar^T dz1/dz0, theta_bar += ..., input cotangents to `sink` (may be null),
-  /// for the step of size h from t to t1 (h held constant). `stage_inputs`:
-  /// the forward step's fused_step_inputs() kept by the caller (the path is
-  /// then not evaluated again), or null.
+  /// z0_bar = z1_bar^T dz1/dz0 (written whole), theta_bar += ..., input cotangents to `sink` (may
+  /// be null), for the step of size h from t to t1 (h held constant). `stage_inputs`: the forward
+  /// step's fused_step_inputs() kept by the caller (the path is then not evaluated again), or null.
   void step_vjp(double t, double h, double t1, const T* z0, const T* z1_bar, T* z0_bar,
                 T* theta_bar, const InputCotangentFn<T>* sink, SolveStats& stats,
                 const T* stage_inputs = nullptr);

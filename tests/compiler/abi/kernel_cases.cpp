@@ -228,7 +228,7 @@ std::vector<KernelCase> make_cases(const model::ModelFunctions& fns, const abi::
          {"theta", P, true},
          {"u_stages", s * mi},
          {"z1_bar", n, false, A::In, true},
-         {"z0_bar", n, false, A::Acc},
+         {"z0_bar", n, false, A::Set},
          {"theta_bar", P, true, A::Acc},
          {"u_stages_bar", s * mi, false, A::Acc}},
         [](void* f, const std::vector<void*>& p, double t, double h, void* sc) {

@@ -455,7 +455,7 @@ void fused_step_vjp(const void* ctx, double t, double h, const void* z0, const v
     for (size_t e = 0; e < nl; ++e)
       kb[static_cast<size_t>(i)][e] = static_cast<T>(h * tab.b[static_cast<size_t>(i)]) * zb1[e];
   for (size_t e = 0; e < nl; ++e)
-    static_cast<T*>(z0b)[e] += zb1[e];
+    static_cast<T*>(z0b)[e] = zb1[e];
   std::vector<T> yb(nl);
   for (int i = tab.stages - 1; i >= 0; --i) {
     std::fill(yb.begin(), yb.end(), T{0});
