@@ -2,6 +2,8 @@
 // step_adaptive (see kernels.h for how stage blocks, statics, aliasing and
 // FSAL are handled), and adjoint_step, the continuous adjoint's augmented
 // system stepped with the same tableau.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "compiler/abi/kernel_util.h"
@@ -36,18 +38,14 @@ void bind_stages(KernelEnv& env, const model::ModelStep& s, Place u_stages, int6
   };
 }
 
-// Zeroes the states' slices of z_bar that `fn` has no d.<state> output for,
-// so that the buffer is written whole whatever the function's outputs.
-void zero_unwritten_states(Builder& b, const ModelLayout& L, const ir::Function& fn, Place z_bar) {
+// The step VJP writes z0_bar whole: z1 = z0 + h Σ b_i k_i passes z̄₁
+// through, so every state has a d.<state> output.
+void check_every_state_written(const ModelLayout& L, const ir::Function& fn) {
   for (const Slice& st : L.states) {
     const std::string name = ad::derived_name(ad::Derived::Gradient, st.name);
-    bool has_output = false;
-    for (const ir::Output& o : fn.outputs())
-      has_output = has_output || o.name == name;
-    if (has_output) continue;
-    b.comment(fmt::format("{} = 0: the step does not read {}", name, st.name));
-    b.loop("i", z_bar.base + st.offset, z_bar.base + st.offset + st.size,
-           [&](const loops::Index& i) { b.store(z_bar.buffer, i, b.constant(0)); });
+    if (std::ranges::none_of(fn.outputs(), [&](const ir::Output& o) { return o.name == name; }))
+      throw plastic::InternalError(
+          fmt::format("model assembler: {} has no output {}", fn.name(), name));
   }
 }
 
@@ -103,13 +101,10 @@ bool build_step_vjp(const KernelContext& k, loops::Function& out) {
     return Place{us_bar.buffer, us_bar.base + block_of_node(*info, node) * m};
   };
   b.scratch_param();
-  // z0_bar is written, not accumulated: z1 = z0 + h Σ b_i k_i makes every
-  // d.<state> an output (z̄₁ plus the stages' terms), so the caller need
-  // not zero the buffer and the kernel need not read it back.
-  std::map<std::string, Place> written =
-      state_outputs(L, g.z_bar, std::string(ad::prefix(ad::Derived::Gradient)));
-  zero_unwritten_states(b, L, s.vjp.fn, g.z_bar);
-  emit(b, s.vjp.fn, env, g, written);
+  // z0_bar is written, not accumulated, so the caller need not zero it and
+  // the kernel need not read it back.
+  check_every_state_written(L, s.vjp.fn);
+  emit(b, s.vjp.fn, env, g, state_outputs(L, g.z_bar, ad::derived_name(ad::Derived::Gradient, "")));
   if (s.static_vjp && us_bar.valid()) {
     GradEnv sg;
     sg.u_bar = us_bar;

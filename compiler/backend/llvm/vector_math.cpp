@@ -148,9 +148,8 @@ private:
   }
 
   // exp(y) for 0 <= y <= 40 (no NaN): exp()'s reduction and polynomial, one
-  // power of two for its scaling.
+  // power of two for its scaling (tanh's polynomial mode only).
   Value* exp_below(Value* y) {
-    if (mode_ == MathMode::Libm) return b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, y);
     Reduced red = reduce(y);
     Value* p = b_.CreateFAdd(c(1.0), expm1_poly(red.r));
     return b_.CreateFMul(p, pow2(to_int(red.k)));
