@@ -109,4 +109,12 @@ const Function* Module::find(std::string_view fn_name) const {
   return it == functions.end() ? nullptr : &*it;
 }
 
+bool expr_reads(const Function& fn, uint32_t expr, uint32_t buffer) {
+  const ExprNode& n = fn.exprs[expr];
+  if (n.kind == ExprKind::Load && n.ref == buffer) return true;
+  for (int k = 0; k < n.arity(); ++k)
+    if (expr_reads(fn, n.args[static_cast<size_t>(k)], buffer)) return true;
+  return false;
+}
+
 } // namespace plastic::loops

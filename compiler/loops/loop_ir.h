@@ -256,6 +256,9 @@ struct Function {
   }
 };
 
+/// Whether expression `expr` of `fn` loads from buffer `buffer`.
+bool expr_reads(const Function& fn, uint32_t expr, uint32_t buffer);
+
 /// A set of kernels compiled together (one JIT module or one object file),
 /// typically all kernels of one model and element type.
 struct Module {

@@ -22,6 +22,20 @@ enum class MathMode : uint8_t {
   Libm,
 };
 
+/// Where θ-gradient nests become GEMMs over the lanes (llvm/lane_gemm.h).
+enum class LaneGemm : uint8_t {
+  /// Where it pays and rounds as the element-wise lowering: one term X * Y
+  /// (a field's VJP, an Euler step's), at least 32768 multiply-adds. Then
+  /// the C++ backend, which keeps the element-wise form, gives the same
+  /// bits. With more terms (an RK4 step's four stages) the element-wise
+  /// lowering's one reduction per weight is shared by the terms and costs
+  /// about as much, while the GEMM would cost compile time.
+  Auto,
+  /// Every nest of the right shape, however small, the terms summed one
+  /// after another (tests: within rounding of the element-wise form).
+  Always,
+};
+
 struct CompileOptions {
   MathMode math = MathMode::Polynomial;
   /// Optimisation pipeline of the new pass manager: 0..3 (O0..O3).
@@ -41,6 +55,9 @@ struct CompileOptions {
   bool contract = true;
   /// Also emit `<name>__packed(const uint64_t* slots)` per kernel (args.h).
   bool packed_entries = false;
+  /// Which θ-gradient nests are lowered as GEMMs over the lanes
+  /// (llvm/lane_gemm.h); the others keep the element-wise lowering.
+  LaneGemm lane_gemm = LaneGemm::Auto;
 };
 
 /// What one kernel's compilation cost: its lowering, optimisation and

@@ -114,26 +114,24 @@ void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level, bool
   mpm.run(module, mam);
 }
 
-} // namespace detail
-
-int target_lanes(ElemType type, const CompileOptions& options) {
-  const detail::TargetSpec spec = detail::resolve_target(options);
+int vector_register_bytes(const TargetSpec& spec) {
   auto has = [&](const char* feature) {
     return ("," + spec.features + ",").find(std::string(",+") + feature + ",") != std::string::npos;
   };
-  int bytes = 16;
   if (spec.features.empty()) {
     // A named cpu with its default features ("x86-64-v4", "znver4"): ask
     // LLVM what that cpu has, so AOT builds for it get its widest tiles.
-    std::unique_ptr<llvm::TargetMachine> tm = detail::make_target_machine(spec, 0);
+    std::unique_ptr<llvm::TargetMachine> tm = make_target_machine(spec, 0);
     const llvm::MCSubtargetInfo* sti = tm->getMCSubtargetInfo();
-    bytes = sti->checkFeatures("+avx512f") ? 64 : sti->checkFeatures("+avx") ? 32 : 16;
-  } else if (has("avx512f")) {
-    bytes = 64;
-  } else if (has("avx")) {
-    bytes = 32;
+    return sti->checkFeatures("+avx512f") ? 64 : sti->checkFeatures("+avx") ? 32 : 16;
   }
-  return bytes / elem_size(type);
+  return has("avx512f") ? 64 : has("avx") ? 32 : 16;
+}
+
+} // namespace detail
+
+int target_lanes(ElemType type, const CompileOptions& options) {
+  return detail::vector_register_bytes(detail::resolve_target(options)) / elem_size(type);
 }
 
 TargetSpec target_spec(const CompileOptions& options) {

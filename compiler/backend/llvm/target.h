@@ -31,6 +31,11 @@ void initialize_llvm();
 /// The triple, CPU and feature string the options resolve to.
 TargetSpec resolve_target(const CompileOptions& options);
 
+/// Bytes of the target's widest vector register: 64 with AVX-512, 32 with
+/// AVX, 16 otherwise. (A named cpu without a feature string is asked what it
+/// has, which builds a TargetMachine: call once per module, not per kernel.)
+int vector_register_bytes(const TargetSpec& spec);
+
 /// A TargetMachine for `spec` at -O`opt_level` codegen, position-independent
 /// (objects link into PIE executables; the JIT accepts PIC too). Throws
 /// CodegenError when LLVM has no backend for the triple.

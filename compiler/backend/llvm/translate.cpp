@@ -1,6 +1,7 @@
 // Loop IR -> LLVM IR (lower.h).
 #include "compiler/backend/llvm/translate.h"
 
+#include <optional>
 #include <unordered_map>
 
 #include <llvm/IR/DataLayout.h>
@@ -11,7 +12,9 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include "compiler/backend/llvm/lane_gemm.h"
 #include "compiler/backend/llvm/vector_math.h"
+#include "compiler/loops/bilinear.h"
 #include "compiler/loops/error.h"
 #include "compiler/loops/loop_verifier.h"
 
@@ -23,11 +26,12 @@ namespace {
 
 using llvm::Value;
 
-class FunctionLowering {
+class FunctionLowering final : public LoweringContext {
 public:
   FunctionLowering(const Function& fn, llvm::Module& mod, const TargetSpec& target,
-                   const CompileOptions& opts)
-      : fn_(fn), mod_(mod), ctx_(mod.getContext()), b_(ctx_), opts_(opts), target_(target) {
+                   const CompileOptions& opts, int register_bytes)
+      : fn_(fn), mod_(mod), ctx_(mod.getContext()), b_(ctx_), opts_(opts), target_(target),
+        register_bytes_(register_bytes) {
     T_ = fn.type == ElemType::F32 ? b_.getFloatTy() : b_.getDoubleTy();
     VT_ = llvm::FixedVectorType::get(T_, static_cast<unsigned>(fn.lanes));
     llvm::FastMathFlags fmf;
@@ -148,7 +152,7 @@ private:
 
   // A bottom-tested loop: the verifier guarantees a non-empty range.
   void loop(const Stmt& s) {
-    if (lane_sum_blocks(s)) return;
+    if (lane_gemm(s) || lane_sum_blocks(s)) return;
     const LoopDecl& l = fn_.loops[s.target];
     llvm::BasicBlock* pre = b_.GetInsertBlock();
     auto* body = llvm::BasicBlock::Create(ctx_, l.name, F_);
@@ -167,7 +171,25 @@ private:
     iv_[s.target] = nullptr;
   }
 
-  // ---- blocked lane sums ------------------------------------------------------------
+  // ---- θ gradients: GEMMs over the lanes, blocked lane sums -------------------------
+
+  // A nest `U[r, c] += lanesum(sum_k ± X_k(r) Y_k(c))` (lane_gemm.h).
+  bool lane_gemm(const Stmt& s) {
+    if (!lane_gemm_supports(fn_.lanes)) return false;
+    const std::optional<BilinearLaneSum> nest = match_bilinear_lane_sum(fn_, s);
+    if (!nest || !lower_lane_gemm(fn_, *nest, *this, register_bytes_, opts_.lane_gemm))
+      return false;
+    memo_.clear();
+    return true;
+  }
+
+  // LoweringContext, for lane_gemm.h.
+  llvm::IRBuilder<>& builder() override { return b_; }
+  void set_loop(uint32_t loop, Value* iv) override {
+    iv_[loop] = iv;
+    memo_.clear();
+  }
+  Value* varying(uint32_t e) override { return widen(expr(e), Lanes::Varying); }
 
   // A θ gradient is a loop `for i { U[c + i] += lanesum(v(i)) }` over a
   // weight row: one horizontal reduction of L lanes and one scalar
@@ -188,7 +210,8 @@ private:
       if (st || x.kind != StmtKind::Store || x.mode != StoreMode::AddLaneSum) return false;
       st = &x;
     }
-    if (!st || fn_.exprs[st->value].lanes != Lanes::Varying || reads(st->value, st->target))
+    if (!st || fn_.exprs[st->value].lanes != Lanes::Varying ||
+        expr_reads(fn_, st->value, st->target))
       return false;
     const Index& ix = fn_.indices[st->index];
     bool unit = false;
@@ -258,15 +281,6 @@ private:
     return rows.front();
   }
 
-  // Whether expression `id` loads from buffer `buf`.
-  bool reads(uint32_t id, uint32_t buf) const {
-    const ExprNode& n = fn_.exprs[id];
-    if (n.kind == ExprKind::Load && n.ref == buf) return true;
-    for (int k = 0; k < n.arity(); ++k)
-      if (reads(n.args[static_cast<size_t>(k)], buf)) return true;
-    return false;
-  }
-
   void if_present(const Stmt& s) {
     auto* then = llvm::BasicBlock::Create(ctx_, fn_.buffers[s.target].name + ".present", F_);
     auto* cont = llvm::BasicBlock::Create(ctx_, fn_.buffers[s.target].name + ".done", F_);
@@ -304,7 +318,7 @@ private:
   }
 
   // Address of buf[index]: element offset * L for varying buffers.
-  Value* address(uint32_t buf, uint32_t index) {
+  Value* address(uint32_t buf, uint32_t index) override {
     const Index& ix = fn_.indices[index];
     const int64_t scale = fn_.buffers[buf].lanes == Lanes::Varying ? fn_.lanes : 1;
     Value* off = b_.getInt64(static_cast<uint64_t>(ix.offset * scale));
@@ -443,6 +457,7 @@ private:
   llvm::IRBuilder<> b_;
   const CompileOptions& opts_;
   const TargetSpec& target_;
+  const int register_bytes_;
   llvm::Type* T_ = nullptr;
   llvm::FixedVectorType* VT_ = nullptr;
   llvm::Function* F_ = nullptr;
@@ -485,8 +500,9 @@ std::unique_ptr<llvm::Module> lower_module(const Module& module, llvm::LLVMConte
   auto mod = std::make_unique<llvm::Module>(module.name.empty() ? "plastic" : module.name, ctx);
   mod->setTargetTriple(target.triple);
   mod->setDataLayout(layout);
+  const int register_bytes = vector_register_bytes(target);
   for (const Function& fn : module.functions) {
-    llvm::Function* f = FunctionLowering(fn, *mod, target, options).run();
+    llvm::Function* f = FunctionLowering(fn, *mod, target, options, register_bytes).run();
     if (options.packed_entries) add_packed_entry(f, fn, *mod);
   }
   std::string problems;
