@@ -199,9 +199,8 @@ private:
     counted_loop(b_, "gemm.transpose", i64(C_), [&](Value* j) {
       // A vector wholly past the last column reads the last column: its
       // address stays inside Y's buffer.
-      Value* column = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin,
-                                               b_.CreateMul(b_.CreateAdd(first, j), i64(L_)),
-                                               i64(columns_ - 1));
+      Value* column = b_.CreateBinaryIntrinsic(
+          llvm::Intrinsic::smin, b_.CreateMul(b_.CreateAdd(first, j), i64(L_)), i64(columns_ - 1));
       Value* valid = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, i64(L_),
                                               b_.CreateSub(i64(columns_), column));
       for (int64_t k = 0; k < K_; ++k) {
@@ -314,6 +313,7 @@ private:
       counted_loop(b, "blocks", blocks, [&](Value* block) {
         Value* first = b.CreateMul(block, i64(R_));
         std::vector<Value*> row; // the block's rows, past the last one the last one
+        row.reserve(static_cast<size_t>(R_));
         for (int64_t r = 0; r < R_; ++r)
           row.push_back(b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b.CreateAdd(first, i64(r)),
                                                 b.CreateSub(rows, i64(1))));
@@ -323,6 +323,7 @@ private:
           Value* stride =
               b.CreateLoad(b.getInt64Ty(), b.CreateInBoundsGEP(b.getInt64Ty(), strides, k));
           std::vector<Value*> x;
+          x.reserve(static_cast<size_t>(R_));
           for (int64_t r = 0; r < R_; ++r)
             x.push_back(
                 b.CreateInBoundsGEP(T_, base, b.CreateMul(row[static_cast<size_t>(r)], stride)));
@@ -372,6 +373,7 @@ private:
                            vector_align());
     const auto n = static_cast<unsigned>(L_);
     std::vector<llvm::Constant*> lane;
+    lane.reserve(static_cast<size_t>(L_));
     for (int64_t m = 0; m < L_; ++m)
       lane.push_back(b.getInt64(static_cast<uint64_t>(m)));
     Value* iota = llvm::ConstantVector::get(lane);
