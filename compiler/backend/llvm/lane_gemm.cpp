@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <functional>
 #include <limits>
-#include <optional>
 #include <vector>
 
 namespace plastic::backend::detail {
@@ -78,9 +77,11 @@ public:
     choose_blocking(register_bytes);
   }
 
-  // Whether the nest has the shape the kernel takes: every row side one
-  // load of a varying buffer, it and U affine in the flattened row.
+  // Whether the nest has the shape the kernel takes: L a power of two of
+  // at least 2, every row side one load of a varying buffer, it and U
+  // affine in the flattened row.
   bool supported(LaneGemm when) const {
+    if (L_ < 2 || (L_ & (L_ - 1)) != 0) return false;
     if (when == LaneGemm::Auto && (K_ != 1 || nest_.terms.front().col_factors.size() != 1 ||
                                    rows_ * columns_ * L_ < kAutoMinWork))
       return false;
@@ -103,6 +104,7 @@ public:
     allocate_buffers();
     stage_rows();
     Value* u = target_at_row_0();
+    const int64_t u_stride = *nest_.row_stride(fn_, fn_.indices[nest_.store->index]);
     const int64_t chunks = ceil_div(vectors_, C_);
     counted_loop(b_, "gemm.chunk", i64(chunks), [&](Value* chunk) {
       Value* first = b_.CreateMul(chunk, i64(C_));
@@ -110,9 +112,8 @@ public:
       Value* column = b_.CreateMul(first, i64(L_));
       Value* valid = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, i64(C_ * L_),
                                               b_.CreateSub(i64(columns_), column));
-      b_.CreateCall(gemm_kernel(),
-                    {transposed_, x_base_, x_stride_, i64(K_), b_.CreateGEP(T_, u, column),
-                     i64(*u_stride_), i64(rows_), valid});
+      b_.CreateCall(gemm_kernel(), {transposed_, x_base_, x_stride_, i64(K_),
+                                    b_.CreateGEP(T_, u, column), i64(u_stride), i64(rows_), valid});
     });
     for (uint32_t r : nest_.row_loops)
       cx_.set_loop(r, nullptr);
@@ -176,11 +177,10 @@ private:
     }
   }
 
-  // U at row 0, column 0; u_stride_ its elements from one row to the next.
+  // U at row 0, column 0.
   Value* target_at_row_0() {
     open_first_row();
     cx_.set_loop(nest_.col_loop, i64(fn_.loops[nest_.col_loop].begin));
-    u_stride_ = nest_.row_stride(fn_, fn_.indices[nest_.store->index]);
     return cx_.address(nest_.store->target, nest_.store->index);
   }
 
@@ -215,9 +215,8 @@ private:
           continue;
         }
         for (int64_t m = 0; m < L_; ++m) {
-          Value* c = b_.CreateAdd(column, i64(m));
-          if (ceil_div(vectors_, C_) * C_ * L_ != columns_)
-            c = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, c, i64(columns_ - 1));
+          Value* c = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateAdd(column, i64(m)),
+                                              i64(columns_ - 1));
           cx_.set_loop(nest_.col_loop, b_.CreateAdd(c, i64(col.begin)));
           b_.CreateAlignedStore(product(t.col_factors),
                                 b_.CreateInBoundsGEP(T_, staged_, i64(m * L_)), vector_align());
@@ -457,7 +456,6 @@ private:
   const int64_t L_, K_, columns_, rows_,
       vectors_;           // vectors_: column vectors, the last maybe partial
   int64_t C_ = 1, R_ = 1; // column vectors per chunk, rows per block
-  std::optional<int64_t> u_stride_;
   llvm::Type* T_ = nullptr;
   llvm::FixedVectorType* VT_ = nullptr;
   llvm::AllocaInst* transposed_ = nullptr; // T: [K·L][C] vectors

@@ -66,14 +66,10 @@ protected:
 /// in target.h) and returns true — or emits nothing and returns false when
 /// the nest is not of the shape the kernel takes (a row side that is not
 /// one load, or not affine in the flattened row) or not one `when`
-/// (CompileOptions::lane_gemm) asks for. L must be a power of two
-/// of at least 2; the nest's loops are closed afterwards.
+/// (CompileOptions::lane_gemm) asks for, or L is not a power of two of at
+/// least 2 (the transposition's stages); the nest's loops are closed
+/// afterwards.
 bool lower_lane_gemm(const loops::Function& fn, const loops::BilinearLaneSum& nest,
                      LoweringContext& cx, int register_bytes, LaneGemm when);
-
-/// Whether lower_lane_gemm handles functions of `lanes` lanes.
-inline bool lane_gemm_supports(int lanes) {
-  return lanes >= 2 && (lanes & (lanes - 1)) == 0;
-}
 
 } // namespace plastic::backend::detail

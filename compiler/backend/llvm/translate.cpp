@@ -175,7 +175,6 @@ private:
 
   // A nest `U[r, c] += lanesum(sum_k ± X_k(r) Y_k(c))` (lane_gemm.h).
   bool lane_gemm(const Stmt& s) {
-    if (!lane_gemm_supports(fn_.lanes)) return false;
     const std::optional<BilinearLaneSum> nest = match_bilinear_lane_sum(fn_, s);
     if (!nest || !lower_lane_gemm(fn_, *nest, *this, register_bytes_, opts_.lane_gemm))
       return false;
