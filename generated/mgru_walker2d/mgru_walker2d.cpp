@@ -330,7 +330,7 @@ extern "C" void mgru_walker2d_init_state(const void* /*ctx*/, const void* theta_
   T acc3_v[L] = {};
   // mgru_walker2d.init: 5 nodes
   // %23 = contract f64[32] -> v0
-  // mgru_walker2d.ode:31: state h : [N] = h0(x(t0))
+  // mgru_walker2d.ode:32: state h : [N] = h0(x(t0))
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -357,7 +357,7 @@ extern "C" void mgru_walker2d_init_state(const void* /*ctx*/, const void* theta_
     }
   }
   // %24 = add f64[32] -> h
-  // mgru_walker2d.ode:31: state h : [N] = h0(x(t0))
+  // mgru_walker2d.ode:32: state h : [N] = h0(x(t0))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -387,7 +387,7 @@ extern "C" void mgru_walker2d_init_state_vjp(const void* /*ctx*/, const void* th
   T acc3_v[L] = {};
   // mgru_walker2d.init.vjp: 5 nodes
   // %103 = contract f64[32,17] -> d.h0.weight
-  // mgru_walker2d.ode:31: state h : [N] = h0(x(t0))
+  // mgru_walker2d.ode:32: state h : [N] = h0(x(t0))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       {
@@ -413,7 +413,7 @@ extern "C" void mgru_walker2d_init_state_vjp(const void* /*ctx*/, const void* th
   }
   if (u0_bar) {
     // %104 = contract f64[17] -> d.x@t0
-    // mgru_walker2d.ode:31: state h : [N] = h0(x(t0))
+    // mgru_walker2d.ode:32: state h : [N] = h0(x(t0))
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -480,7 +480,7 @@ extern "C" void mgru_walker2d_field(const void* /*ctx*/, double /*t*/, const voi
   T acc3_v[L] = {};
   // mgru_walker2d.field: 15 nodes
   // %2 = concat f64[49] -> v0
-  // mgru_walker2d.ode:34: let hx = concat(h, x(t))
+  // mgru_walker2d.ode:35: let hx = concat(h, x(t))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -494,7 +494,7 @@ extern "C" void mgru_walker2d_field(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %9 = contract f64[32] -> v1
-  // mgru_walker2d.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // mgru_walker2d.ode:36: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
   // = 1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
@@ -522,7 +522,7 @@ extern "C" void mgru_walker2d_field(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %4 = contract f64[32] -> v2
-  // mgru_walker2d.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // mgru_walker2d.ode:36: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
   // = 1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
@@ -550,7 +550,7 @@ extern "C" void mgru_walker2d_field(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %14 = mul f64[32] -> h
-  // mgru_walker2d.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // mgru_walker2d.ode:36: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
   // = 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -600,7 +600,7 @@ extern "C" void mgru_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, const
   T acc3_v[L] = {};
   // mgru_walker2d.field.vjp: 32 nodes
   // %2 = concat f64[49] -> v0
-  // mgru_walker2d.ode:34: let hx = concat(h, x(t))
+  // mgru_walker2d.ode:35: let hx = concat(h, x(t))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -614,7 +614,7 @@ extern "C" void mgru_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %9 = contract f64[32] -> v1
-  // mgru_walker2d.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // mgru_walker2d.ode:36: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
   // = 1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
@@ -642,7 +642,7 @@ extern "C" void mgru_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %12 = tanh f64[32] -> v2
-  // mgru_walker2d.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // mgru_walker2d.ode:36: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
   // = 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -651,7 +651,7 @@ extern "C" void mgru_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %4 = contract f64[32] -> v1
-  // mgru_walker2d.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // mgru_walker2d.ode:36: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
   // = 1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
@@ -679,7 +679,7 @@ extern "C" void mgru_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %7 = sigmoid f64[32] -> v3
-  // mgru_walker2d.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // mgru_walker2d.ode:36: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
   // = 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -688,7 +688,7 @@ extern "C" void mgru_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %40 = mul f64[32] -> v1
-  // mgru_walker2d.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // mgru_walker2d.ode:36: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
   // = 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -697,7 +697,7 @@ extern "C" void mgru_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %50 = mul f64[32] -> v4
-  // mgru_walker2d.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // mgru_walker2d.ode:36: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
   // = 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -706,7 +706,7 @@ extern "C" void mgru_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %52 = contract f64[49] -> v5
-  // mgru_walker2d.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // mgru_walker2d.ode:36: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
   // = 1
   for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
@@ -748,7 +748,7 @@ extern "C" void mgru_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, const
     v5[48 * L + l] = acc0_v[l];
   }
   // %44 = mul f64[32] -> v6
-  // mgru_walker2d.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // mgru_walker2d.ode:36: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
   // = 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -758,7 +758,7 @@ extern "C" void mgru_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %46 = contract f64[49] -> v7
-  // mgru_walker2d.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // mgru_walker2d.ode:36: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
   // = 1
   for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
@@ -800,7 +800,7 @@ extern "C" void mgru_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, const
     v7[48 * L + l] = acc0_v[l];
   }
   // %53 = add f64[49] -> v8
-  // mgru_walker2d.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // mgru_walker2d.ode:36: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
   // = 1
   for (int64_t i0 = 0; i0 < 49; ++i0) {
     PLASTIC_SIMD
@@ -809,7 +809,7 @@ extern "C" void mgru_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %56 = sub f64[32] -> d.h
-  // mgru_walker2d.ode:34: let hx = concat(h, x(t))
+  // mgru_walker2d.ode:35: let hx = concat(h, x(t))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -817,7 +817,7 @@ extern "C" void mgru_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %51 = contract f64[32,49] -> d.Wh
-  // mgru_walker2d.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // mgru_walker2d.ode:36: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
   // = 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 49; ++i1) {
@@ -832,7 +832,7 @@ extern "C" void mgru_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %45 = contract f64[32,49] -> d.Wz
-  // mgru_walker2d.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // mgru_walker2d.ode:36: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
   // = 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 49; ++i1) {
@@ -847,7 +847,7 @@ extern "C" void mgru_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // output d.bh = %50
-  // mgru_walker2d.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // mgru_walker2d.ode:36: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
   // = 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     {
@@ -860,7 +860,7 @@ extern "C" void mgru_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // output d.bz = %44
-  // mgru_walker2d.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // mgru_walker2d.ode:36: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
   // = 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     {
@@ -874,7 +874,7 @@ extern "C" void mgru_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, const
   }
   if (u_bar) {
     // %55 = slice f64[17] -> d.x
-    // mgru_walker2d.ode:34: let hx = concat(h, x(t))
+    // mgru_walker2d.ode:35: let hx = concat(h, x(t))
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -936,7 +936,7 @@ extern "C" void mgru_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
   }
   // mgru_walker2d.field.adjoint: 37 nodes
   // %2 = concat f64[49] -> v0
-  // mgru_walker2d.ode:34: let hx = concat(h, x(t))
+  // mgru_walker2d.ode:35: let hx = concat(h, x(t))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -950,7 +950,7 @@ extern "C" void mgru_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %9 = contract f64[32] -> v1
-  // mgru_walker2d.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // mgru_walker2d.ode:36: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
   // = 1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
@@ -978,7 +978,7 @@ extern "C" void mgru_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %12 = tanh f64[32] -> v2
-  // mgru_walker2d.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // mgru_walker2d.ode:36: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
   // = 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -987,7 +987,7 @@ extern "C" void mgru_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %13 = sub f64[32] -> v1
-  // mgru_walker2d.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // mgru_walker2d.ode:36: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
   // = 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -996,7 +996,7 @@ extern "C" void mgru_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %4 = contract f64[32] -> v3
-  // mgru_walker2d.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // mgru_walker2d.ode:36: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
   // = 1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
@@ -1024,7 +1024,7 @@ extern "C" void mgru_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %7 = sigmoid f64[32] -> v4
-  // mgru_walker2d.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // mgru_walker2d.ode:36: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
   // = 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -1033,7 +1033,7 @@ extern "C" void mgru_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %14 = mul f64[32] -> h
-  // mgru_walker2d.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // mgru_walker2d.ode:36: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
   // = 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -1042,7 +1042,7 @@ extern "C" void mgru_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %74 = mul f64[32] -> v3
-  // mgru_walker2d.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // mgru_walker2d.ode:36: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
   // = 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -1051,7 +1051,7 @@ extern "C" void mgru_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %80 = mul f64[32] -> v5
-  // mgru_walker2d.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // mgru_walker2d.ode:36: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
   // = 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -1060,7 +1060,7 @@ extern "C" void mgru_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %82 = contract f64[49] -> v6
-  // mgru_walker2d.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // mgru_walker2d.ode:36: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
   // = 1
   for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
@@ -1102,7 +1102,7 @@ extern "C" void mgru_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
     v6[48 * L + l] = acc0_v[l];
   }
   // %76 = mul f64[32] -> v2
-  // mgru_walker2d.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // mgru_walker2d.ode:36: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
   // = 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -1112,7 +1112,7 @@ extern "C" void mgru_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %78 = contract f64[49] -> v7
-  // mgru_walker2d.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // mgru_walker2d.ode:36: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
   // = 1
   for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
@@ -1211,7 +1211,7 @@ extern "C" void mgru_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
   // mgru_walker2d.field.vjp: 28 nodes
   if (u_bar) {
     // %2 = concat f64[49] -> v0
-    // mgru_walker2d.ode:34: let hx = concat(h, x(t))
+    // mgru_walker2d.ode:35: let hx = concat(h, x(t))
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1225,7 +1225,7 @@ extern "C" void mgru_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %9 = contract f64[32] -> v1
-    // mgru_walker2d.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h =
+    // mgru_walker2d.ode:36: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h =
     // L_z = 1
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
@@ -1253,7 +1253,7 @@ extern "C" void mgru_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %12 = tanh f64[32] -> v2
-    // mgru_walker2d.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h =
+    // mgru_walker2d.ode:36: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h =
     // L_z = 1
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
@@ -1262,7 +1262,7 @@ extern "C" void mgru_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %4 = contract f64[32] -> v1
-    // mgru_walker2d.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h =
+    // mgru_walker2d.ode:36: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h =
     // L_z = 1
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
@@ -1290,7 +1290,7 @@ extern "C" void mgru_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %7 = sigmoid f64[32] -> v0
-    // mgru_walker2d.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h =
+    // mgru_walker2d.ode:36: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h =
     // L_z = 1
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
@@ -1299,7 +1299,7 @@ extern "C" void mgru_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %50 = mul f64[32] -> v1
-    // mgru_walker2d.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h =
+    // mgru_walker2d.ode:36: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h =
     // L_z = 1
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
@@ -1308,7 +1308,7 @@ extern "C" void mgru_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %52 = contract f64[49] -> v3
-    // mgru_walker2d.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h =
+    // mgru_walker2d.ode:36: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h =
     // L_z = 1
     for (int64_t i0 = 0; i0 < 12; ++i0) {
       PLASTIC_SIMD
@@ -1350,7 +1350,7 @@ extern "C" void mgru_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
       v3_2[48 * L + l] = acc0_v_2[l];
     }
     // %44 = mul f64[32] -> v1
-    // mgru_walker2d.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h =
+    // mgru_walker2d.ode:36: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h =
     // L_z = 1
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
@@ -1360,7 +1360,7 @@ extern "C" void mgru_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %46 = contract f64[49] -> v0
-    // mgru_walker2d.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h =
+    // mgru_walker2d.ode:36: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h =
     // L_z = 1
     for (int64_t i0 = 0; i0 < 12; ++i0) {
       PLASTIC_SIMD
@@ -1402,7 +1402,7 @@ extern "C" void mgru_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
       v0_2[48 * L + l] = acc0_v_2[l];
     }
     // %55 = slice f64[17] -> d.x
-    // mgru_walker2d.ode:34: let hx = concat(h, x(t))
+    // mgru_walker2d.ode:35: let hx = concat(h, x(t))
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2132,7 +2132,7 @@ extern "C" void mgru_walker2d_output(const void* /*ctx*/, double /*t*/, const vo
   T acc3_v[L] = {};
   // mgru_walker2d.observation_outputs: 5 nodes
   // %32 = contract f64[17] -> v0
-  // mgru_walker2d.ode:37: output pred = out(h) per observation
+  // mgru_walker2d.ode:38: output pred = out(h) per observation
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2173,7 +2173,7 @@ extern "C" void mgru_walker2d_output(const void* /*ctx*/, double /*t*/, const vo
     v0[16 * L + l] = acc0_v[l];
   }
   // %33 = add f64[17] -> pred
-  // mgru_walker2d.ode:37: output pred = out(h) per observation
+  // mgru_walker2d.ode:38: output pred = out(h) per observation
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2204,7 +2204,7 @@ extern "C" void mgru_walker2d_output_vjp(const void* /*ctx*/, double /*t*/, cons
   T acc3_v[L] = {};
   // mgru_walker2d.observation_outputs.vjp: 5 nodes
   // %108 = contract f64[32] -> d.h
-  // mgru_walker2d.ode:37: output pred = out(h) per observation
+  // mgru_walker2d.ode:38: output pred = out(h) per observation
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2231,7 +2231,7 @@ extern "C" void mgru_walker2d_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %107 = contract f64[17,32] -> d.out.weight
-  // mgru_walker2d.ode:37: output pred = out(h) per observation
+  // mgru_walker2d.ode:38: output pred = out(h) per observation
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       {
@@ -2269,7 +2269,7 @@ extern "C" void mgru_walker2d_loss(const void* /*ctx*/, const void* y_ptr, const
   T acc_v[L] = {};
   // mgru_walker2d.loss: 7 nodes
   // %29 = reduce_sum f64[] -> v0
-  // mgru_walker2d.ode:38: loss mse(pred, y)
+  // mgru_walker2d.ode:39: loss mse(pred, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -2285,7 +2285,7 @@ extern "C" void mgru_walker2d_loss(const void* /*ctx*/, const void* y_ptr, const
     v0[l] = acc_v[l];
   }
   // %31 = mul f64[] -> loss
-  // mgru_walker2d.ode:38: loss mse(pred, y)
+  // mgru_walker2d.ode:39: loss mse(pred, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     loss[l] = v0[l] * 0.05882353f;

@@ -330,7 +330,7 @@ extern "C" void node_walker2d_init_state(const void* /*ctx*/, const void* theta_
   T acc3_v[L] = {};
   // node_walker2d.init: 5 nodes
   // %27 = contract f64[32] -> v0
-  // node_walker2d.ode:28: state h : [N] = h0(x(t0))
+  // node_walker2d.ode:29: state h : [N] = h0(x(t0))
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -357,7 +357,7 @@ extern "C" void node_walker2d_init_state(const void* /*ctx*/, const void* theta_
     }
   }
   // %28 = add f64[32] -> h
-  // node_walker2d.ode:28: state h : [N] = h0(x(t0))
+  // node_walker2d.ode:29: state h : [N] = h0(x(t0))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -387,7 +387,7 @@ extern "C" void node_walker2d_init_state_vjp(const void* /*ctx*/, const void* th
   T acc3_v[L] = {};
   // node_walker2d.init.vjp: 5 nodes
   // %101 = contract f64[32,17] -> d.h0.weight
-  // node_walker2d.ode:28: state h : [N] = h0(x(t0))
+  // node_walker2d.ode:29: state h : [N] = h0(x(t0))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       {
@@ -413,7 +413,7 @@ extern "C" void node_walker2d_init_state_vjp(const void* /*ctx*/, const void* th
   }
   if (u0_bar) {
     // %102 = contract f64[17] -> d.x@t0
-    // node_walker2d.ode:28: state h : [N] = h0(x(t0))
+    // node_walker2d.ode:29: state h : [N] = h0(x(t0))
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -482,7 +482,7 @@ extern "C" void node_walker2d_field(const void* /*ctx*/, double /*t*/, const voi
   T acc3_v[L] = {};
   // node_walker2d.field: 19 nodes
   // %2 = concat f64[49] -> v0
-  // node_walker2d.ode:30: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
+  // node_walker2d.ode:31: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -496,7 +496,7 @@ extern "C" void node_walker2d_field(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %4 = contract f64[100] -> v1
-  // node_walker2d.ode:30: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
+  // node_walker2d.ode:31: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -597,7 +597,7 @@ extern "C" void node_walker2d_field(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %18 = sub f64[32] -> h
-  // node_walker2d.ode:30: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
+  // node_walker2d.ode:31: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -649,7 +649,7 @@ extern "C" void node_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, const
   T acc3_v[L] = {};
   // node_walker2d.field.vjp: 36 nodes
   // %2 = concat f64[49] -> v0
-  // node_walker2d.ode:30: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
+  // node_walker2d.ode:31: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -663,7 +663,7 @@ extern "C" void node_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %4 = contract f64[100] -> v1
-  // node_walker2d.ode:30: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
+  // node_walker2d.ode:31: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -690,7 +690,7 @@ extern "C" void node_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %6 = add f64[100] -> v2
-  // node_walker2d.ode:30: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
+  // node_walker2d.ode:31: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -865,7 +865,7 @@ extern "C" void node_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %56 = contract f64[49] -> v2
-  // node_walker2d.ode:30: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
+  // node_walker2d.ode:31: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
   for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -906,7 +906,7 @@ extern "C" void node_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, const
     v2[48 * L + l] = acc0_v[l];
   }
   // %59 = sub f64[32] -> d.h
-  // node_walker2d.ode:30: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
+  // node_walker2d.ode:31: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -914,7 +914,7 @@ extern "C" void node_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %55 = contract f64[100,49] -> d.F.layer0.weight
-  // node_walker2d.ode:30: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
+  // node_walker2d.ode:31: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     for (int64_t i1 = 0; i1 < 49; ++i1) {
       {
@@ -998,7 +998,7 @@ extern "C" void node_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, const
   }
   if (u_bar) {
     // %58 = slice f64[17] -> d.x
-    // node_walker2d.ode:30: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
+    // node_walker2d.ode:31: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1066,7 +1066,7 @@ extern "C" void node_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
   }
   // node_walker2d.field.adjoint: 43 nodes
   // %2 = concat f64[49] -> v0
-  // node_walker2d.ode:30: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
+  // node_walker2d.ode:31: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1080,7 +1080,7 @@ extern "C" void node_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %4 = contract f64[100] -> v1
-  // node_walker2d.ode:30: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
+  // node_walker2d.ode:31: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1107,7 +1107,7 @@ extern "C" void node_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %6 = add f64[100] -> v2
-  // node_walker2d.ode:30: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
+  // node_walker2d.ode:31: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1207,7 +1207,7 @@ extern "C" void node_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %18 = sub f64[32] -> h
-  // node_walker2d.ode:30: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
+  // node_walker2d.ode:31: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1298,7 +1298,7 @@ extern "C" void node_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %81 = contract f64[49] -> v2
-  // node_walker2d.ode:30: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
+  // node_walker2d.ode:31: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
   for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1420,7 +1420,7 @@ extern "C" void node_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
   // node_walker2d.field.vjp: 31 nodes
   if (u_bar) {
     // %2 = concat f64[49] -> v0
-    // node_walker2d.ode:30: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
+    // node_walker2d.ode:31: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1434,7 +1434,7 @@ extern "C" void node_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %4 = contract f64[100] -> v1
-    // node_walker2d.ode:30: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
+    // node_walker2d.ode:31: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
     for (int64_t i0 = 0; i0 < 25; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1464,7 +1464,7 @@ extern "C" void node_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %6 = add f64[100] -> v2
-    // node_walker2d.ode:30: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
+    // node_walker2d.ode:31: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1651,7 +1651,7 @@ extern "C" void node_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %56 = contract f64[49] -> v0
-    // node_walker2d.ode:30: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
+    // node_walker2d.ode:31: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
     for (int64_t i0 = 0; i0 < 12; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1695,7 +1695,7 @@ extern "C" void node_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, c
       v0_2[48 * L + l] = acc0_v_2[l];
     }
     // %58 = slice f64[17] -> d.x
-    // node_walker2d.ode:30: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
+    // node_walker2d.ode:31: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G = 1
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2620,7 +2620,7 @@ extern "C" void node_walker2d_output(const void* /*ctx*/, double /*t*/, const vo
   T acc3_v[L] = {};
   // node_walker2d.observation_outputs: 5 nodes
   // %36 = contract f64[17] -> v0
-  // node_walker2d.ode:32: output pred = out(h) per observation
+  // node_walker2d.ode:33: output pred = out(h) per observation
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2661,7 +2661,7 @@ extern "C" void node_walker2d_output(const void* /*ctx*/, double /*t*/, const vo
     v0[16 * L + l] = acc0_v[l];
   }
   // %37 = add f64[17] -> pred
-  // node_walker2d.ode:32: output pred = out(h) per observation
+  // node_walker2d.ode:33: output pred = out(h) per observation
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2692,7 +2692,7 @@ extern "C" void node_walker2d_output_vjp(const void* /*ctx*/, double /*t*/, cons
   T acc3_v[L] = {};
   // node_walker2d.observation_outputs.vjp: 5 nodes
   // %109 = contract f64[32] -> d.h
-  // node_walker2d.ode:32: output pred = out(h) per observation
+  // node_walker2d.ode:33: output pred = out(h) per observation
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2719,7 +2719,7 @@ extern "C" void node_walker2d_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %108 = contract f64[17,32] -> d.out.weight
-  // node_walker2d.ode:32: output pred = out(h) per observation
+  // node_walker2d.ode:33: output pred = out(h) per observation
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       {
@@ -2757,7 +2757,7 @@ extern "C" void node_walker2d_loss(const void* /*ctx*/, const void* y_ptr, const
   T acc_v[L] = {};
   // node_walker2d.loss: 7 nodes
   // %33 = reduce_sum f64[] -> v0
-  // node_walker2d.ode:33: loss mse(pred, y)
+  // node_walker2d.ode:34: loss mse(pred, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -2773,7 +2773,7 @@ extern "C" void node_walker2d_loss(const void* /*ctx*/, const void* y_ptr, const
     v0[l] = acc_v[l];
   }
   // %35 = mul f64[] -> loss
-  // node_walker2d.ode:33: loss mse(pred, y)
+  // node_walker2d.ode:34: loss mse(pred, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     loss[l] = v0[l] * 0.05882353f;
