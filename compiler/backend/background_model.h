@@ -6,18 +6,23 @@
 //   const plastic_model& m = bm.table();   // complete at once: names, shapes,
 //                                          // slots; every kernel the model has
 //   ... read the data, initialise the parameters ...
-//   const CompiledModel& cm = bm.wait();   // rethrows what compiling threw
+//   const CompileStats& s = bm.wait();     // rethrows what compiling threw
 //
 // The table is the compiled model's except for its kernel slots, which hold
-// small functions that wait for the compilation and then call the compiled
-// kernel; a slot is non-null exactly where the compiled table's is (the
-// same loop IR decides both), so what the runtime concludes from the table
-// before the kernels arrive (is there a jump? a fused step VJP?) is what it
-// would conclude after. The results are those of the compiled kernels, bit
-// for bit: nothing runs another way while waiting. Callers wait() before
-// their first kernel call, so a failed compilation is reported as an error;
-// a kernel called after a failed compilation aborts with the reason (a bug:
-// some path called a kernel without waiting).
+// small functions that wait for their kernel and then call it; a slot is
+// non-null exactly where the compiled table's is (the same loop IR decides
+// both), so what the runtime concludes from the table before the kernels
+// arrive (is there a jump? a fused step VJP?) is what it would conclude
+// after. The results are those of the compiled kernels, bit for bit:
+// nothing runs another way while waiting.
+//
+// When `compile` returns a model with kernels deferred (a LoadOrder other
+// than AllAtOnce, compiled_model.h), the thread goes on to load them: each
+// waiting slot waits for its own kernel only, and wait() returns once the
+// first load is in. Callers wait() before their first kernel call, so a
+// failed first load is reported as an error; a kernel called after its
+// compilation failed aborts with the reason (a bug: some path called a
+// kernel without waiting, or LLVM failed on a deferred kernel).
 #pragma once
 
 #include <functional>
@@ -44,11 +49,13 @@ public:
 
   /// The table, valid while this object lives; its kernels wait for the compilation.
   const plastic_model& table() const;
-  /// Waits for the compilation and returns the compiled model (its stats,
-  /// its own table); rethrows what `compile` threw, at every call.
-  const CompiledModel& wait();
-  /// Seconds the compilation took on its thread (0 before wait() returns).
+  /// Waits for the first load and returns its compile stats; rethrows what
+  /// `compile` threw, at every call.
+  const CompileStats& wait();
+  /// Seconds the first load took on its thread (0 before wait() returns).
   double seconds() const;
+  /// Kernels still compiling after the first load (0 before wait() returns).
+  int deferred() const;
 
 private:
   struct State;

@@ -19,9 +19,9 @@ struct CompiledModel::State {
   backend::JitModule module;
   ModelTable table;
   double assemble_ms = 0;
-  /// GradientKernels::Background: the gradient kernels, compiling, then loaded.
+  /// A LoadOrder other than AllAtOnce: the deferred kernels, compiling, then loaded.
   std::future<backend::JitModule> pending;
-  backend::JitModule gradients;
+  backend::JitModule rest;
 
   // Points the table's kernel slots at the loaded modules' entries (null
   // for a kernel not loaded yet).
@@ -30,7 +30,7 @@ struct CompiledModel::State {
       const auto id = static_cast<KernelId>(i);
       const loops::Function* f = kernels.get(id);
       void* entry = f ? module.find(f->name) : nullptr;
-      if (f && !entry) entry = gradients.find(f->name);
+      if (f && !entry) entry = rest.find(f->name);
       *kernel_slot(table.model.kernels, id) = entry;
     }
   }
@@ -54,12 +54,12 @@ loops::PackedKernel CompiledModel::packed(KernelId id) const {
   const loops::Function* f = state_->kernels.get(id);
   return f ? state_->module.packed(f->name) : nullptr;
 }
-bool CompiledModel::has_gradients() const {
+bool CompiledModel::all_loaded() const {
   return !state_->pending.valid();
 }
-void CompiledModel::wait_for_gradients() {
+void CompiledModel::wait_for_rest() {
   if (!state_->pending.valid()) return;
-  state_->gradients = state_->pending.get(); // rethrows, and is then no longer pending
+  state_->rest = state_->pending.get(); // rethrows, and is then no longer pending
   state_->point_kernels();
 }
 double CompiledModel::assemble_ms() const {
@@ -133,15 +133,45 @@ bool predict_can_wait(const ModelKernels& kernels, KernelId id) {
          (stages_through_field && (id == KernelId::Step || id == KernelId::StepAdaptive));
 }
 
-// The kernels of `kernels` that predict needs now, and those that can wait,
-// as two modules of the same name (a kernel's cached object does not depend
-// on which half it was compiled in).
-std::pair<loops::Module, loops::Module> split_gradients(const ModelKernels& kernels) {
+// Whether a training step can do without the kernel until the background
+// compilation delivers it: the unfused kernels the steppers fall back to
+// when the fused one is missing (runtime/solvers/model_view.cpp) — the
+// field behind a fused step, field_vjp behind the fused VJPs (and in a run
+// that takes no gradient), the adjoint field behind adjoint_step. Deferring
+// a kernel a step does call costs only its wait: the table the commands
+// hand the runtime waits kernel by kernel (background_model.h).
+bool first_step_can_wait(const ModelKernels& kernels, GradientUse use, KernelId id) {
+  const auto has = [&](KernelId k) { return kernels.get(k) != nullptr; };
+  // An adaptive solve calls the field for its first step size and FSAL
+  // stage, a fixed-step one only the fused step.
+  const bool fused_forward = has(KernelId::Step) && !has(KernelId::StepAdaptive);
+  switch (id) {
+  case KernelId::Field:
+    return fused_forward;
+  case KernelId::FieldVjp:
+    return fused_forward &&
+           (use == GradientUse::None || (use == GradientUse::Backprop && has(KernelId::StepVjp)) ||
+            (use == GradientUse::Adjoint && has(KernelId::AdjointStep)));
+  case KernelId::AdjointField: // the adaptive adjoint evaluates a first stage with it
+    return fused_forward && has(KernelId::AdjointStep);
+  default:
+    return false;
+  }
+}
+
+// The kernels of `kernels` that `order` loads first, and those that can
+// wait, as two modules of the same name (a kernel's cached object does not
+// depend on which half it was compiled in).
+std::pair<loops::Module, loops::Module> split_by_order(const ModelKernels& kernels, LoadOrder order,
+                                                       GradientUse use) {
   std::pair<loops::Module, loops::Module> out{{kernels.module.name, {}}, {kernels.module.name, {}}};
   for (int i = 0; i < kKernelCount; ++i) {
     const auto id = static_cast<KernelId>(i);
-    if (const loops::Function* f = kernels.get(id))
-      (predict_can_wait(kernels, id) ? out.second : out.first).functions.push_back(*f);
+    const loops::Function* f = kernels.get(id);
+    if (!f) continue;
+    const bool can_wait = order == LoadOrder::PredictFirst ? predict_can_wait(kernels, id)
+                                                           : first_step_can_wait(kernels, use, id);
+    (can_wait ? out.second : out.first).functions.push_back(*f);
   }
   return out;
 }
@@ -149,7 +179,7 @@ std::pair<loops::Module, loops::Module> split_gradients(const ModelKernels& kern
 } // namespace
 
 CompiledModel compile_model(const model::ModelFunctions& fns, loops::ElemType type, int lanes,
-                            const backend::CompileOptions& options, GradientKernels gradients,
+                            const backend::CompileOptions& options, LoadOrder order,
                             abi::GradientUse use) {
   auto t0 = std::chrono::steady_clock::now();
   ModelLayout layout = compute_layout(fns);
@@ -157,19 +187,18 @@ CompiledModel compile_model(const model::ModelFunctions& fns, loops::ElemType ty
   const double assemble_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   backend::Jit& jit = shared_jit(options);
-  if (gradients == GradientKernels::Now) {
+  if (order == LoadOrder::AllAtOnce) {
     JitModule all = jit.add(kernels.module);
     return CompiledModel::assemble(std::move(layout), std::move(kernels), std::move(all),
                                    assemble_ms);
   }
-  auto [predict, gradient] = split_gradients(kernels);
-  JitModule first = jit.add(predict);
-  CompiledModel cm =
-      CompiledModel::assemble(std::move(layout), std::move(kernels), std::move(first), assemble_ms);
-  if (!gradient.functions.empty())
-    cm.state_->pending = std::async(std::launch::async, [&jit, rest = std::move(gradient)] {
-      return jit.add_in_background(rest);
-    });
+  auto [first, rest] = split_by_order(kernels, order, use);
+  JitModule loaded = jit.add(first);
+  CompiledModel cm = CompiledModel::assemble(std::move(layout), std::move(kernels),
+                                             std::move(loaded), assemble_ms);
+  if (!rest.functions.empty())
+    cm.state_->pending = std::async(
+        std::launch::async, [&jit, rest = std::move(rest)] { return jit.add_in_background(rest); });
   return cm;
 }
 

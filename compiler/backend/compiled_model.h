@@ -36,15 +36,19 @@
 
 namespace plastic::backend {
 
-/// When compile_model compiles the kernels only training calls — the VJPs
-/// and the adjoint field — and the fused step kernels (step, step_adaptive),
-/// which predicting can do without by stepping through the field kernel:
-/// about nine tenths of a model's compile time (step_vjp alone is the
-/// largest kernel, a fused dopri5 step the next).
-enum class GradientKernels {
-  Now,        ///< with the others: the table is complete when compile_model returns
-  Background, ///< on a low-priority thread once the others are loaded; the
-              ///< table's slots for them stay null until wait_for_gradients()
+/// Which kernels compile_model loads before it returns. Deferred kernels
+/// compile on a low-priority thread; their table slots stay null until
+/// wait_for_rest().
+enum class LoadOrder {
+  AllAtOnce,      ///< every kernel: the table is complete when compile_model returns
+  PredictFirst,   ///< the REPL's: defers what only training calls (the VJPs, the
+                  ///< adjoint field) and the fused step kernels, which predicting
+                  ///< can do without by stepping through the field kernel: about
+                  ///< nine tenths of a model's compile time
+  FirstStepFirst, ///< the training commands': defers the unfused kernels (field,
+                  ///< field_vjp, adjoint_field) where the fused step kernels
+                  ///< that a step calls instead are there: a fifth to a third
+                  ///< of the compile time off the wait for the first step
 };
 
 class CompiledModel {
@@ -63,13 +67,13 @@ public:
   /// parameter, loops/args.h) when compiled with packed_entries; null when
   /// the model has no such kernel.
   loops::PackedKernel packed(abi::KernelId id) const;
-  /// Whether the table holds the gradient kernels: always, except after
-  /// GradientKernels::Background until wait_for_gradients().
-  bool has_gradients() const;
-  /// Waits for the gradient kernels compiling in the background and puts
+  /// Whether the table holds every kernel: always, except after a LoadOrder
+  /// other than AllAtOnce until wait_for_rest().
+  bool all_loaded() const;
+  /// Waits for the deferred kernels compiling in the background and puts
   /// them into the table; rethrows what their compilation threw. Returns at
   /// once when they are in already.
-  void wait_for_gradients();
+  void wait_for_rest();
   /// Time spent building the loop IR (tensor IR -> loop IR), ms.
   double assemble_ms() const;
   /// Time spent in LLVM (lowering, O3, codegen), ms; for the C++ backend,
@@ -84,8 +88,7 @@ public:
 
 private:
   friend CompiledModel compile_model(const model::ModelFunctions&, loops::ElemType, int,
-                                     const backend::CompileOptions&, GradientKernels,
-                                     abi::GradientUse);
+                                     const backend::CompileOptions&, LoadOrder, abi::GradientUse);
   struct State;
   std::unique_ptr<State> state_;
 };
@@ -94,14 +97,14 @@ private:
 /// (0 = one 256-bit vector: 8 x f32, 4 x f64; backend::target_lanes gives the
 /// widest register of the target, e.g. 16 x f32 with AVX-512) and JIT-compiles them. Throws
 /// abi::LayoutError when the model needs something the ABI cannot express,
-/// plastic::InternalError on a compiler bug. With GradientKernels::Background
-/// (the REPL) it returns once the kernels that predict are loaded. `use`
+/// plastic::InternalError on a compiler bug. With a LoadOrder other than
+/// AllAtOnce it returns once the kernels that order puts first are loaded. `use`
 /// leaves out the gradient kernels the caller will not call (their table
 /// slots stay null): `plastic eval` compiles no VJP, an adjoint run no
 /// step_vjp.
 CompiledModel compile_model(const model::ModelFunctions& fns, loops::ElemType type, int lanes = 0,
                             const backend::CompileOptions& options = {},
-                            GradientKernels gradients = GradientKernels::Now,
+                            LoadOrder order = LoadOrder::AllAtOnce,
                             abi::GradientUse use = abi::GradientUse::All);
 
 /// The process's JIT for `options` (one per distinct set of options, made

@@ -18,10 +18,10 @@ Backend parse_backend(const std::string& name) {
 
 backend::CompiledModel compile_with(Backend backend, const model::ModelFunctions& fns,
                                     loops::ElemType type, int lanes,
-                                    const backend::CompileOptions& options, abi::GradientUse use) {
+                                    const backend::CompileOptions& options, abi::GradientUse use,
+                                    backend::LoadOrder order) {
   return backend == Backend::Cpp ? backend::cpp::compile_model(fns, type, lanes, options)
-                                 : backend::compile_model(fns, type, lanes, options,
-                                                          backend::GradientKernels::Now, use);
+                                 : backend::compile_model(fns, type, lanes, options, order, use);
 }
 
 backend::CompileStats emit_object_with(Backend backend, const model::ModelFunctions& fns,

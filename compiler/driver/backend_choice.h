@@ -19,12 +19,14 @@ void add_backend_option(CLI::App& cmd, std::string& name);
 Backend parse_backend(const std::string& name);
 
 /// backend::compile_model or backend::cpp::compile_model. `use` leaves
-/// gradient kernels out of the LLVM backend's module; the C++ backend
-/// compiles its one translation unit whole.
+/// gradient kernels out of the LLVM backend's module and `order` defers
+/// some of the rest; the C++ backend compiles its one translation unit
+/// whole, at once.
 backend::CompiledModel compile_with(Backend backend, const model::ModelFunctions& fns,
                                     loops::ElemType type, int lanes,
                                     const backend::CompileOptions& options = {},
-                                    abi::GradientUse use = abi::GradientUse::All);
+                                    abi::GradientUse use = abi::GradientUse::All,
+                                    backend::LoadOrder order = backend::LoadOrder::AllAtOnce);
 
 /// backend::emit_model_object or backend::cpp::emit_model_object.
 backend::CompileStats emit_object_with(Backend backend, const model::ModelFunctions& fns,

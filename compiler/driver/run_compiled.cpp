@@ -19,7 +19,9 @@
 #include <cstdlib>
 #include <iostream>
 #include <optional>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -55,16 +57,20 @@ int lanes_for(const CommonOptions& common, loops::ElemType type, int64_t batch) 
   return tile_lanes(type, batch);
 }
 
-// The compile line's note on where the machine code came from.
-std::string compile_origin(Backend backend, const backend::CompileStats& stats) {
-  const std::string what = backend == Backend::Cpp ? "C++ backend" : "";
-  std::string cache;
+// Where the kernels came from, and how many still compile behind the
+// first step (LoadOrder::FirstStepFirst), as " (a, b)" or nothing.
+std::string compile_origin(Backend backend, const backend::CompileStats& stats, int deferred) {
+  std::vector<std::string> parts;
+  if (backend == Backend::Cpp) parts.emplace_back("C++ backend");
   if (stats.cached > 0 && stats.cached == stats.kernels)
-    cache = "kernels from the cache";
+    parts.emplace_back("kernels from the cache");
   else if (stats.cached > 0)
-    cache = fmt::format("{} of {} kernels from the cache", stats.cached, stats.kernels);
-  if (what.empty() && cache.empty()) return "";
-  return fmt::format(" ({}{}{})", what, what.empty() || cache.empty() ? "" : ", ", cache);
+    parts.push_back(fmt::format("{} of {} kernels from the cache", stats.cached, stats.kernels));
+  if (deferred > 0)
+    parts.push_back(
+        fmt::format("{} more kernel{} in the background", deferred, deferred == 1 ? "" : "s"));
+  if (parts.empty()) return "";
+  return fmt::format(" ({})", fmt::join(parts, ", "));
 }
 } // namespace
 
@@ -148,8 +154,10 @@ int run_compiled(const std::string& file, const std::string& dtype, const Common
           : common.gradients.value_or(gradient_use(fns->model->gradient.method));
   std::optional<backend::BackgroundModel> compiling;
   try {
-    compiling.emplace(*fns, type, lanes, use,
-                      [&] { return compile_with(common.backend, *fns, type, lanes, {}, use); });
+    compiling.emplace(*fns, type, lanes, use, [&] {
+      return compile_with(common.backend, *fns, type, lanes, {}, use,
+                          backend::LoadOrder::FirstStepFirst);
+    });
   } catch (const abi::LayoutError& e) {
     std::cerr << fmt::format("plastic: {}: {}\n", file, e.what());
     return kInputError;
@@ -160,11 +168,11 @@ int run_compiled(const std::string& file, const std::string& dtype, const Common
                              file, m.n_params, m.n_state, dtype, m.lanes);
   rt::KernelsReadyScope ready([&, reported = false]() mutable -> Status<rt::AppError> {
     try {
-      const backend::CompiledModel& compiled = compiling->wait();
+      const backend::CompileStats& stats = compiling->wait();
       if (!reported && rt::world().root())
         std::cerr << fmt::format("kernels   compiled in {:.2f} s beside the data{}\n",
                                  compiling->seconds(),
-                                 compile_origin(common.backend, compiled.llvm_stats()));
+                                 compile_origin(common.backend, stats, compiling->deferred()));
       reported = true;
       return {};
     } catch (const loops::CodegenError& e) {

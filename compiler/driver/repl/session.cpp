@@ -158,7 +158,7 @@ std::shared_ptr<Specialisation> Session::build(const std::string& source,
     backend::CompileOptions compile_options;
     compile_options.opt_level = settings.opt_level;
     spec->compiled = backend::compile_model(*fns, type, lanes, compile_options,
-                                            backend::GradientKernels::Background);
+                                            backend::LoadOrder::PredictFirst);
   } catch (const abi::LayoutError& e) {
     std::cerr << fmt::format("plastic: {}: {}\n", name, e.what());
     return nullptr;
@@ -176,10 +176,10 @@ std::shared_ptr<Specialisation> Session::build(const std::string& source,
 
 const plastic_model* Session::trainable_table() {
   backend::CompiledModel& compiled = current_->compiled;
-  if (!compiled.has_gradients()) {
+  if (!compiled.all_loaded()) {
     const auto start = std::chrono::steady_clock::now();
     try {
-      compiled.wait_for_gradients();
+      compiled.wait_for_rest();
     } catch (const std::exception& e) {
       std::cerr << fmt::format("plastic: compiling the gradient kernels of {}: {}\n", table().name,
                                e.what());
@@ -243,8 +243,7 @@ bool Session::adopt(std::shared_ptr<Specialisation> spec, bool carry) {
                     : llvm.kernels > 0 && llvm.cached == llvm.kernels
                         ? fmt::format("linked from the kernel cache in {:.2f} s", seconds)
                         : fmt::format("compiled in {:.2f} s", seconds);
-  if (!current_->compiled.has_gradients())
-    how += " (gradient kernels: compiling in the background)";
+  if (!current_->compiled.all_loaded()) how += " (gradient kernels: compiling in the background)";
   std::cout << fmt::format("model {}: {} parameters, state {}, {} x {} lanes, {}\n", m.name,
                            m.n_params, m.n_state, dtype_, m.lanes, how);
   if (!reinitialised.empty()) {

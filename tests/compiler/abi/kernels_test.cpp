@@ -279,41 +279,80 @@ TEST_CASE("every kernel of every example from the C++ backend matches the interp
   }
 }
 
+TEST_CASE("training loads what a fixed-step training step calls first, the fallbacks later",
+          "[model][kernels]") {
+  // The training commands' order: a fixed-step solve with fused kernels
+  // never calls the unfused field kernels (runtime/solvers/model_view.cpp),
+  // so they compile behind the first step; an adaptive one needs the field
+  // for its first step size, so nothing waits.
+  ModelFunctions fns = test::load_example("fwp_delta_cde.ode"); // rk4
+  for (const GradientUse use : {GradientUse::Backprop, GradientUse::Adjoint}) {
+    const bool adjoint = use == GradientUse::Adjoint;
+    INFO((adjoint ? "adjoint" : "backprop"));
+    CompiledModel cm =
+        compile_model(fns, loops::ElemType::F64, 0, {}, LoadOrder::FirstStepFirst, use);
+    const plastic_kernels& k = cm.table().kernels;
+    CHECK(k.init_state != nullptr);
+    CHECK(k.step != nullptr);
+    CHECK(k.output != nullptr);
+    CHECK(k.loss != nullptr);
+    CHECK(k.output_vjp != nullptr);
+    CHECK(k.loss_vjp != nullptr);
+    CHECK((adjoint ? k.adjoint_step != nullptr : k.step_vjp != nullptr));
+    if (!cm.all_loaded()) {
+      CHECK(k.field == nullptr);
+      CHECK(k.field_vjp == nullptr);
+      CHECK(k.adjoint_field == nullptr);
+    }
+    cm.wait_for_rest();
+    CHECK(cm.all_loaded());
+    CHECK(k.field != nullptr);
+    CHECK(k.field_vjp != nullptr);
+    CHECK((k.adjoint_field != nullptr) == adjoint);
+  }
+  CompiledModel adaptive =
+      compile_model(test::load_example("ncde_character.ode"), loops::ElemType::F64, 0, {},
+                    LoadOrder::FirstStepFirst, GradientUse::Adjoint);
+  CHECK(adaptive.all_loaded());
+  CHECK(adaptive.table().kernels.field != nullptr);
+  CHECK(adaptive.table().kernels.adjoint_field != nullptr);
+}
+
 TEST_CASE("kernels only training calls compile in the background and then match too",
           "[model][kernels]") {
   // The REPL's mode: the table predicts at once through the field kernel;
-  // the gradient kernels and the fused steps arrive with wait_for_gradients().
+  // the gradient kernels and the fused steps arrive with wait_for_rest().
   for (const char* file : {"fwp_delta_cde.ode", "ncde_character.ode", "ode_rfwp.ode"}) {
     INFO(file);
     ModelFunctions fns = test::load_example(file);
     CompiledModel cm =
-        compile_model(fns, loops::ElemType::F64, 0, {}, backend::GradientKernels::Background);
+        compile_model(fns, loops::ElemType::F64, 0, {}, backend::LoadOrder::PredictFirst);
     const plastic_kernels& k = cm.table().kernels;
     const bool adaptive = cm.kernels().get(abi::KernelId::StepAdaptive) != nullptr;
     CHECK(k.field != nullptr);
     CHECK(k.output != nullptr);
     CHECK(k.loss != nullptr);
-    if (!cm.has_gradients()) {
+    if (!cm.all_loaded()) {
       CHECK(k.field_vjp == nullptr);
       CHECK(k.step_vjp == nullptr);
       CHECK(k.adjoint_field == nullptr);
       CHECK(k.step == nullptr);
       CHECK(k.step_adaptive == nullptr);
     }
-    cm.wait_for_gradients();
-    CHECK(cm.has_gradients());
+    cm.wait_for_rest();
+    CHECK(cm.all_loaded());
     CHECK(k.field_vjp != nullptr);
     CHECK(k.adjoint_field != nullptr);
     CHECK(k.step != nullptr);
     CHECK((k.step_adaptive != nullptr) == adaptive);
-    cm.wait_for_gradients(); // again: nothing left to wait for
+    cm.wait_for_rest(); // again: nothing left to wait for
   }
   check_model("ncde_character.ode", loops::ElemType::F64, 0,
               [](const ModelFunctions& fns, loops::ElemType type, int lanes,
                  const CompileOptions& options) {
                 CompiledModel cm =
-                    compile_model(fns, type, lanes, options, backend::GradientKernels::Background);
-                cm.wait_for_gradients();
+                    compile_model(fns, type, lanes, options, backend::LoadOrder::PredictFirst);
+                cm.wait_for_rest();
                 return cm;
               });
 }
