@@ -118,6 +118,10 @@ std::shared_ptr<PyModel> compile(const std::string& path_or_source,
     out->dims[d.name] = static_cast<double>(d.value);
   // The kernels compile on other threads while Python goes on (reading its
   // data, as the command line does); the first kernel call waits for them.
+  // All at once, not the command line's LoadOrder::FirstStepFirst: the
+  // interpreter may exit right after its first call without destroying
+  // this model, and a deferred compilation still running then meets the
+  // JIT's static destructors (a crash at exit, seen in the torch tests).
   const int width = lanes < 0 ? backend::target_lanes(*type) : lanes;
   try {
     auto functions = std::make_shared<model::ModelFunctions>(std::move(fns));
