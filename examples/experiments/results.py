@@ -227,7 +227,8 @@ def improved(path, loss):
         # The keys that tell runs of one model apart, where a script has them.
         setting = "".join(f" {k} {line[k]}" for k in ("init", "solver", "step", "sig_depth", "lr")
                           if k in line)
-        print(f"{'PASS' if fell else 'FAIL'}: {line.get('model')}{setting} seed {line.get('seed')} "
+        who = line.get("model", line.get("name"))
+        print(f"{'PASS' if fell else 'FAIL'}: {who}{setting} seed {line.get('seed')} "
               f"({line.get('status')}): {loss} loss epoch 1 {first}, {what} {best}")
     return ok
 
