@@ -132,6 +132,9 @@ struct BackgroundModel::State {
   std::future<void> compiling;
 
   void compile_in_order(const std::function<CompiledModel()>& compile);
+  bool first_loaded() const {
+    return first.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+  }
 };
 
 namespace {
@@ -208,15 +211,11 @@ const CompileStats& BackgroundModel::wait() {
 }
 
 double BackgroundModel::seconds() const {
-  return state_->first.wait_for(std::chrono::seconds(0)) == std::future_status::ready
-             ? state_->seconds
-             : 0;
+  return state_->first_loaded() ? state_->seconds : 0;
 }
 
 int BackgroundModel::deferred() const {
-  return state_->first.wait_for(std::chrono::seconds(0)) == std::future_status::ready
-             ? state_->deferred
-             : 0;
+  return state_->first_loaded() ? state_->deferred : 0;
 }
 
 } // namespace plastic::backend
