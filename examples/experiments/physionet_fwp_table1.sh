@@ -49,6 +49,14 @@
 # validation loss every epoch with patience 15 (theirs: the training loss,
 # every 10th epoch, patience 2, so 30 epochs), and the kept epoch is the
 # one of lowest validation loss (theirs: highest validation accuracy).
+# FRACTION=F (0 < F < 1): a learning curve's point — each run trains on
+# the stratified share F of the training stays (`--train-fraction F`, drawn
+# with the split seed, so a larger share holds every stay of a smaller one)
+# and is validated and tested on the whole split's 1390 / 1391 stays, for
+# EPOCHS (default 8 / F, rounded) epochs: as many optimiser steps as the
+# whole training set's 8 epochs. Into runs/physionet_fwp_table1_fF and
+# results/physionet_fwp_table1_fraction.jsonl (rows keyed by
+# train_fraction; MERGE=1 adds cells); with the short recipe only.
 # --quick: the first 2000 stays, 3 epochs, the OI setting, the Hebb NODE
 # and the Delta CDE (~40 s), into build/runs/physionet_fwp_table1_quick; it
 # then fails unless every run's best validation loss is below the loss of
@@ -88,6 +96,13 @@ else
   models=${MODELS:-"hebb_node oja_node delta_node hebb_cde oja_cde delta_cde ncde"}
   out_root=${OUT:-$BUILD/runs/physionet_fwp_table1}
   results=${RESULTS:-$EXPERIMENTS_DIR/results/physionet_fwp_table1.jsonl}
+fi
+fraction=${FRACTION:-1}
+if [ "$fraction" != 1 ]; then
+  [ "$quick$paper" = 00 ] || { echo "FRACTION goes with the short recipe only" >&2; exit 2; }
+  epochs=${EPOCHS:-$(python3 -c "print(round(8 / $fraction))")}
+  out_root=${OUT:-$BUILD/runs/physionet_fwp_table1_f$fraction}
+  results=${RESULTS:-$EXPERIMENTS_DIR/results/physionet_fwp_table1_fraction.jsonl}
 fi
 jobs=${JOBS:-1}
 lr=${LR:-1e-3}
@@ -141,6 +156,8 @@ train_one() {
     if [ "$setting" = oi ]; then set+=(--set d_in=69); else set+=(--set d_in=35); fi
   fi
   [ "$setting" = oi ] && oi=(--oi)
+  local share=()
+  [ "$fraction" != 1 ] && share=(--train-fraction "$fraction")
   # --paper runs take up to hours: a finished one is kept, an interrupted
   # one continues (--resume); the short ones are re-run from scratch.
   local again=(--force)
@@ -152,11 +169,11 @@ train_one() {
   [ "${again[0]}" = --force ] && : >"$run.log"
   local start=$SECONDS status=ok
   "$PLASTIC" train "$ROOT/examples/${file[$model]}.ode" "${set[@]}" --data "$data" "${oi[@]}" \
-    --lr "$rate" "${recipe[@]}" --epochs "$epochs" --optimizer adam \
+    "${share[@]}" --lr "$rate" "${recipe[@]}" --epochs "$epochs" --optimizer adam \
     --dtype f32 --threads "$THREADS" --seed "$seed" --split-seed 0 --no-progress "${again[@]}" \
     --out "$run" >>"$run.log" 2>&1 || status=failed
   python3 "$EXPERIMENTS_DIR/results.py" record "$run" model="$model" setting="$setting" \
-    seed="$seed" lr="$rate" recipe="$([ "$paper" = 1 ] && echo paper || echo short)" stays="$stays" epochs_asked="$epochs" seconds=$((SECONDS - start)) status="$status" >"$run.json"
+    seed="$seed" lr="$rate" recipe="$([ "$paper" = 1 ] && echo paper || echo short)" stays="$stays" train_fraction="$fraction" epochs_asked="$epochs" seconds=$((SECONDS - start)) status="$status" >"$run.json"
 }
 
 start_all=$SECONDS
@@ -181,15 +198,19 @@ for r in "${order[@]}"; do
   cat "$out_root/$r.json" >>"$results"
   tail -1 "$results"
 done
-echo "wall time $((SECONDS - start_all)) s for all runs (JOBS=$jobs, THREADS=$THREADS, stays $stays, epochs $epochs, lr $([ "$paper" = 1 ] && echo "Table 3's" || echo "$lr"))"
+echo "wall time $((SECONDS - start_all)) s for all runs (JOBS=$jobs, THREADS=$THREADS, stays $stays, training share $fraction, epochs $epochs, lr $([ "$paper" = 1 ] && echo "Table 3's" || echo "$lr"))"
 if [ -n "$merged" ]; then
-  python3 "$EXPERIMENTS_DIR/results.py" merge "$merged" "$results" --key model,setting,seed
+  key=model,setting,seed
+  [ "$fraction" != 1 ] && key=$key,train_fraction
+  python3 "$EXPERIMENTS_DIR/results.py" merge "$merged" "$results" --key "$key"
   results=$merged
 fi
 
 for metric in test_auroc validation_auroc seconds; do
   echo
-  python3 "$EXPERIMENTS_DIR/results.py" table "$results" --by setting,model --metric "$metric"
+  by=setting,model
+  [ "$fraction" != 1 ] && by=setting,model,train_fraction
+  python3 "$EXPERIMENTS_DIR/results.py" table "$results" --by "$by" --metric "$metric"
 done
 
 # The Oja NODE's stiffness (it diverged before the files put the Oja decay

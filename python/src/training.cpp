@@ -107,6 +107,8 @@ std::string train(PyModel& m, const std::string& data, const py::kwargs& options
       r.run.seed = value.cast<uint64_t>();
     else if (k == "valid_fraction")
       r.run.valid_fraction = value.cast<double>();
+    else if (k == "train_fraction")
+      r.run.train_fraction = value.cast<double>();
     else if (k == "select")
       r.select = value.cast<std::string>();
     else if (k == "out")
@@ -122,7 +124,8 @@ std::string train(PyModel& m, const std::string& data, const py::kwargs& options
     else
       throw Error(fmt::format(
           "train: unknown option '{}' (epochs, batch, lr, optimizer, schedule, "
-          "clip, input_noise, patience, seed, valid_fraction, select, out, force, resume, "
+          "clip, input_noise, patience, seed, valid_fraction, train_fraction, select, out, "
+          "force, resume, "
           "progress, gradient)",
           k));
     // As the command line spells it (valid_fraction is --valid-fraction):

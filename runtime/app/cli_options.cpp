@@ -45,6 +45,10 @@ void add_run_options(CLI::App& cmd, RunOptions& run) {
   cmd.add_option("--valid-fraction", run.valid_fraction,
                  "Fraction of the training samples held out for validation (default 0.15)")
       ->check(validation_fraction());
+  cmd.add_option("--train-fraction", run.train_fraction,
+                 "Train on this stratified share of the training samples, drawn with the split "
+                 "seed; validation and test stay whole (a learning curve; default 1)")
+      ->check(share_fraction());
   cmd.add_option("--threads", run.threads, "Threads (default: every core)")
       ->check(integer_in(0, kMaxThreads));
   cmd.add_option("--batch", run.batch, "Batch size (default 32)")->check(integer_in(1, kMaxBatch));

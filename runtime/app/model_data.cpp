@@ -180,11 +180,16 @@ Result<ModelData, AppError> open_model_data(const plastic_model& m, const RunOpt
   o.validation_fraction = run.valid_fraction;
   o.folds = run.folds;
   o.fold = run.fold;
+  o.train_fraction = run.train_fraction;
   o.model_channels = model_path_channels(m);
   o.model_time_channel = (model_path_options(m) & PLASTIC_PATH_WITH_TIME) != 0;
   o.unit_increments = (model_path_options(m) & PLASTIC_PATH_UNIT_INCREMENTS) != 0;
   o.observational_intensity = run.oi;
   if (Status<AppError> s = apply_data_flags(run.data_flags, o); !s) return s.error();
+  if (!run.valid.empty() && run.train_fraction < 1)
+    return AppError{kUsageError, "--train-fraction thins the training part of --data's split; "
+                                 "with --valid, --data's validation part joins training "
+                                 "unthinned: give one of them"};
   auto splits = open_data(run.data, o);
   if (!splits) return AppError{kInputError, splits.error().describe()};
   ModelData md;

@@ -49,6 +49,11 @@ CLI::Validator validation_fraction() {
                       [](double v) { return std::isfinite(v) && v > 0 && v <= 0.8; });
 }
 
+CLI::Validator share_fraction() {
+  return number_check("a fraction in (0, 1]",
+                      [](double v) { return std::isfinite(v) && v > 0 && v <= 1; });
+}
+
 CLI::Validator integer_in(long long lo, long long hi) {
   return CLI::Validator(
       [lo, hi](std::string& text) -> std::string {

@@ -18,6 +18,8 @@ CLI::Validator non_negative_finite();
 /// A fraction of the samples to hold out for validation: in (0, 0.8], so
 /// that training (and a 15 % test part) keep samples.
 CLI::Validator validation_fraction();
+/// A share of a set: (0, 1].
+CLI::Validator share_fraction();
 /// An integer in [lo, hi], written as digits (no "1e20", no sign on unsigned options).
 CLI::Validator integer_in(long long lo, long long hi);
 /// Any text but the empty one (a path, say).

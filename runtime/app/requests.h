@@ -49,6 +49,9 @@ struct RunOptions {
   /// one fold (1..K) a run trains and validates on, 0 = every fold in turn.
   int64_t folds = 0;
   int64_t fold = 0;
+  /// --train-fraction: train on this stratified share of the training part
+  /// (open_data.h); validation and test stay whole. 1 = all of it.
+  double train_fraction = 1;
   ModelSource model; ///< the model's source (empty for a model binary)
   /// Options given on the command line by long name ("--seed", ...): the
   /// others may be taken from a run folder's record (run_record.h).

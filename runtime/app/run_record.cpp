@@ -47,6 +47,7 @@ const std::vector<RecordedOption>& recorded_options() {
       run_option("--valid-fraction", &RunOptions::valid_fraction),
       run_option("--folds", &RunOptions::folds),
       run_option("--fold", &RunOptions::fold),
+      run_option("--train-fraction", &RunOptions::train_fraction),
       run_option("--batch", &RunOptions::batch),
       run_option("--dtype", &RunOptions::dtype),
       run_option("--oi", &RunOptions::oi),
@@ -236,6 +237,8 @@ void recall_run_options(const RunRecord& rec, RunOptions& run) {
   if (!run.was_given("--seed")) run.seed = rec.train.run.seed;
   if (!run.was_given("--split-seed") && !run.was_given("--seed")) run.split_seed = rec.split_seed;
   if (!run.was_given("--valid-fraction")) run.valid_fraction = rec.valid_fraction;
+  // The training share decides the normalisation's statistics.
+  if (!run.was_given("--train-fraction")) run.train_fraction = rec.train.run.train_fraction;
   // A fold's validation part is its fold of the data: always the run's.
   run.folds = rec.train.run.folds;
   run.fold = rec.train.run.fold;

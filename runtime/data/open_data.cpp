@@ -395,6 +395,22 @@ Result<DataSplits, DataError> read_spec(const std::string& spec, const DataOptio
                     "files, or synthetic:flipflop");
 }
 
+/// Keeps o.train_fraction of the training part (DataOptions::train_fraction).
+Status<DataError> thin_training(DataSplits& s, const std::string& spec, const DataOptions& o) {
+  const std::vector<int> labels = s.train.labels();
+  const std::vector<std::size_t> share = stratified_share(labels, o.train_fraction, o.seed);
+  if (share.empty())
+    return file_error(spec, fmt::format("--train-fraction {:g} keeps none of the {} training "
+                                        "samples; give a larger fraction",
+                                        o.train_fraction, s.train.size()));
+  const std::size_t before = s.train.size();
+  s.train = subset(s.train, share);
+  s.description += fmt::format("; training on {} of the {} training samples (--train-fraction "
+                               "{:g}; validation and test kept whole)",
+                               s.train.size(), before, o.train_fraction);
+  return {};
+}
+
 } // namespace
 
 Result<DataSplits, DataError> open_data(const std::string& spec, const DataOptions& o) {
@@ -412,6 +428,8 @@ Result<DataSplits, DataError> open_data(const std::string& spec, const DataOptio
       return file_error(
           spec, fmt::format("fold {} of {} holds no sample; use fewer folds", o.fold, o.folds));
   }
+  if (o.train_fraction < 1 && !o.whole)
+    if (Status<DataError> st = thin_training(s, spec, o); !st) return st.error();
   const auto data_channels = static_cast<int64_t>(s.train.num_channels());
   if (o.model_time_channel && o.model_channels != data_channels + 1)
     return file_error(spec, fmt::format("the data have {} channels, so the model's path `with "

@@ -60,6 +60,11 @@ struct DataOptions {
   /// part `fold` (1-based) validates, instead of validation_fraction.
   int64_t folds = 0;
   int64_t fold = 1;
+  /// Train on this stratified share of the training part only
+  /// (split.h, stratified_share, drawn with `seed`); the validation and
+  /// test parts stay those of the whole split, so the points of a
+  /// learning curve are measured on the same samples. 1 = all of it.
+  double train_fraction = 1;
   /// CSV files (wide layout by default). For a folder of .npy series,
   /// csv.targets and csv.channels name channels (dim_0, dim_1, ...).
   CsvOptions csv;

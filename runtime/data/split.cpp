@@ -172,4 +172,24 @@ SplitIndices fold_split(std::span<const int> strata, int64_t folds, int64_t fold
   return out;
 }
 
+std::vector<std::size_t> stratified_share(std::span<const int> strata, double fraction,
+                                          uint64_t seed) {
+  PLASTIC_CHECK(fraction > 0 && fraction <= 1, "a share lies in (0, 1], got {}", fraction);
+  std::map<int, std::vector<std::size_t>> groups; // ordered: the same seed, the same share
+  for (std::size_t i = 0; i < strata.size(); ++i)
+    groups[strata[i]].push_back(i);
+  std::mt19937_64 rng(seed);
+  std::vector<std::size_t> share;
+  for (auto& [stratum, members] : groups) {
+    shuffle(members, rng);
+    // A prefix of the shuffle whose length grows with the fraction: nested.
+    const auto keep =
+        static_cast<std::size_t>(std::llround(static_cast<double>(members.size()) * fraction));
+    share.insert(share.end(), members.begin(),
+                 members.begin() + static_cast<std::ptrdiff_t>(std::min(keep, members.size())));
+  }
+  std::sort(share.begin(), share.end());
+  return share;
+}
+
 } // namespace plastic::rt

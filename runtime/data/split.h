@@ -52,4 +52,12 @@ SplitIndices validation_split(std::span<const int> strata, double validation_fra
 /// the others train, so over the K folds every sample validates once.
 SplitIndices fold_split(std::span<const int> strata, int64_t folds, int64_t fold, uint64_t seed);
 
+/// A stratified share of indices 0..strata.size()-1 (sorted): round(n_k
+/// fraction) of each stratum's n_k, drawn from one seeded shuffle per
+/// stratum. The shares of one seed are nested — a larger fraction keeps
+/// every index a smaller one keeps — so the points of a learning curve
+/// differ only by the samples added. `fraction` lies in (0, 1].
+std::vector<std::size_t> stratified_share(std::span<const int> strata, double fraction,
+                                          uint64_t seed);
+
 } // namespace plastic::rt

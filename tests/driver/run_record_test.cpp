@@ -219,6 +219,41 @@ TEST_CASE("the validation fraction, a split seed apart from --seed, --select, sp
   CHECK_THAT(e.out, Catch::Contains("(18 samples)"));
 }
 
+TEST_CASE("a training share thins only the training part and is remembered",
+          "[train][run_record]") {
+  fs::path dir = fresh_dir("share");
+  write_toy_ts(dir / "toy.ts", 3, 3, 60, 16);
+  const std::string args = "train " + kNcde + " --data " + (dir / "toy.ts").string() +
+                           " --threads 1 --no-progress --epochs 1 ";
+  Run half = run(args + "--train-fraction 0.5 --out " + (dir / "half").string());
+  INFO(half.out << half.err);
+  REQUIRE(half.exit_code == 0);
+  // 42 training samples (14 per class) thinned to 7 per class; validation
+  // and test are the whole split's.
+  CHECK_THAT(half.out, Catch::Contains("21 training, 9 validation, 9 test samples (split seed 0)"));
+  CHECK_THAT(half.out, Catch::Contains("training on 21 of the 42 training samples"));
+  auto record = nlohmann::json::parse(slurp(dir / "half/run.json"));
+  CHECK(record["options"]["--train-fraction"].get<double>() == 0.5);
+  // eval recalls the share: its training split is the run's 21 samples,
+  // its test split the whole split's 9.
+  Run e = run("eval " + kNcde + " --split all --parameters " + (dir / "half").string());
+  INFO(e.out << e.err);
+  CHECK(e.exit_code == 0);
+  CHECK_THAT(e.out, Catch::Contains("(21 samples)"));
+  CHECK_THAT(e.out, Catch::Contains("(9 samples)"));
+  // --resume refuses another share; --valid and a share are refused together.
+  Run other = run(args + "--train-fraction 0.25 --resume --out " + (dir / "half").string());
+  CHECK(other.exit_code == 2);
+  CHECK_THAT(other.err, Catch::Contains("--train-fraction 0.25 given"));
+  Run with_valid = run(args + "--train-fraction 0.5 --valid " + (dir / "toy.ts").string() +
+                       " --out " + (dir / "valid").string());
+  CHECK(with_valid.exit_code == 2);
+  CHECK_THAT(with_valid.err, Catch::Contains("give one of them"));
+  Run zero = run(args + "--train-fraction 0 --out " + (dir / "zero").string());
+  CHECK(zero.exit_code == 2);
+  CHECK_THAT(zero.err, Catch::Contains("(0, 1]"));
+}
+
 TEST_CASE("predict names the classes, the true label and the probabilities",
           "[train][run_record]") {
   fs::path dir = fresh_dir("classes");

@@ -170,3 +170,27 @@ TEST_CASE("fold_split: every sample validates once over the folds, stratified", 
   CHECK_THROWS_AS(fold_split(y, 1, 0, 3), plastic::InternalError);
   CHECK_THROWS_AS(fold_split(y, 5, 5, 3), plastic::InternalError);
 }
+
+TEST_CASE("stratified_share: round(n_k f) of each class, nested as the fraction grows",
+          "[data][split]") {
+  const std::vector<int> y = uneven_labels(); // classes of 50, 17, 3 and 1 samples
+  const std::vector<std::size_t> quarter = stratified_share(y, 0.25, 5);
+  const std::vector<std::size_t> half = stratified_share(y, 0.5, 5);
+  const std::vector<std::size_t> all = stratified_share(y, 1.0, 5);
+  CHECK(std::is_sorted(quarter.begin(), quarter.end()));
+  // Per class: round(50/4) + round(17/4) + round(3/4) + round(1/4) = 13 + 4 + 1 + 0.
+  std::vector<std::size_t> per_class(4);
+  for (std::size_t i : quarter)
+    ++per_class[static_cast<std::size_t>(y[i])];
+  CHECK(per_class == std::vector<std::size_t>{13, 4, 1, 0});
+  CHECK(half.size() == 25 + 9 + 2 + 1); // llround rounds halves away from zero
+  CHECK(all.size() == y.size());
+  // Nested: the larger share keeps every sample of the smaller one.
+  CHECK(std::includes(half.begin(), half.end(), quarter.begin(), quarter.end()));
+  CHECK(std::includes(all.begin(), all.end(), half.begin(), half.end()));
+  // Seeded: the same share for the same seed, another for another.
+  CHECK(stratified_share(y, 0.25, 5) == quarter);
+  CHECK(stratified_share(y, 0.25, 6) != quarter);
+  CHECK_THROWS_AS(stratified_share(y, 0.0, 5), plastic::InternalError);
+  CHECK_THROWS_AS(stratified_share(y, 1.5, 5), plastic::InternalError);
+}
