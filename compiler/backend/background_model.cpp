@@ -218,4 +218,8 @@ int BackgroundModel::deferred() const {
   return state_->first_loaded() ? state_->deferred : 0;
 }
 
+void BackgroundModel::finish() {
+  if (state_->compiling.valid()) state_->compiling.wait();
+}
+
 } // namespace plastic::backend

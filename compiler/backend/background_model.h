@@ -56,6 +56,12 @@ public:
   double seconds() const;
   /// Kernels still compiling after the first load (0 before wait() returns).
   int deferred() const;
+  /// Waits until nothing compiles any more — the first load and the deferred
+  /// kernels — keeping a failure for the calls that need the kernels: for a
+  /// host that may end the process without destroying this object (Python's
+  /// interpreter at exit), whose compile threads would otherwise meet the
+  /// JIT's static destructors.
+  void finish();
 
 private:
   struct State;

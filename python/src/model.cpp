@@ -4,7 +4,9 @@
 // object of `plastic build --emit-obj`; its parameters as NumPy arrays that
 // share the model's parameter buffer; init, load and save.
 #include <filesystem>
+#include <mutex>
 #include <sstream>
+#include <vector>
 
 #include <fmt/format.h>
 #include <pybind11/stl.h>
@@ -24,6 +26,31 @@
 namespace plastic::python {
 
 namespace {
+
+// Every compilation started here and not yet destroyed, for the exit hook.
+std::mutex live_mutex;
+std::vector<std::weak_ptr<backend::BackgroundModel>> live_compilations;
+
+void remember_compilation(const std::shared_ptr<backend::BackgroundModel>& compiling) {
+  const std::lock_guard<std::mutex> lock(live_mutex);
+  std::erase_if(live_compilations, [](const auto& w) { return w.expired(); });
+  live_compilations.push_back(compiling);
+}
+
+// Python's atexit hook: runs before the interpreter tears down, so a model
+// it never destroys still finishes compiling before the process's static
+// destructors (the JIT's among them) run.
+void finish_compiling() {
+  std::vector<std::shared_ptr<backend::BackgroundModel>> live;
+  {
+    const std::lock_guard<std::mutex> lock(live_mutex);
+    for (const auto& w : live_compilations)
+      if (auto c = w.lock()) live.push_back(std::move(c));
+  }
+  py::gil_scoped_release release; // compiling needs no Python
+  for (const auto& c : live)
+    c->finish();
+}
 
 // The model's text when it has a line break or names no file (a path to a
 // missing .ode file is an error, not a one-line model).
@@ -117,17 +144,20 @@ std::shared_ptr<PyModel> compile(const std::string& path_or_source,
   for (const auto& d : fns.model->dims)
     out->dims[d.name] = static_cast<double>(d.value);
   // The kernels compile on other threads while Python goes on (reading its
-  // data, as the command line does); the first kernel call waits for them.
-  // All at once, not the command line's LoadOrder::FirstStepFirst: the
-  // interpreter may exit right after its first call without destroying
-  // this model, and a deferred compilation still running then meets the
-  // JIT's static destructors (a crash at exit, seen in the torch tests).
+  // data, as the command line does); the first kernel call waits for what
+  // a training step calls, the rest (LoadOrder::FirstStepFirst) goes on
+  // compiling behind it, as on the command line. The interpreter may exit
+  // without destroying this model while that still runs: the exit hook
+  // (finish_compiling) waits for it first.
   const int width = lanes < 0 ? backend::target_lanes(*type) : lanes;
   try {
     auto functions = std::make_shared<model::ModelFunctions>(std::move(fns));
     out->compiling = std::make_shared<backend::BackgroundModel>(
-        *functions, *type, width, abi::GradientUse::All,
-        [functions, t = *type, width] { return backend::compile_model(*functions, t, width); });
+        *functions, *type, width, abi::GradientUse::All, [functions, t = *type, width] {
+          return backend::compile_model(*functions, t, width, {},
+                                        backend::LoadOrder::FirstStepFirst);
+        });
+    remember_compilation(out->compiling);
   } catch (const abi::LayoutError& e) {
     throw Error(fmt::format("{}: {}", out->source.file, e.what()));
   }
@@ -219,6 +249,7 @@ py::dict split_parameters(const PyModel& model, const std::vector<double>& flat)
 }
 
 ModelClass register_model(py::module_& m) {
+  py::module_::import("atexit").attr("register")(py::cpp_function(&finish_compiling));
   ModelClass model(m, "Model");
   model.def_property_readonly("name", [](const PyModel& s) { return s.model->name(); })
       .def_property_readonly("hash", [](const PyModel& s) { return s.model->hash(); })

@@ -13,12 +13,16 @@ behaves as a PyTorch user expects:
     the command line reads them (padding changes nothing);
   * regression targets y are checked in full against the model's shape;
   * a dim far too large is refused with its sizes, not MemoryError;
-  * plastic.__version__ is the command line's version."""
+  * plastic.__version__ is the command line's version;
+  * the interpreter exits cleanly while a model it never deleted still
+    compiles the kernels a training step does not call (the module's exit
+    hook waits for them; without it every such exit crashed)."""
 import copy
 import os
 import pickle
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 
@@ -113,4 +117,22 @@ raises("huge dims", lambda: plastic.compile(os.path.join(SRC, "examples", "gnode
 version = subprocess.run([os.environ["PLASTIC_COMMAND"], "--version"], capture_output=True,
                          text=True).stdout.split()[-1]
 assert plastic.__version__ == version, (plastic.__version__, version)
+
+# A forward and backward through torch, then exit: torch's graph keeps the
+# model alive past the interpreter's teardown while its deferred kernels
+# may still compile (an empty kernel cache makes them slow enough to). It
+# is a race: without the exit hook 1 run in 4 crashed here, so try 4 times.
+exit_script = f"""
+import numpy as np, torch, plastic, plastic.torch
+torch.set_default_dtype(torch.float64)
+model = plastic.compile({path!r}, set={dims!r}, dtype="float64", gradient="direct", threads=1)
+module = plastic.torch.PlasticModule(model)
+y = module(torch.randn(5, 9, 4), torch.arange(9, dtype=torch.float64))
+torch.nn.functional.cross_entropy(y[:, -1], torch.zeros(5, dtype=torch.long)).backward()
+"""
+for attempt in range(4):
+    with tempfile.TemporaryDirectory() as cache:
+        done = subprocess.run([sys.executable, "-c", exit_script], capture_output=True, text=True,
+                              env=dict(os.environ, PLASTIC_CACHE_DIR=cache))
+    assert done.returncode == 0, (attempt, done.returncode, done.stdout, done.stderr)
 print("ok")
