@@ -20,10 +20,10 @@
 # the setting (d_model = heads x d_head, n_head, d_ff, set with --set),
 # d_in 69 (OI: time + 34 features + 34 observation counts) or 35 (no-OI);
 # ncde_sepsis_static.ode (OI; `--set groups=1` for no-OI), whose initial
-# state comes from the static features; delta_cde_static
-# (fwp_delta_cde_predelta_static.ode, not in the default MODELS) is the
-# Delta CDE with its initial fast weights a linear map of the statics, as
-# Sec. 4 says the paper's models take them. Our FWP files start from W = 0 and
+# state comes from the static features; delta_cde_static, hebb_cde_static
+# and delta_node_static (fwp_*_static.ode, not in the default MODELS) are
+# those FWPs with their initial fast weights a linear map of the statics,
+# as Sec. 4 says the paper's models take them. Our FWP files start from W = 0 and
 # do not read the static features (the paper's FWPs do). Training is
 # shortened: Adam, lr 1e-3 with a cosine schedule, batch 128, EPOCHS
 # (default 8) epochs, seeds SEED_FROM..SEEDS-1 (default 0..0: one seed)
@@ -130,21 +130,26 @@ fi
 declare -A file=([hebb_node]=fwp_hebb_node [oja_node]=fwp_oja_node
   [delta_node]=fwp_delta_node_sepsis [hebb_cde]=fwp_hebb_cde_sepsis [oja_cde]=fwp_oja_cde
   [delta_cde]=fwp_delta_cde_predelta [ncde]=ncde_sepsis_static
-  [delta_cde_static]=fwp_delta_cde_predelta_static)
+  [delta_cde_static]=fwp_delta_cde_predelta_static [hebb_cde_static]=fwp_hebb_cde_sepsis_static
+  [delta_node_static]=fwp_delta_node_sepsis_static)
 # Table 3 (PhysioNet): heads, d_head (= d_model / n_head), d_ff per model x setting.
 declare -A dims=(
   [hebb_node.oi]="32 5 64" [oja_node.oi]="32 5 64" [delta_node.oi]="16 8 64"
   [hebb_node.nooi]="8 4 64" [oja_node.nooi]="32 5 64" [delta_node.nooi]="16 5 64"
   [hebb_cde.oi]="8 4 256" [oja_cde.oi]="16 5 64" [delta_cde.oi]="16 5 64"
   [hebb_cde.nooi]="32 5 64" [oja_cde.nooi]="32 5 64" [delta_cde.nooi]="32 5 64"
-  [delta_cde_static.oi]="16 5 64" [delta_cde_static.nooi]="32 5 64")
+  [delta_cde_static.oi]="16 5 64" [delta_cde_static.nooi]="32 5 64"
+  [hebb_cde_static.oi]="8 4 256" [hebb_cde_static.nooi]="32 5 64"
+  [delta_node_static.oi]="16 8 64" [delta_node_static.nooi]="16 5 64")
 # Table 3's learning rate per model x setting (--paper).
 declare -A paper_lr=(
   [hebb_node.oi]=6e-5 [oja_node.oi]=6e-5 [delta_node.oi]=2e-5
   [hebb_node.nooi]=1e-4 [oja_node.nooi]=4e-5 [delta_node.nooi]=4e-5
   [hebb_cde.oi]=6e-5 [oja_cde.oi]=2e-5 [delta_cde.oi]=3e-5
   [hebb_cde.nooi]=4e-5 [oja_cde.nooi]=6e-5 [delta_cde.nooi]=4e-5
-  [ncde.oi]=3.2e-3 [ncde.nooi]=3.2e-3 [delta_cde_static.oi]=3e-5 [delta_cde_static.nooi]=4e-5)
+  [ncde.oi]=3.2e-3 [ncde.nooi]=3.2e-3 [delta_cde_static.oi]=3e-5 [delta_cde_static.nooi]=4e-5
+  [hebb_cde_static.oi]=6e-5 [hebb_cde_static.nooi]=4e-5
+  [delta_node_static.oi]=2e-5 [delta_node_static.nooi]=4e-5)
 
 # train_one MODEL SETTING SEED: one run folder and its JSON line in RUN.json.
 train_one() {
@@ -159,7 +164,9 @@ train_one() {
     read -r h dh ff <<<"${dims[$model.$setting]}"
     set=(--set heads="$h" --set d_head="$dh" --set d_ff="$ff")
     if [ "$setting" = oi ]; then set+=(--set d_in=69); else set+=(--set d_in=35); fi
-    [[ $model == *_static && $setting == oi ]] && set+=(--set d_static=7)
+    if [[ $model == *_static ]]; then
+      if [ "$setting" = oi ]; then set+=(--set d_static=7); else set+=(--set d_static=5); fi
+    fi
   fi
   [ "$setting" = oi ] && oi=(--oi)
   local share=()
