@@ -23,7 +23,9 @@
 # state comes from the static features; delta_cde_static, hebb_cde_static
 # and delta_node_static (fwp_*_static.ode, not in the default MODELS) are
 # those FWPs with their initial fast weights a linear map of the statics,
-# as Sec. 4 says the paper's models take them. Our FWP files start from W = 0 and
+# as Sec. 4 says the paper's models take them; delta_cde_post
+# (fwp_delta_cde_sepsis.ode) is the Delta CDE with the post-delta tanh the
+# paper's published OI command uses. Our FWP files start from W = 0 and
 # do not read the static features (the paper's FWPs do). Training is
 # shortened: Adam, lr 1e-3 with a cosine schedule, batch 128, EPOCHS
 # (default 8) epochs, seeds SEED_FROM..SEEDS-1 (default 0..0: one seed)
@@ -131,7 +133,7 @@ declare -A file=([hebb_node]=fwp_hebb_node [oja_node]=fwp_oja_node
   [delta_node]=fwp_delta_node_sepsis [hebb_cde]=fwp_hebb_cde_sepsis [oja_cde]=fwp_oja_cde
   [delta_cde]=fwp_delta_cde_predelta [ncde]=ncde_sepsis_static
   [delta_cde_static]=fwp_delta_cde_predelta_static [hebb_cde_static]=fwp_hebb_cde_sepsis_static
-  [delta_node_static]=fwp_delta_node_sepsis_static)
+  [delta_node_static]=fwp_delta_node_sepsis_static [delta_cde_post]=fwp_delta_cde_sepsis)
 # Table 3 (PhysioNet): heads, d_head (= d_model / n_head), d_ff per model x setting.
 declare -A dims=(
   [hebb_node.oi]="32 5 64" [oja_node.oi]="32 5 64" [delta_node.oi]="16 8 64"
@@ -140,7 +142,8 @@ declare -A dims=(
   [hebb_cde.nooi]="32 5 64" [oja_cde.nooi]="32 5 64" [delta_cde.nooi]="32 5 64"
   [delta_cde_static.oi]="16 5 64" [delta_cde_static.nooi]="32 5 64"
   [hebb_cde_static.oi]="8 4 256" [hebb_cde_static.nooi]="32 5 64"
-  [delta_node_static.oi]="16 8 64" [delta_node_static.nooi]="16 5 64")
+  [delta_node_static.oi]="16 8 64" [delta_node_static.nooi]="16 5 64"
+  [delta_cde_post.oi]="16 5 64" [delta_cde_post.nooi]="32 5 64")
 # Table 3's learning rate per model x setting (--paper).
 declare -A paper_lr=(
   [hebb_node.oi]=6e-5 [oja_node.oi]=6e-5 [delta_node.oi]=2e-5
@@ -149,7 +152,8 @@ declare -A paper_lr=(
   [hebb_cde.nooi]=4e-5 [oja_cde.nooi]=6e-5 [delta_cde.nooi]=4e-5
   [ncde.oi]=3.2e-3 [ncde.nooi]=3.2e-3 [delta_cde_static.oi]=3e-5 [delta_cde_static.nooi]=4e-5
   [hebb_cde_static.oi]=6e-5 [hebb_cde_static.nooi]=4e-5
-  [delta_node_static.oi]=2e-5 [delta_node_static.nooi]=4e-5)
+  [delta_node_static.oi]=2e-5 [delta_node_static.nooi]=4e-5
+  [delta_cde_post.oi]=3e-5 [delta_cde_post.nooi]=4e-5)
 
 # train_one MODEL SETTING SEED: one run folder and its JSON line in RUN.json.
 train_one() {
