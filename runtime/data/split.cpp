@@ -24,6 +24,15 @@ uint64_t uniform_below(std::mt19937_64& rng, uint64_t n) {
   }
 }
 
+// Indices of each stratum, in stratum order (a std::map: the same seed
+// then gives the same split on every platform).
+std::map<int, std::vector<std::size_t>> group_by_stratum(std::span<const int> strata) {
+  std::map<int, std::vector<std::size_t>> groups;
+  for (std::size_t i = 0; i < strata.size(); ++i)
+    groups[strata[i]].push_back(i);
+  return groups;
+}
+
 void shuffle(std::vector<std::size_t>& v, std::mt19937_64& rng) {
   for (std::size_t i = v.size(); i > 1; --i)
     std::swap(v[i - 1], v[uniform_below(rng, i)]);
@@ -101,9 +110,7 @@ std::vector<std::vector<std::size_t>> stratified_partition(std::span<const int> 
   for (double& x : f)
     x /= sum;
 
-  std::map<int, std::vector<std::size_t>> groups; // ordered: the same seed gives the same split
-  for (std::size_t i = 0; i < strata.size(); ++i)
-    groups[strata[i]].push_back(i);
+  auto groups = group_by_stratum(strata);
   std::vector<std::size_t> sizes;
   sizes.reserve(groups.size());
   for (const auto& [stratum, members] : groups)
@@ -154,9 +161,7 @@ SplitIndices fold_split(std::span<const int> strata, int64_t folds, int64_t fold
   // class to within one sample of its share, and the fold sizes differ by
   // at most one (a largest-remainder split of K equal shares can miss that
   // when every quota ties).
-  std::map<int, std::vector<std::size_t>> groups;
-  for (std::size_t i = 0; i < strata.size(); ++i)
-    groups[strata[i]].push_back(i);
+  auto groups = group_by_stratum(strata);
   std::mt19937_64 rng(seed);
   SplitIndices out;
   std::size_t dealt = 0;
@@ -175,9 +180,7 @@ SplitIndices fold_split(std::span<const int> strata, int64_t folds, int64_t fold
 std::vector<std::size_t> stratified_share(std::span<const int> strata, double fraction,
                                           uint64_t seed) {
   PLASTIC_CHECK(fraction > 0 && fraction <= 1, "a share lies in (0, 1], got {}", fraction);
-  std::map<int, std::vector<std::size_t>> groups; // ordered: the same seed, the same share
-  for (std::size_t i = 0; i < strata.size(); ++i)
-    groups[strata[i]].push_back(i);
+  auto groups = group_by_stratum(strata);
   std::mt19937_64 rng(seed);
   std::vector<std::size_t> share;
   for (auto& [stratum, members] : groups) {
