@@ -101,6 +101,10 @@ std::string train(PyModel& m, const std::string& data, const py::kwargs& options
       r.clip_norm = value.cast<double>();
     else if (k == "input_noise")
       r.input_noise = value.cast<double>();
+    else if (k == "norm_penalty")
+      r.norm_penalty = value.cast<double>();
+    else if (k == "norm_penalty_on")
+      r.norm_penalty_on = value.cast<std::string>();
     else if (k == "patience")
       r.patience = value.cast<int>();
     else if (k == "seed")
@@ -122,12 +126,12 @@ std::string train(PyModel& m, const std::string& data, const py::kwargs& options
     else if (k == "gradient")
       r.memory.gradient = value.cast<std::string>();
     else
-      throw Error(fmt::format(
-          "train: unknown option '{}' (epochs, batch, lr, optimizer, schedule, "
-          "clip, input_noise, patience, seed, valid_fraction, train_fraction, select, out, "
-          "force, resume, "
-          "progress, gradient)",
-          k));
+      throw Error(fmt::format("train: unknown option '{}' (epochs, batch, lr, optimizer, schedule, "
+                              "clip, input_noise, norm_penalty, norm_penalty_on, patience, seed, "
+                              "valid_fraction, train_fraction, select, out, "
+                              "force, resume, "
+                              "progress, gradient)",
+                              k));
     // As the command line spells it (valid_fraction is --valid-fraction):
     // a resumed run tells the options given from those it recorded by it.
     std::string flag = "--" + k;

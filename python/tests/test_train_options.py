@@ -1,6 +1,7 @@
 """Model.train is `plastic train` through Python: the same defaults and the
-same record. A run on a toy classifier with input_noise records it, stops
-early by the same rule as the command line, and keeps the epoch of best
+same record. A run on a toy classifier with input_noise records it (one
+with norm_penalty records that), stops early by the same rule as the
+command line, and keeps the epoch of best
 validation accuracy (ties: lowest validation loss); a resumed run refuses a
 changed input_noise; an unknown option names the ones there are."""
 import json
@@ -51,6 +52,12 @@ with tempfile.TemporaryDirectory() as tmp:
     assert summary["best_epoch"] == best["epoch"], (summary["best_epoch"], best)
     print(f"input_noise 0.3: {len(epochs)} epochs, best {best['epoch']} "
           f"(valid accuracy {best['valid_metric']:.3f})")
+
+    # The norm penalty (`--norm-penalty`) is a training option like the others.
+    penalised = os.path.join(tmp, "penalised")
+    model.train(data, epochs=1, batch=10, norm_penalty=0.03, out=penalised, seed=1)
+    with open(os.path.join(penalised, "run.json")) as f:
+        assert '"--norm-penalty": 0.03' in f.read()
 
     # The same early-stopping rule as the command line: 20 epochs without a
     # better value end the run (SGD at 1e-300 changes nothing after epoch 1).

@@ -163,6 +163,14 @@ void add_train_options(CLI::App& cmd, TrainRequest& r) {
                  "Regularise: train each epoch on the training series with N(0, SIGMA^2) "
                  "noise on their measured values, in the units the model sees (default 0)")
       ->check(non_negative_finite());
+  cmd.add_option("--norm-penalty", r.norm_penalty,
+                 "Regularise: add LAMBDA times the sum of the parameter tensors' Euclidean "
+                 "norms to the training loss (Kidger et al.'s 0.03; default 0)")
+      ->check(non_negative_finite());
+  cmd.add_option("--norm-penalty-on", r.norm_penalty_on,
+                 "The parameters --norm-penalty covers: names or layer prefixes, "
+                 "comma-separated (default every parameter)")
+      ->check(non_empty());
   cmd.add_option(
          "--patience", r.patience,
          "Stop after N epochs without a better validation value, keeping the best; 0 = never "

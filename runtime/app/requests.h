@@ -88,6 +88,11 @@ struct TrainRequest {
   /// --input-noise: std of the Gaussian noise on the training series'
   /// measured values, redrawn each epoch (input_noise.h); 0 = off.
   double input_noise = 0;
+  /// --norm-penalty: λ of λ Σ ‖θ_g‖ in the training loss (norm_penalty.h);
+  /// 0 = off. --norm-penalty-on: the tensors or layers it covers,
+  /// comma-separated; empty = every parameter tensor.
+  double norm_penalty = 0;
+  std::string norm_penalty_on;
   /// Early stopping after N epochs without a better validation value; 0 =
   /// never. kDefaultPatience (< 0): kAutoPatience epochs when there is
   /// validation data and no curriculum (whose early stages are not judged

@@ -58,6 +58,8 @@ const std::vector<RecordedOption>& recorded_options() {
       option("--schedule", &TrainRequest::schedule),
       option("--clip", &TrainRequest::clip_norm),
       option("--input-noise", &TrainRequest::input_noise),
+      option("--norm-penalty", &TrainRequest::norm_penalty),
+      option("--norm-penalty-on", &TrainRequest::norm_penalty_on),
       option("--patience", &TrainRequest::patience),
       option("--select", &TrainRequest::select),
       option("--curriculum", &TrainRequest::curriculum),

@@ -356,6 +356,23 @@ training_hooks(const plastic_model& m, const TrainRequest& r, const RunOptions& 
   return hooks;
 }
 
+/// The --norm-penalty of the request over the model's tensors, checked
+/// before any data is read.
+Result<NormPenalty, AppError> requested_norm_penalty(const plastic_model& m,
+                                                     const TrainRequest& r) {
+  if (r.norm_penalty == 0 && !r.norm_penalty_on.empty())
+    return AppError{kUsageError, "--norm-penalty-on without --norm-penalty: give the penalty's "
+                                 "weight too (e.g. --norm-penalty 0.03)"};
+  auto table = ParamTable::from_abi(m.params, m.n_param_entries, m.n_params);
+  if (!table)
+    return AppError{kInternalError,
+                    fmt::format("internal error (a bug): {}", table.error().describe())};
+  auto penalty = norm_penalty_over(table.value(), r.norm_penalty, r.norm_penalty_on);
+  if (!penalty)
+    return AppError{kUsageError, fmt::format("--norm-penalty-on: {}", penalty.error().describe())};
+  return std::move(penalty).value();
+}
+
 /// What follows the loop: its warnings, then an interrupted or paused
 /// run's exit, or the summary and where the parameters are. Returns the
 /// exit code.
@@ -380,6 +397,8 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
   Communicator& comm = world();
   const MetricInfo metric = task_metric(m.task);
   if (auto s = selection(r, metric); !s) return fail(s.error());
+  auto penalty = requested_norm_penalty(m, r);
+  if (!penalty) return fail(penalty.error());
   if (!r.resume && r.run.data.empty())
     return fail(AppError{kUsageError, "--data is required: the data to train on"});
   auto folder = claim_run_folder(comm, r); // held until the run ends
@@ -419,7 +438,11 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
   if (!hooks) return fail(hooks.error());
 
   const bool validated = md.validation.has_value();
-  const TrainConfig cfg = train_config(m, r, run, metric, validated, log_steps, comm);
+  TrainConfig cfg = train_config(m, r, run, metric, validated, log_steps, comm);
+  cfg.norm_penalty = penalty.value();
+  if (cfg.norm_penalty.active() && comm.root())
+    fmt::print("penalty   {} x the sum of {} parameter tensors' norms in the training loss\n",
+               r.norm_penalty, cfg.norm_penalty.groups.size());
   if (Status<AppError> s = kernels_ready(); !s) return fail(s.error());
   auto outcome = train<T>(table.value(), std::span<T>(theta.value()), hooks.value(), cfg);
   if (!outcome)

@@ -340,7 +340,8 @@ Status<TrainError> Run<T>::train_epoch(int64_t epoch, Rng& rng, EpochProgress& p
       e.message = fmt::format("epoch {}, batch {}: {}", epoch, p.next_batch, e.message);
       return e;
     }
-    const BatchResult& b = r.value();
+    BatchResult& b = r.value();
+    b.loss += add_norm_penalty<T>(c_.norm_penalty, params_, grads_);
     const double norm = c_.clip_norm > 0 ? clip_grad_norm<T>(grads_, c_.clip_norm)
                                          : grad_norm<T>(std::span<const T>(grads_));
     if (!std::isfinite(b.loss) || !std::isfinite(norm)) {

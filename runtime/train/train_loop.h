@@ -32,6 +32,7 @@
 #include "runtime/io/param_table.h"
 #include "runtime/support/rng.h"
 #include "runtime/support/train_error.h"
+#include "runtime/train/norm_penalty.h"
 #include "runtime/train/optimizer.h"
 #include "runtime/train/plateau.h"
 #include "runtime/train/step_log.h"
@@ -85,6 +86,9 @@ struct TrainConfig {
   nlohmann::json schedule;
   double clip_norm = 0;  ///< clip_grad_norm max_norm; 0 = off
   double clip_value = 0; ///< clip_grad_value; 0 = off
+  /// λ Σ ‖θ_g‖ joins each batch's loss and gradient before clipping; the
+  /// validation loss stays the data's alone (norm_penalty.h).
+  NormPenalty norm_penalty;
   /// Paper 002 watches the validation loss for both the schedule and early stopping.
   Monitor monitor = Monitor::ValidLoss;
   MetricMode metric_mode = MetricMode::Max; ///< whether valid_metric is better large

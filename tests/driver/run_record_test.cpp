@@ -254,6 +254,50 @@ TEST_CASE("a training share thins only the training part and is remembered",
   CHECK_THAT(zero.err, Catch::Contains("(0, 1]"));
 }
 
+// The first epoch's training loss in a run folder's train.jsonl.
+double first_train_loss(const fs::path& run_dir) {
+  std::ifstream in(run_dir / "train.jsonl");
+  for (std::string line; std::getline(in, line);) {
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_object() && j.contains("epoch") && j.contains("train_loss"))
+      return j["train_loss"].get<double>();
+  }
+  return std::nan("");
+}
+
+TEST_CASE("a norm penalty joins the training loss and is remembered", "[train][run_record]") {
+  fs::path dir = fresh_dir("penalty");
+  write_toy_ts(dir / "toy.ts", 3, 3, 60, 16);
+  const std::string args = "train " + kNcde + " --data " + (dir / "toy.ts").string() +
+                           " --threads 1 --no-progress --epochs 1 ";
+  Run plain = run(args + "--out " + (dir / "plain").string());
+  REQUIRE(plain.exit_code == 0);
+  Run pen = run(args + "--norm-penalty 1 --norm-penalty-on f --out " + (dir / "pen").string());
+  INFO(pen.out << pen.err);
+  REQUIRE(pen.exit_code == 0);
+  // f is the field's mlp: 8 tensors (4 layers' weights and biases).
+  CHECK_THAT(pen.out, Catch::Contains("penalty   1 x the sum of 8 parameter tensors' norms"));
+  auto record = nlohmann::json::parse(slurp(dir / "pen/run.json"));
+  CHECK(record["options"]["--norm-penalty"].get<double>() == 1);
+  CHECK(record["options"]["--norm-penalty-on"].get<std::string>() == "f");
+  // The same seed and data: the loss gains the norms (the last layer's
+  // weight alone, 32 x 16 drawn from U(+-1/4), has a norm near 3.3).
+  CHECK(first_train_loss(dir / "pen") > first_train_loss(dir / "plain") + 1);
+  // --resume refuses another weight; a name the model lacks and a cover
+  // without a weight are refused before any data is read.
+  Run other =
+      run(args + "--norm-penalty 0.5 --norm-penalty-on f --resume --out " + (dir / "pen").string());
+  CHECK(other.exit_code == 2);
+  CHECK_THAT(other.err, Catch::Contains("--norm-penalty 0.5 given"));
+  Run typo = run(args + "--norm-penalty 1 --norm-penalty-on g --out " + (dir / "typo").string());
+  CHECK(typo.exit_code == 2);
+  CHECK_THAT(typo.err, Catch::Contains("'g' names no parameter of the model"));
+  CHECK_THAT(typo.err, Catch::Contains("name a parameter or a layer: "));
+  Run alone = run(args + "--norm-penalty-on f --out " + (dir / "alone").string());
+  CHECK(alone.exit_code == 2);
+  CHECK_THAT(alone.err, Catch::Contains("--norm-penalty-on without --norm-penalty"));
+}
+
 TEST_CASE("predict names the classes, the true label and the probabilities",
           "[train][run_record]") {
   fs::path dir = fresh_dir("classes");

@@ -102,6 +102,12 @@ bool train_typed(Session& s, const plastic_model& m, rt::ModelData& md, int64_t 
     std::cerr << fmt::format("plastic: internal error (a bug): {}\n", table.error().describe());
     return false;
   }
+  auto penalty = rt::norm_penalty_over(table.value(), ts.norm_penalty, "");
+  if (!penalty) {
+    std::cerr << fmt::format("plastic: {}\n", penalty.error().describe());
+    return false;
+  }
+  cfg.norm_penalty = std::move(penalty).value();
   auto made = rt::make_optimizer<T>(cfg.optimizer, m.n_params);
   if (!made) {
     std::cerr << fmt::format("plastic: {}\n", made.error().describe());
@@ -398,6 +404,7 @@ bool save_run(Session& s, const std::string& dir, bool force) {
   made.lr = s.settings.lr;
   made.weight_decay = s.settings.weight_decay;
   made.clip_norm = s.settings.clip;
+  made.norm_penalty = s.settings.norm_penalty;
   rt::ModelData* md = s.data_spec().empty() ? nullptr : s.data();
   if (!s.data_spec().empty() && !md) return false;
   auto binding = rt::bind_run(m, made, md ? md->splits : rt::DataSplits{});

@@ -190,6 +190,7 @@ const Setting kSettings[] = {
     {"optimizer", "adam, adamw or sgd"},
     {"weight_decay", "the optimiser's weight decay (default: its own)"},
     {"clip", "gradient clipping by global norm (0 = off)"},
+    {"norm_penalty", "adds LAMBDA x the sum of the parameter tensors' norms to the loss (0 = off)"},
     {"seed", "initialisation, splits and shuffling"},
     {"threads", "worker threads (0 = every core)"},
     {"opt", "LLVM optimisation level 0-3 of later compiles (default 3; lower compiles faster)"},
@@ -201,11 +202,11 @@ int cmd_set(ReplState& st, const std::string& args) {
   TrainSettings& t = st.session.settings;
   auto w = words(args);
   if (w.empty()) {
-    std::cout << fmt::format("batch {}  lr {}  optimizer {}  weight_decay {}  clip {}  seed {}  "
-                             "threads {}  split {}  sample {}\n",
+    std::cout << fmt::format("batch {}  lr {}  optimizer {}  weight_decay {}  clip {}  "
+                             "norm_penalty {}  seed {}  threads {}  split {}  sample {}\n",
                              t.batch, t.lr, t.optimizer,
                              t.weight_decay < 0 ? "default" : fmt::format("{}", t.weight_decay),
-                             t.clip, t.seed, t.threads, st.split, st.sample);
+                             t.clip, t.norm_penalty, t.seed, t.threads, st.split, st.sample);
     return kOk;
   }
   if (w.size() != 2) return usage("set", "expected set OPTION VALUE (`help set` lists them)");
@@ -232,12 +233,13 @@ int cmd_set(ReplState& st, const std::string& args) {
     if (name == "threads") t.threads = static_cast<int>(n);
     if (name == "sample") st.sample = n;
     if (name == "seed") (void)st.session.set_data(st.session.data_spec()); // splits follow the seed
-  } else if (name == "lr" || name == "weight_decay" || name == "clip") {
+  } else if (name == "lr" || name == "weight_decay" || name == "clip" || name == "norm_penalty") {
     if (!parse_number(value, v) || !std::isfinite(v) || v < 0)
       return usage("set " + name, fmt::format("'{}' is not a finite non-negative number", value));
     if (name == "lr") t.lr = v;
     if (name == "weight_decay") t.weight_decay = v;
     if (name == "clip") t.clip = v;
+    if (name == "norm_penalty") t.norm_penalty = v;
   } else {
     return usage("set", fmt::format("no option '{}' (`help set` lists them)", name));
   }
@@ -403,7 +405,7 @@ const std::vector<Command> kCommands = {
     {"data", "SPEC [valid SPEC]", "choose the data: any --data spec (synthetic:flipflop, a folder)",
      ArgKind::File, cmd_data},
     {"set", "[OPTION VALUE]",
-     "training options: batch, lr, optimizer, weight_decay, clip, seed, "
+     "training options: batch, lr, optimizer, weight_decay, clip, norm_penalty, seed, "
      "threads, split, sample",
      ArgKind::Setting, cmd_set},
     {"train", "[N] [epochs|steps]", "train N epochs (or steps); Ctrl-C stops and keeps the state",

@@ -53,6 +53,7 @@ struct TrainSettings {
   std::string optimizer = "adam"; ///< adam | adamw | sgd
   double weight_decay = -1;       ///< < 0: the optimiser's default
   double clip = 0;                ///< gradient clipping by global norm; 0 = off
+  double norm_penalty = 0;        ///< λ Σ ‖θ_g‖ over every tensor in the loss; 0 = off
   uint64_t seed = 0;
   int threads = 0;
   /// LLVM's optimisation level for new specialisations (0..3): lower
