@@ -319,22 +319,29 @@ extern "C" void fwp_delta_cde_predelta_static_init_state(const void* /*ctx*/, co
                                                          const void* u0_ptr, void* z0_ptr,
                                                          void* scratch) {
   const T* __restrict theta = static_cast<const T*>(theta_ptr);
-  const T* w0_weight = theta + 39175;
-  const T* w0_bias = theta + 43175;
+  const T* s_in_weight = theta + 39175;
+  const T* s_in_bias = theta + 40455;
+  const T* s_kvl_weight = theta + 40711;
+  const T* s_kvl_bias = theta + 130823;
   const T* __restrict u0 = static_cast<const T*>(u0_ptr);
   const T* u0_s = u0 + 70 * L;
   T* __restrict z0 = static_cast<T*>(z0_ptr);
   T* z0_W = z0;
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8192);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16384);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27648);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
-  // fwp_delta_cde_predelta_static.init: 6 nodes
-  // %38 = contract f64[800] -> v0
-  // fwp_delta_cde_predelta_static.ode:41: state W : [heads, d_head, d_head] = reshape(w0(s),
-  // [heads, d_head, d_head])   # Sec. 4
-  for (int64_t i0 = 0; i0 < 200; ++i0) {
+  T rowmax_v[L] = {};
+  T rowsum_v[L] = {};
+  // fwp_delta_cde_predelta_static.init: 21 nodes
+  // %40 = contract f64[256] -> v0
+  // fwp_delta_cde_predelta_static.ode:45: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 *
+  // d_head + 1])
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -345,10 +352,10 @@ extern "C" void fwp_delta_cde_predelta_static_init_state(const void* /*ctx*/, co
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(w0_weight[i0 * 20 + i1], u0_s[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(w0_weight[i0 * 20 + i1 + 5], u0_s[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(w0_weight[i0 * 20 + i1 + 10], u0_s[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(w0_weight[i0 * 20 + i1 + 15], u0_s[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(s_in_weight[i0 * 20 + i1], u0_s[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_in_weight[i0 * 20 + i1 + 5], u0_s[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_in_weight[i0 * 20 + i1 + 10], u0_s[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_in_weight[i0 * 20 + i1 + 15], u0_s[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -359,68 +366,19 @@ extern "C" void fwp_delta_cde_predelta_static_init_state(const void* /*ctx*/, co
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %40 = reshape f64[32,5,5] -> W
-  // fwp_delta_cde_predelta_static.ode:41: state W : [heads, d_head, d_head] = reshape(w0(s),
-  // [heads, d_head, d_head])   # Sec. 4
-  for (int64_t i0 = 0; i0 < 800; ++i0) {
+  // %42 = relu f64[256] -> v1
+  // fwp_delta_cde_predelta_static.ode:45: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 *
+  // d_head + 1])
+  for (int64_t i0 = 0; i0 < 256; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z0_W[i0 * L + l] = w0_bias[i0] + v0[i0 * L + l];
+      v1[i0 * L + l] = relu(v0[i0 * L + l] + s_in_bias[i0]);
     }
   }
-}
-
-/// init_state_vjp: runtime/abi.h's plastic_init_state_vjp_fn.
-extern "C" void fwp_delta_cde_predelta_static_init_state_vjp(
-    const void* /*ctx*/, const void* theta_ptr, const void* u0_ptr, const void* z0_bar_ptr,
-    void* theta_bar_ptr, void* u0_bar_ptr, void* /*scratch*/) {
-  const T* __restrict theta = static_cast<const T*>(theta_ptr);
-  const T* w0_weight = theta + 39175;
-  const T* __restrict u0 = static_cast<const T*>(u0_ptr);
-  const T* u0_s = u0 + 70 * L;
-  const T* __restrict z0_bar = static_cast<const T*>(z0_bar_ptr);
-  const T* z0_bar_W = z0_bar;
-  T* __restrict theta_bar = static_cast<T*>(theta_bar_ptr);
-  T* theta_bar_w0_weight = theta_bar + 39175;
-  T* theta_bar_w0_bias = theta_bar + 43175;
-  T* __restrict u0_bar = static_cast<T*>(u0_bar_ptr);
-  T acc0_v[L] = {};
-  T acc1_v[L] = {};
-  T acc2_v[L] = {};
-  T acc3_v[L] = {};
-  // fwp_delta_cde_predelta_static.init.vjp: 6 nodes
-  // %337 = contract f64[800,5] -> d.w0.weight
-  // fwp_delta_cde_predelta_static.ode:41: state W : [heads, d_head, d_head] = reshape(w0(s),
-  // [heads, d_head, d_head])   # Sec. 4
-  for (int64_t i0 = 0; i0 < 800; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      {
-        T sum[L];
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          sum[l] = z0_bar_W[i0 * L + l] * u0_s[i1 * L + l];
-        }
-        theta_bar_w0_weight[i0 * 5 + i1] += lane_sum<L>(sum);
-      }
-    }
-  }
-  // output d.w0.bias = %336
-  // fwp_delta_cde_predelta_static.ode:41: state W : [heads, d_head, d_head] = reshape(w0(s),
-  // [heads, d_head, d_head])   # Sec. 4
-  for (int64_t i0 = 0; i0 < 800; ++i0) {
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] = z0_bar_W[i0 * L + l];
-      }
-      theta_bar_w0_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  if (u0_bar) {
-    // %338 = contract f64[5] -> d.s
-    // fwp_delta_cde_predelta_static.ode:41: state W : [heads, d_head, d_head] = reshape(w0(s),
-    // [heads, d_head, d_head])   # Sec. 4
+  // %43 = contract f64[352] -> v2
+  // fwp_delta_cde_predelta_static.ode:45: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 *
+  // d_head + 1])
+  for (int64_t i0 = 0; i0 < 88; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -428,13 +386,601 @@ extern "C" void fwp_delta_cde_predelta_static_init_state_vjp(
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
     }
-    for (int64_t i0 = 0; i0 < 800; ++i0) {
+    for (int64_t i1 = 0; i1 < 256; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(w0_weight[i0 * 5], z0_bar_W[i0 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(w0_weight[i0 * 5 + 1], z0_bar_W[i0 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(w0_weight[i0 * 5 + 2], z0_bar_W[i0 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(w0_weight[i0 * 5 + 3], z0_bar_W[i0 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 256], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 512], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 768], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %45 = reshape f64[32,11] -> v3
+  // fwp_delta_cde_predelta_static.ode:45: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 *
+  // d_head + 1])
+  for (int64_t i0 = 0; i0 < 352; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = v2[i0 * L + l] + s_kvl_bias[i0];
+    }
+  }
+  // %49 = sigmoid f64[32,1] -> v0
+  // fwp_delta_cde_predelta_static.ode:47: let v0  = sigmoid(kvl[..., 2 * d_head:2 * d_head + 1]) *
+  // tanh(kvl[..., d_head:2 * d_head])
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = sigmoid(v3[(i0 * 11 + 10) * L + l]);
+    }
+  }
+  // %52 = reshape f64[32] -> v1
+  // fwp_delta_cde_predelta_static.ode:47: let v0  = sigmoid(kvl[..., 2 * d_head:2 * d_head + 1]) *
+  // tanh(kvl[..., d_head:2 * d_head])
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = v0[i0 * L + l];
+    }
+  }
+  // %54 = mul f64[32,5] -> v0
+  // fwp_delta_cde_predelta_static.ode:47: let v0  = sigmoid(kvl[..., 2 * d_head:2 * d_head + 1]) *
+  // tanh(kvl[..., d_head:2 * d_head])
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[(i0 * 5 + i1) * L + l] = v1[i0 * L + l] * vm::tanh(v3[(i0 * 11 + i1 + 5) * L + l]);
+      }
+    }
+  }
+  // %47 = softmax f64[32,5] -> v1
+  // fwp_delta_cde_predelta_static.ode:46: let k0  = softmax(kvl[..., 0:d_head])
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v3[(i0 * 11 + i1) * L + l] > rowmax_v[l]) ? v3[(i0 * 11 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[i1 * L + l] = vm::exp(v3[(i0 * 11 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v3[(i0 * 11 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v1[(i0 * 5 + i1) * L + l] = v2[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %55 = contract f64[32,5,5] -> W
+  // fwp_delta_cde_predelta_static.ode:48: outer(v0, k0)
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          z0_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
+              v0[(i0 * 5 + i1) * L + l] * v1[(i0 * 5 + i2) * L + l];
+        }
+      }
+    }
+  }
+}
+
+/// init_state_vjp: runtime/abi.h's plastic_init_state_vjp_fn.
+extern "C" void
+fwp_delta_cde_predelta_static_init_state_vjp(const void* /*ctx*/, const void* theta_ptr,
+                                             const void* u0_ptr, const void* z0_bar_ptr,
+                                             void* theta_bar_ptr, void* u0_bar_ptr, void* scratch) {
+  const T* __restrict theta = static_cast<const T*>(theta_ptr);
+  const T* s_in_weight = theta + 39175;
+  const T* s_in_bias = theta + 40455;
+  const T* s_kvl_weight = theta + 40711;
+  const T* s_kvl_bias = theta + 130823;
+  const T* __restrict u0 = static_cast<const T*>(u0_ptr);
+  const T* u0_s = u0 + 70 * L;
+  const T* __restrict z0_bar = static_cast<const T*>(z0_bar_ptr);
+  const T* z0_bar_W = z0_bar;
+  T* __restrict theta_bar = static_cast<T*>(theta_bar_ptr);
+  T* theta_bar_s_in_weight = theta_bar + 39175;
+  T* theta_bar_s_in_bias = theta_bar + 40455;
+  T* theta_bar_s_kvl_weight = theta_bar + 40711;
+  T* theta_bar_s_kvl_bias = theta_bar + 130823;
+  T* __restrict u0_bar = static_cast<T*>(u0_bar_ptr);
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8192);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16384);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27648);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38912);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39104);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44224);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49344);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 50368);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51392);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62656);
+  T acc0_v[L] = {};
+  T acc1_v[L] = {};
+  T acc2_v[L] = {};
+  T acc3_v[L] = {};
+  T rowmax_v[L] = {};
+  T rowsum_v[L] = {};
+  // fwp_delta_cde_predelta_static.init.vjp: 50 nodes
+  // %40 = contract f64[256] -> v0
+  // fwp_delta_cde_predelta_static.ode:45: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 *
+  // d_head + 1])
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(s_in_weight[i0 * 20 + i1], u0_s[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_in_weight[i0 * 20 + i1 + 5], u0_s[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_in_weight[i0 * 20 + i1 + 10], u0_s[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_in_weight[i0 * 20 + i1 + 15], u0_s[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %41 = add f64[256] -> v1
+  // fwp_delta_cde_predelta_static.ode:45: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 *
+  // d_head + 1])
+  for (int64_t i0 = 0; i0 < 256; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = v0[i0 * L + l] + s_in_bias[i0];
+    }
+  }
+  // %42 = relu f64[256] -> v0
+  // fwp_delta_cde_predelta_static.ode:45: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 *
+  // d_head + 1])
+  for (int64_t i0 = 0; i0 < 256; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = relu(v1[i0 * L + l]);
+    }
+  }
+  // %43 = contract f64[352] -> v2
+  // fwp_delta_cde_predelta_static.ode:45: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 *
+  // d_head + 1])
+  for (int64_t i0 = 0; i0 < 88; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 256; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 256], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 512], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 768], v0[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %45 = reshape f64[32,11] -> v3
+  // fwp_delta_cde_predelta_static.ode:45: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 *
+  // d_head + 1])
+  for (int64_t i0 = 0; i0 < 352; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = v2[i0 * L + l] + s_kvl_bias[i0];
+    }
+  }
+  // %47 = softmax f64[32,5] -> v2
+  // fwp_delta_cde_predelta_static.ode:46: let k0  = softmax(kvl[..., 0:d_head])
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v3[(i0 * 11 + i1) * L + l] > rowmax_v[l]) ? v3[(i0 * 11 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[i1 * L + l] = vm::exp(v3[(i0 * 11 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v3[(i0 * 11 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %357 = contract f64[32,5] -> v5
+  // fwp_delta_cde_predelta_static.ode:48: outer(v0, k0)
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_bar_W[(i0 * 25 + i1) * L + l], v2[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_bar_W[(i0 * 25 + i1 + 5) * L + l], v2[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_bar_W[(i0 * 25 + i1 + 10) * L + l], v2[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_bar_W[(i0 * 25 + i1 + 15) * L + l], v2[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 5) * L + l] = acc0_v[l];
+      v5[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_bar_W[(i0 * 25 + i1 + 20) * L + l], v2[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %51 = tanh f64[32,5] -> v6
+  // fwp_delta_cde_predelta_static.ode:47: let v0  = sigmoid(kvl[..., 2 * d_head:2 * d_head + 1]) *
+  // tanh(kvl[..., d_head:2 * d_head])
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 5 + i1) * L + l] = vm::tanh(v3[(i0 * 11 + i1 + 5) * L + l]);
+      }
+    }
+  }
+  // %390 = contract f64[32] -> v7
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v5[(i0 * 20 + i1) * L + l], v6[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v5[(i0 * 20 + i1 + 5) * L + l], v6[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v5[(i0 * 20 + i1 + 10) * L + l], v6[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v5[(i0 * 20 + i1 + 15) * L + l], v6[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %49 = sigmoid f64[32,1] -> v8
+  // fwp_delta_cde_predelta_static.ode:47: let v0  = sigmoid(kvl[..., 2 * d_head:2 * d_head + 1]) *
+  // tanh(kvl[..., d_head:2 * d_head])
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = sigmoid(v3[(i0 * 11 + 10) * L + l]);
+    }
+  }
+  // %419 = pad f64[32,11] -> v3
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 11 + i1) * L + l] = 0.0f;
+      }
+    }
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 11 + 10) * L + l] = v7[i0 * L + l] * (v8[i0 * L + l] * (1.0f - v8[i0 * L + l]));
+    }
+  }
+  // %370 = pad f64[32,11] -> v9
+  // fwp_delta_cde_predelta_static.ode:47: let v0  = sigmoid(kvl[..., 2 * d_head:2 * d_head + 1]) *
+  // tanh(kvl[..., d_head:2 * d_head])
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 11 + i1) * L + l] = 0.0f;
+      }
+    }
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 11 + 10) * L + l] = 0.0f;
+    }
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 11 + i1 + 5) * L + l] = (1.0f - square(v6[(i0 * 5 + i1) * L + l])) *
+                                         (v8[i0 * L + l] * v5[(i0 * 5 + i1) * L + l]);
+      }
+    }
+  }
+  // %54 = mul f64[32,5] -> v5
+  // fwp_delta_cde_predelta_static.ode:47: let v0  = sigmoid(kvl[..., 2 * d_head:2 * d_head + 1]) *
+  // tanh(kvl[..., d_head:2 * d_head])
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5[(i0 * 5 + i1) * L + l] = v8[i0 * L + l] * v6[(i0 * 5 + i1) * L + l];
+      }
+    }
+  }
+  // %358 = contract f64[32,5] -> v6
+  // fwp_delta_cde_predelta_static.ode:48: outer(v0, k0)
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_bar_W[(i0 * 25 + i1 * 5) * L + l], v5[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(z0_bar_W[(i0 * 25 + i1 * 5 + 1) * L + l], v5[(i0 * 5 + i1) * L + l],
+                             acc1_v[l]);
+        acc2_v[l] = std::fma(z0_bar_W[(i0 * 25 + i1 * 5 + 2) * L + l], v5[(i0 * 5 + i1) * L + l],
+                             acc2_v[l]);
+        acc3_v[l] = std::fma(z0_bar_W[(i0 * 25 + i1 * 5 + 3) * L + l], v5[(i0 * 5 + i1) * L + l],
+                             acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 5) * L + l] = acc0_v[l];
+      v6[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(z0_bar_W[(i0 * 25 + i1 * 5 + 4) * L + l], v5[(i0 * 5 + i1) * L + l],
+                             acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %409 = contract f64[32] -> v7
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v6[(i0 * 20 + i1) * L + l], v2[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v6[(i0 * 20 + i1 + 5) * L + l], v2[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v6[(i0 * 20 + i1 + 10) * L + l], v2[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v6[(i0 * 20 + i1 + 15) * L + l], v2[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %422 = pad f64[32,11] -> v10
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 5; i1 < 11; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 11 + i1) * L + l] = 0.0f;
+      }
+    }
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 11 + i1) * L + l] =
+            v2[(i0 * 5 + i1) * L + l] * (v6[(i0 * 5 + i1) * L + l] - v7[i0 * L + l]);
+      }
+    }
+  }
+  // %425 = reshape f64[352] -> v2
+  for (int64_t i0 = 0; i0 < 352; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = v3[i0 * L + l] + (v9[i0 * L + l] + v10[i0 * L + l]);
+    }
+  }
+  // %426 = contract f64[256] -> v3
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 352; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(s_kvl_weight[i0 * 4 + i1 * 256], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_kvl_weight[i0 * 4 + i1 * 256 + 1], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_kvl_weight[i0 * 4 + i1 * 256 + 2], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_kvl_weight[i0 * 4 + i1 * 256 + 3], v2[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %427 = mul f64[256] -> v9
+  for (int64_t i0 = 0; i0 < 256; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = step(v1[i0 * L + l]) * v3[i0 * L + l];
+    }
+  }
+  // %428 = contract f64[256,5] -> d.s_in.weight
+  for (int64_t i0 = 0; i0 < 256; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = v9[i0 * L + l] * u0_s[i1 * L + l];
+        }
+        theta_bar_s_in_weight[i0 * 5 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %429 = contract f64[352,256] -> d.s_kvl.weight
+  for (int64_t i0 = 0; i0 < 352; ++i0) {
+    for (int64_t i1 = 0; i1 < 256; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = v0[i1 * L + l] * v2[i0 * L + l];
+        }
+        theta_bar_s_kvl_weight[i0 * 256 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // output d.s_in.bias = %427
+  for (int64_t i0 = 0; i0 < 256; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = v9[i0 * L + l];
+      }
+      theta_bar_s_in_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // output d.s_kvl.bias = %425
+  for (int64_t i0 = 0; i0 < 352; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = v2[i0 * L + l];
+      }
+      theta_bar_s_kvl_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  if (u0_bar) {
+    // %430 = contract f64[5] -> d.s
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 256; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(s_in_weight[i0 * 5], v9[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_in_weight[i0 * 5 + 1], v9[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_in_weight[i0 * 5 + 2], v9[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_in_weight[i0 * 5 + 3], v9[i0 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -445,10 +991,10 @@ extern "C" void fwp_delta_cde_predelta_static_init_state_vjp(
       u0_bar[73 * L + l] += acc3_v[l];
       acc0_v[l] = 0.0f;
     }
-    for (int64_t i0 = 0; i0 < 800; ++i0) {
+    for (int64_t i0 = 0; i0 < 256; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(w0_weight[i0 * 5 + 4], z0_bar_W[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(s_in_weight[i0 * 5 + 4], v9[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -493,7 +1039,7 @@ extern "C" void fwp_delta_cde_predelta_static_field(const void* /*ctx*/, double 
   T rowsum_v[L] = {};
   // fwp_delta_cde_predelta_static.field: 23 nodes
   // %1 = layernorm f64[35] -> v0
-  // fwp_delta_cde_predelta_static.ode:44: let u    = ln(x(t))
+  // fwp_delta_cde_predelta_static.ode:51: let u    = ln(x(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -530,7 +1076,7 @@ extern "C" void fwp_delta_cde_predelta_static_field(const void* /*ctx*/, double 
     }
   }
   // %5 = add f64[35] -> v1
-  // fwp_delta_cde_predelta_static.ode:44: let u    = ln(x(t))
+  // fwp_delta_cde_predelta_static.ode:51: let u    = ln(x(t))
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -538,7 +1084,7 @@ extern "C" void fwp_delta_cde_predelta_static_field(const void* /*ctx*/, double 
     }
   }
   // %17 = contract f64[32,5] -> v2
-  // fwp_delta_cde_predelta_static.ode:47: beta * outer(tanh(Wv @ u) - W @ k, k)                  #
+  // fwp_delta_cde_predelta_static.ode:54: beta * outer(tanh(Wv @ u) - W @ k, k)                  #
   // Eqs. 24 + 32, pre-delta
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -577,7 +1123,7 @@ extern "C" void fwp_delta_cde_predelta_static_field(const void* /*ctx*/, double 
     }
   }
   // %13 = contract f64[32,5] -> v3
-  // fwp_delta_cde_predelta_static.ode:46: let k    = softmax(Wk @ dx(t))
+  // fwp_delta_cde_predelta_static.ode:53: let k    = softmax(Wk @ dx(t))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -615,7 +1161,7 @@ extern "C" void fwp_delta_cde_predelta_static_field(const void* /*ctx*/, double 
     }
   }
   // %14 = softmax f64[32,5] -> v4
-  // fwp_delta_cde_predelta_static.ode:46: let k    = softmax(Wk @ dx(t))
+  // fwp_delta_cde_predelta_static.ode:53: let k    = softmax(Wk @ dx(t))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -648,7 +1194,7 @@ extern "C" void fwp_delta_cde_predelta_static_field(const void* /*ctx*/, double 
     }
   }
   // %20 = contract f64[32,5] -> v3
-  // fwp_delta_cde_predelta_static.ode:47: beta * outer(tanh(Wv @ u) - W @ k, k)                  #
+  // fwp_delta_cde_predelta_static.ode:54: beta * outer(tanh(Wv @ u) - W @ k, k)                  #
   // Eqs. 24 + 32, pre-delta
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -687,7 +1233,7 @@ extern "C" void fwp_delta_cde_predelta_static_field(const void* /*ctx*/, double 
     }
   }
   // %21 = sub f64[32,5] -> v5
-  // fwp_delta_cde_predelta_static.ode:47: beta * outer(tanh(Wv @ u) - W @ k, k)                  #
+  // fwp_delta_cde_predelta_static.ode:54: beta * outer(tanh(Wv @ u) - W @ k, k)                  #
   // Eqs. 24 + 32, pre-delta
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
@@ -696,7 +1242,7 @@ extern "C" void fwp_delta_cde_predelta_static_field(const void* /*ctx*/, double 
     }
   }
   // %7 = contract f64[32] -> v0
-  // fwp_delta_cde_predelta_static.ode:45: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_delta_cde_predelta_static.ode:52: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -723,14 +1269,14 @@ extern "C" void fwp_delta_cde_predelta_static_field(const void* /*ctx*/, double 
     }
   }
   // %8 = sigmoid f64[32] -> v1
-  // fwp_delta_cde_predelta_static.ode:45: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_delta_cde_predelta_static.ode:52: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = sigmoid(v0[i0 * L + l]);
     }
   }
-  // %69 = contract f64[32,5] -> v2
+  // %84 = contract f64[32,5] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -739,7 +1285,7 @@ extern "C" void fwp_delta_cde_predelta_static_field(const void* /*ctx*/, double 
       }
     }
   }
-  // %71 = contract f64[32,5,5] -> W
+  // %86 = contract f64[32,5,5] -> W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -810,7 +1356,7 @@ extern "C" void fwp_delta_cde_predelta_static_field_vjp(const void* /*ctx*/, dou
   T acc_v[L] = {};
   // fwp_delta_cde_predelta_static.field.vjp: 75 nodes
   // %13 = contract f64[32,5] -> v0
-  // fwp_delta_cde_predelta_static.ode:46: let k    = softmax(Wk @ dx(t))
+  // fwp_delta_cde_predelta_static.ode:53: let k    = softmax(Wk @ dx(t))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -848,7 +1394,7 @@ extern "C" void fwp_delta_cde_predelta_static_field_vjp(const void* /*ctx*/, dou
     }
   }
   // %14 = softmax f64[32,5] -> v1
-  // fwp_delta_cde_predelta_static.ode:46: let k    = softmax(Wk @ dx(t))
+  // fwp_delta_cde_predelta_static.ode:53: let k    = softmax(Wk @ dx(t))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -881,7 +1427,7 @@ extern "C" void fwp_delta_cde_predelta_static_field_vjp(const void* /*ctx*/, dou
     }
   }
   // %1 = layernorm f64[35] -> v0
-  // fwp_delta_cde_predelta_static.ode:44: let u    = ln(x(t))
+  // fwp_delta_cde_predelta_static.ode:51: let u    = ln(x(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -918,7 +1464,7 @@ extern "C" void fwp_delta_cde_predelta_static_field_vjp(const void* /*ctx*/, dou
     }
   }
   // %5 = add f64[35] -> v3
-  // fwp_delta_cde_predelta_static.ode:44: let u    = ln(x(t))
+  // fwp_delta_cde_predelta_static.ode:51: let u    = ln(x(t))
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -926,7 +1472,7 @@ extern "C" void fwp_delta_cde_predelta_static_field_vjp(const void* /*ctx*/, dou
     }
   }
   // %7 = contract f64[32] -> v4
-  // fwp_delta_cde_predelta_static.ode:45: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_delta_cde_predelta_static.ode:52: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -953,14 +1499,14 @@ extern "C" void fwp_delta_cde_predelta_static_field_vjp(const void* /*ctx*/, dou
     }
   }
   // %8 = sigmoid f64[32] -> v5
-  // fwp_delta_cde_predelta_static.ode:45: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_delta_cde_predelta_static.ode:52: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = sigmoid(v4[i0 * L + l]);
     }
   }
-  // %69 = contract f64[32,5] -> v6
+  // %84 = contract f64[32,5] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -969,7 +1515,7 @@ extern "C" void fwp_delta_cde_predelta_static_field_vjp(const void* /*ctx*/, dou
       }
     }
   }
-  // %81 = contract f64[32,5] -> v7
+  // %98 = contract f64[32,5] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1009,7 +1555,7 @@ extern "C" void fwp_delta_cde_predelta_static_field_vjp(const void* /*ctx*/, dou
       v7[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %147 = neg f64[32,5,5] -> d.W
+  // %166 = neg f64[32,5,5] -> d.W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -1022,7 +1568,7 @@ extern "C" void fwp_delta_cde_predelta_static_field_vjp(const void* /*ctx*/, dou
     }
   }
   // %17 = contract f64[32,5] -> v6
-  // fwp_delta_cde_predelta_static.ode:47: beta * outer(tanh(Wv @ u) - W @ k, k)                  #
+  // fwp_delta_cde_predelta_static.ode:54: beta * outer(tanh(Wv @ u) - W @ k, k)                  #
   // Eqs. 24 + 32, pre-delta
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -1061,7 +1607,7 @@ extern "C" void fwp_delta_cde_predelta_static_field_vjp(const void* /*ctx*/, dou
     }
   }
   // %18 = tanh f64[32,5] -> v8
-  // fwp_delta_cde_predelta_static.ode:47: beta * outer(tanh(Wv @ u) - W @ k, k)                  #
+  // fwp_delta_cde_predelta_static.ode:54: beta * outer(tanh(Wv @ u) - W @ k, k)                  #
   // Eqs. 24 + 32, pre-delta
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
@@ -1069,8 +1615,8 @@ extern "C" void fwp_delta_cde_predelta_static_field_vjp(const void* /*ctx*/, dou
       v8[i0 * L + l] = vm::tanh(v6[i0 * L + l]);
     }
   }
-  // %106 = mul f64[32,5] -> v6
-  // fwp_delta_cde_predelta_static.ode:47: beta * outer(tanh(Wv @ u) - W @ k, k)                  #
+  // %123 = mul f64[32,5] -> v6
+  // fwp_delta_cde_predelta_static.ode:54: beta * outer(tanh(Wv @ u) - W @ k, k)                  #
   // Eqs. 24 + 32, pre-delta
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
@@ -1078,7 +1624,7 @@ extern "C" void fwp_delta_cde_predelta_static_field_vjp(const void* /*ctx*/, dou
       v6[i0 * L + l] = v7[i0 * L + l] * (1.0f - square(v8[i0 * L + l]));
     }
   }
-  // %169 = contract f64[35] -> v9
+  // %188 = contract f64[35] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1129,7 +1675,7 @@ extern "C" void fwp_delta_cde_predelta_static_field_vjp(const void* /*ctx*/, dou
     }
   }
   // %20 = contract f64[32,5] -> v10
-  // fwp_delta_cde_predelta_static.ode:47: beta * outer(tanh(Wv @ u) - W @ k, k)                  #
+  // fwp_delta_cde_predelta_static.ode:54: beta * outer(tanh(Wv @ u) - W @ k, k)                  #
   // Eqs. 24 + 32, pre-delta
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -1168,7 +1714,7 @@ extern "C" void fwp_delta_cde_predelta_static_field_vjp(const void* /*ctx*/, dou
     }
   }
   // %21 = sub f64[32,5] -> v11
-  // fwp_delta_cde_predelta_static.ode:47: beta * outer(tanh(Wv @ u) - W @ k, k)                  #
+  // fwp_delta_cde_predelta_static.ode:54: beta * outer(tanh(Wv @ u) - W @ k, k)                  #
   // Eqs. 24 + 32, pre-delta
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
@@ -1176,7 +1722,7 @@ extern "C" void fwp_delta_cde_predelta_static_field_vjp(const void* /*ctx*/, dou
       v11[i0 * L + l] = v8[i0 * L + l] - v10[i0 * L + l];
     }
   }
-  // %82 = contract f64[32,5] -> v8
+  // %99 = contract f64[32,5] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1218,7 +1764,7 @@ extern "C" void fwp_delta_cde_predelta_static_field_vjp(const void* /*ctx*/, dou
       v8[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %148 = contract f64[32,5] -> v10
+  // %167 = contract f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1259,7 +1805,7 @@ extern "C" void fwp_delta_cde_predelta_static_field_vjp(const void* /*ctx*/, dou
       v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %150 = sub f64[32,5] -> v7
+  // %169 = sub f64[32,5] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -1269,8 +1815,8 @@ extern "C" void fwp_delta_cde_predelta_static_field_vjp(const void* /*ctx*/, dou
       }
     }
   }
-  // %84 = contract f64[32] -> v4
-  // %173 = contract f64[32] -> v10
+  // %101 = contract f64[32] -> v4
+  // %192 = contract f64[32] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1314,16 +1860,16 @@ extern "C" void fwp_delta_cde_predelta_static_field_vjp(const void* /*ctx*/, dou
       v10[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %88 = mul f64[32] -> v8
-  // fwp_delta_cde_predelta_static.ode:45: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // %105 = mul f64[32] -> v8
+  // fwp_delta_cde_predelta_static.ode:52: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[i0 * L + l] = ((1.0f - v5[i0 * L + l]) * v5[i0 * L + l]) * v4[i0 * L + l];
     }
   }
-  // %90 = contract f64[35] -> v11
-  // fwp_delta_cde_predelta_static.ode:45: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // %107 = contract f64[35] -> v11
+  // fwp_delta_cde_predelta_static.ode:52: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1365,14 +1911,14 @@ extern "C" void fwp_delta_cde_predelta_static_field_vjp(const void* /*ctx*/, dou
       v11[i0 * L + l] = acc0_v[l];
     }
   }
-  // %171 = add f64[35] -> v12
+  // %190 = add f64[35] -> v12
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = v9[i0 * L + l] + v11[i0 * L + l];
     }
   }
-  // %210 = mul f64[35] -> d.ln.gain
+  // %229 = mul f64[35] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     {
       T sum[L];
@@ -1383,8 +1929,8 @@ extern "C" void fwp_delta_cde_predelta_static_field_vjp(const void* /*ctx*/, dou
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %89 = contract f64[32,35] -> d.Wb
-  // fwp_delta_cde_predelta_static.ode:45: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // %106 = contract f64[32,35] -> d.Wb
+  // fwp_delta_cde_predelta_static.ode:52: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       {
@@ -1397,7 +1943,7 @@ extern "C" void fwp_delta_cde_predelta_static_field_vjp(const void* /*ctx*/, dou
       }
     }
   }
-  // %212 = mul f64[32,5] -> v8
+  // %231 = mul f64[32,5] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -1407,7 +1953,7 @@ extern "C" void fwp_delta_cde_predelta_static_field_vjp(const void* /*ctx*/, dou
       }
     }
   }
-  // %213 = contract f64[32,5,35] -> d.Wk
+  // %232 = contract f64[32,5,35] -> d.Wk
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 35; ++i2) {
@@ -1422,8 +1968,8 @@ extern "C" void fwp_delta_cde_predelta_static_field_vjp(const void* /*ctx*/, dou
       }
     }
   }
-  // %107 = contract f64[32,5,35] -> d.Wv
-  // fwp_delta_cde_predelta_static.ode:47: beta * outer(tanh(Wv @ u) - W @ k, k)                  #
+  // %124 = contract f64[32,5,35] -> d.Wv
+  // fwp_delta_cde_predelta_static.ode:54: beta * outer(tanh(Wv @ u) - W @ k, k)                  #
   // Eqs. 24 + 32, pre-delta
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -1439,7 +1985,7 @@ extern "C" void fwp_delta_cde_predelta_static_field_vjp(const void* /*ctx*/, dou
       }
     }
   }
-  // output d.ln.bias = %171
+  // output d.ln.bias = %190
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     {
       T sum[L];
@@ -1451,8 +1997,8 @@ extern "C" void fwp_delta_cde_predelta_static_field_vjp(const void* /*ctx*/, dou
     }
   }
   if (u_bar) {
-    // %113 = reduce_sum f64[] -> v2
-    // fwp_delta_cde_predelta_static.ode:44: let u    = ln(x(t))
+    // %130 = reduce_sum f64[] -> v2
+    // fwp_delta_cde_predelta_static.ode:51: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1467,8 +2013,8 @@ extern "C" void fwp_delta_cde_predelta_static_field_vjp(const void* /*ctx*/, dou
     for (int64_t l = 0; l < L; ++l) {
       v2[l] = acc_v[l];
     }
-    // %119 = reduce_sum f64[] -> v4
-    // fwp_delta_cde_predelta_static.ode:44: let u    = ln(x(t))
+    // %136 = reduce_sum f64[] -> v4
+    // fwp_delta_cde_predelta_static.ode:51: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1483,20 +2029,20 @@ extern "C" void fwp_delta_cde_predelta_static_field_vjp(const void* /*ctx*/, dou
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = acc_v[l];
     }
-    // %124 = reciprocal f64[] -> v2
-    // fwp_delta_cde_predelta_static.ode:44: let u    = ln(x(t))
+    // %141 = reciprocal f64[] -> v2
+    // fwp_delta_cde_predelta_static.ode:51: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[l] = T(1) / std::sqrt((v4[l] * 0.028571429f) + 1e-05f);
     }
-    // %214 = mul f64[35] -> v3
+    // %233 = mul f64[35] -> v3
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v3[i0 * L + l] = ln_gain[i0] * v12[i0 * L + l];
       }
     }
-    // %215 = reduce_sum f64[] -> v4
+    // %234 = reduce_sum f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1511,7 +2057,7 @@ extern "C" void fwp_delta_cde_predelta_static_field_vjp(const void* /*ctx*/, dou
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = acc_v[l];
     }
-    // %219 = contract f64[] -> v5
+    // %238 = contract f64[] -> v5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -1526,7 +2072,7 @@ extern "C" void fwp_delta_cde_predelta_static_field_vjp(const void* /*ctx*/, dou
     for (int64_t l = 0; l < L; ++l) {
       v5[l] = acc0_v[l];
     }
-    // %224 = mul f64[35] -> d.x
+    // %243 = mul f64[35] -> d.x
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1534,7 +2080,7 @@ extern "C" void fwp_delta_cde_predelta_static_field_vjp(const void* /*ctx*/, dou
                                       ((v5[l] * 0.028571429f) * v0[i0 * L + l]));
       }
     }
-    // %225 = contract f64[35] -> d.dx
+    // %244 = contract f64[35] -> d.dx
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1675,7 +2221,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
   }
   // fwp_delta_cde_predelta_static.field.adjoint: 55 nodes
   // %1 = layernorm f64[35] -> v0
-  // fwp_delta_cde_predelta_static.ode:44: let u    = ln(x(t))
+  // fwp_delta_cde_predelta_static.ode:51: let u    = ln(x(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -1712,7 +2258,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
     }
   }
   // %5 = add f64[35] -> v1
-  // fwp_delta_cde_predelta_static.ode:44: let u    = ln(x(t))
+  // fwp_delta_cde_predelta_static.ode:51: let u    = ln(x(t))
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1720,7 +2266,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
     }
   }
   // %17 = contract f64[32,5] -> v2
-  // fwp_delta_cde_predelta_static.ode:47: beta * outer(tanh(Wv @ u) - W @ k, k)                  #
+  // fwp_delta_cde_predelta_static.ode:54: beta * outer(tanh(Wv @ u) - W @ k, k)                  #
   // Eqs. 24 + 32, pre-delta
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -1759,7 +2305,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
     }
   }
   // %18 = tanh f64[32,5] -> v3
-  // fwp_delta_cde_predelta_static.ode:47: beta * outer(tanh(Wv @ u) - W @ k, k)                  #
+  // fwp_delta_cde_predelta_static.ode:54: beta * outer(tanh(Wv @ u) - W @ k, k)                  #
   // Eqs. 24 + 32, pre-delta
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
@@ -1768,7 +2314,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
     }
   }
   // %13 = contract f64[32,5] -> v2
-  // fwp_delta_cde_predelta_static.ode:46: let k    = softmax(Wk @ dx(t))
+  // fwp_delta_cde_predelta_static.ode:53: let k    = softmax(Wk @ dx(t))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1806,7 +2352,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
     }
   }
   // %14 = softmax f64[32,5] -> v4
-  // fwp_delta_cde_predelta_static.ode:46: let k    = softmax(Wk @ dx(t))
+  // fwp_delta_cde_predelta_static.ode:53: let k    = softmax(Wk @ dx(t))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1839,7 +2385,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
     }
   }
   // %20 = contract f64[32,5] -> v2
-  // fwp_delta_cde_predelta_static.ode:47: beta * outer(tanh(Wv @ u) - W @ k, k)                  #
+  // fwp_delta_cde_predelta_static.ode:54: beta * outer(tanh(Wv @ u) - W @ k, k)                  #
   // Eqs. 24 + 32, pre-delta
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -1878,7 +2424,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
     }
   }
   // %21 = sub f64[32,5] -> v6
-  // fwp_delta_cde_predelta_static.ode:47: beta * outer(tanh(Wv @ u) - W @ k, k)                  #
+  // fwp_delta_cde_predelta_static.ode:54: beta * outer(tanh(Wv @ u) - W @ k, k)                  #
   // Eqs. 24 + 32, pre-delta
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
@@ -1887,7 +2433,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
     }
   }
   // %7 = contract f64[32] -> v2
-  // fwp_delta_cde_predelta_static.ode:45: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_delta_cde_predelta_static.ode:52: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1914,14 +2460,14 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
     }
   }
   // %8 = sigmoid f64[32] -> v7
-  // fwp_delta_cde_predelta_static.ode:45: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_delta_cde_predelta_static.ode:52: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = sigmoid(v2[i0 * L + l]);
     }
   }
-  // %69 = contract f64[32,5] -> v2
+  // %84 = contract f64[32,5] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -1930,7 +2476,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
       }
     }
   }
-  // %71 = contract f64[32,5,5] -> W
+  // %86 = contract f64[32,5,5] -> W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -1942,7 +2488,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
       }
     }
   }
-  // %248 = contract f64[32,5] -> v8
+  // %267 = contract f64[32,5] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1982,7 +2528,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
       v8[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %286 = contract f64[32,5,5] -> adj.W
+  // %307 = contract f64[32,5,5] -> adj.W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -1994,7 +2540,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
       }
     }
   }
-  // %249 = contract f64[32,5] -> v2
+  // %268 = contract f64[32,5] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2035,8 +2581,8 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
       v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %265 = mul f64[32,5] -> v6
-  // fwp_delta_cde_predelta_static.ode:47: beta * outer(tanh(Wv @ u) - W @ k, k)                  #
+  // %284 = mul f64[32,5] -> v6
+  // fwp_delta_cde_predelta_static.ode:54: beta * outer(tanh(Wv @ u) - W @ k, k)                  #
   // Eqs. 24 + 32, pre-delta
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
@@ -2044,7 +2590,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
       v6[i0 * L + l] = v8[i0 * L + l] * (1.0f - square(v3[i0 * L + l]));
     }
   }
-  // %303 = contract f64[35] -> v3
+  // %324 = contract f64[35] -> v3
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2094,7 +2640,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
       v3[i0 * L + l] = acc0_v[l];
     }
   }
-  // %288 = contract f64[32,5] -> v9
+  // %309 = contract f64[32,5] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2135,7 +2681,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
       v9[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %290 = sub f64[32,5] -> v8
+  // %311 = sub f64[32,5] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -2145,8 +2691,8 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
       }
     }
   }
-  // %251 = contract f64[32] -> v9
-  // %308 = contract f64[32] -> v10
+  // %270 = contract f64[32] -> v9
+  // %329 = contract f64[32] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2190,16 +2736,16 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
       v10[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %252 = mul f64[32] -> v2
-  // fwp_delta_cde_predelta_static.ode:45: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // %271 = mul f64[32] -> v2
+  // fwp_delta_cde_predelta_static.ode:52: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = ((1.0f - v7[i0 * L + l]) * v7[i0 * L + l]) * v9[i0 * L + l];
     }
   }
-  // %254 = contract f64[35] -> v9
-  // fwp_delta_cde_predelta_static.ode:45: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // %273 = contract f64[35] -> v9
+  // fwp_delta_cde_predelta_static.ode:52: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2241,14 +2787,14 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
       v9[i0 * L + l] = acc0_v[l];
     }
   }
-  // %305 = add f64[35] -> v11
+  // %326 = add f64[35] -> v11
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = v9[i0 * L + l] + v3[i0 * L + l];
     }
   }
-  // %321 = neg f64[35] -> adj.ln.gain
+  // %342 = neg f64[35] -> adj.ln.gain
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     {
       T sum[L];
@@ -2259,7 +2805,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %322 = neg f64[35] -> adj.ln.bias
+  // %343 = neg f64[35] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     {
       T sum[L];
@@ -2270,7 +2816,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %274 = neg f64[32,35] -> adj.Wb
+  // %293 = neg f64[32,35] -> adj.Wb
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       {
@@ -2283,7 +2829,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
       }
     }
   }
-  // %324 = mul f64[32,5] -> v2
+  // %345 = mul f64[32,5] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -2293,7 +2839,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
       }
     }
   }
-  // %326 = neg f64[32,5,35] -> adj.Wk
+  // %347 = neg f64[32,5,35] -> adj.Wk
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 35; ++i2) {
@@ -2308,7 +2854,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
       }
     }
   }
-  // %276 = neg f64[32,5,35] -> adj.Wv
+  // %295 = neg f64[32,5,35] -> adj.Wv
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 35; ++i2) {
@@ -2325,8 +2871,8 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
   }
   // fwp_delta_cde_predelta_static.field.vjp: 69 nodes
   if (u_bar) {
-    // %113 = reduce_sum f64[] -> v0
-    // fwp_delta_cde_predelta_static.ode:44: let u    = ln(x(t))
+    // %130 = reduce_sum f64[] -> v0
+    // fwp_delta_cde_predelta_static.ode:51: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -2341,8 +2887,8 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
     for (int64_t l = 0; l < L; ++l) {
       v0_2[l] = acc_v[l];
     }
-    // %119 = reduce_sum f64[] -> v1
-    // fwp_delta_cde_predelta_static.ode:44: let u    = ln(x(t))
+    // %136 = reduce_sum f64[] -> v1
+    // fwp_delta_cde_predelta_static.ode:51: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -2357,14 +2903,14 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
     for (int64_t l = 0; l < L; ++l) {
       v1_2[l] = acc_v[l];
     }
-    // %124 = reciprocal f64[] -> v0
-    // fwp_delta_cde_predelta_static.ode:44: let u    = ln(x(t))
+    // %141 = reciprocal f64[] -> v0
+    // fwp_delta_cde_predelta_static.ode:51: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0_2[l] = T(1) / std::sqrt((v1_2[l] * 0.028571429f) + 1e-05f);
     }
     // %13 = contract f64[32,5] -> v2
-    // fwp_delta_cde_predelta_static.ode:46: let k    = softmax(Wk @ dx(t))
+    // fwp_delta_cde_predelta_static.ode:53: let k    = softmax(Wk @ dx(t))
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2402,7 +2948,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
       }
     }
     // %14 = softmax f64[32,5] -> v3
-    // fwp_delta_cde_predelta_static.ode:46: let k    = softmax(Wk @ dx(t))
+    // fwp_delta_cde_predelta_static.ode:53: let k    = softmax(Wk @ dx(t))
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2436,7 +2982,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
       }
     }
     // %1 = layernorm f64[35] -> v2
-    // fwp_delta_cde_predelta_static.ode:44: let u    = ln(x(t))
+    // fwp_delta_cde_predelta_static.ode:51: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       mean_v_2[l] = 0.0f;
@@ -2473,7 +3019,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
       }
     }
     // %5 = add f64[35] -> v5
-    // fwp_delta_cde_predelta_static.ode:44: let u    = ln(x(t))
+    // fwp_delta_cde_predelta_static.ode:51: let u    = ln(x(t))
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2481,7 +3027,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
       }
     }
     // %7 = contract f64[32] -> v6
-    // fwp_delta_cde_predelta_static.ode:45: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    // fwp_delta_cde_predelta_static.ode:52: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2508,14 +3054,14 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
       }
     }
     // %8 = sigmoid f64[32] -> v7
-    // fwp_delta_cde_predelta_static.ode:45: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    // fwp_delta_cde_predelta_static.ode:52: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v7_2[i0 * L + l] = sigmoid(v6_2[i0 * L + l]);
       }
     }
-    // %69 = contract f64[32,5] -> v8
+    // %84 = contract f64[32,5] -> v8
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
@@ -2524,7 +3070,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
         }
       }
     }
-    // %81 = contract f64[32,5] -> v9
+    // %98 = contract f64[32,5] -> v9
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2567,7 +3113,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
       }
     }
     // %17 = contract f64[32,5] -> v8
-    // fwp_delta_cde_predelta_static.ode:47: beta * outer(tanh(Wv @ u) - W @ k, k) # Eqs. 24 + 32,
+    // fwp_delta_cde_predelta_static.ode:54: beta * outer(tanh(Wv @ u) - W @ k, k) # Eqs. 24 + 32,
     // pre-delta
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
@@ -2606,7 +3152,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
       }
     }
     // %18 = tanh f64[32,5] -> v10
-    // fwp_delta_cde_predelta_static.ode:47: beta * outer(tanh(Wv @ u) - W @ k, k) # Eqs. 24 + 32,
+    // fwp_delta_cde_predelta_static.ode:54: beta * outer(tanh(Wv @ u) - W @ k, k) # Eqs. 24 + 32,
     // pre-delta
     for (int64_t i0 = 0; i0 < 160; ++i0) {
       PLASTIC_SIMD
@@ -2614,8 +3160,8 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
         v10_2[i0 * L + l] = vm::tanh(v8_2[i0 * L + l]);
       }
     }
-    // %106 = mul f64[32,5] -> v8
-    // fwp_delta_cde_predelta_static.ode:47: beta * outer(tanh(Wv @ u) - W @ k, k) # Eqs. 24 + 32,
+    // %123 = mul f64[32,5] -> v8
+    // fwp_delta_cde_predelta_static.ode:54: beta * outer(tanh(Wv @ u) - W @ k, k) # Eqs. 24 + 32,
     // pre-delta
     for (int64_t i0 = 0; i0 < 160; ++i0) {
       PLASTIC_SIMD
@@ -2623,7 +3169,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
         v8_2[i0 * L + l] = v9_2[i0 * L + l] * (1.0f - square(v10_2[i0 * L + l]));
       }
     }
-    // %169 = contract f64[35] -> v5
+    // %188 = contract f64[35] -> v5
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2675,7 +3221,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
       }
     }
     // %20 = contract f64[32,5] -> v8
-    // fwp_delta_cde_predelta_static.ode:47: beta * outer(tanh(Wv @ u) - W @ k, k) # Eqs. 24 + 32,
+    // fwp_delta_cde_predelta_static.ode:54: beta * outer(tanh(Wv @ u) - W @ k, k) # Eqs. 24 + 32,
     // pre-delta
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
@@ -2719,7 +3265,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
       }
     }
     // %21 = sub f64[32,5] -> v11
-    // fwp_delta_cde_predelta_static.ode:47: beta * outer(tanh(Wv @ u) - W @ k, k) # Eqs. 24 + 32,
+    // fwp_delta_cde_predelta_static.ode:54: beta * outer(tanh(Wv @ u) - W @ k, k) # Eqs. 24 + 32,
     // pre-delta
     for (int64_t i0 = 0; i0 < 160; ++i0) {
       PLASTIC_SIMD
@@ -2727,7 +3273,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
         v11_2[i0 * L + l] = v10_2[i0 * L + l] - v8_2[i0 * L + l];
       }
     }
-    // %82 = contract f64[32,5] -> v8
+    // %99 = contract f64[32,5] -> v8
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2769,7 +3315,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
         v8_2[(i0 * 5 + 4) * L + l] = acc0_v_2[l];
       }
     }
-    // %148 = contract f64[32,5] -> v10
+    // %167 = contract f64[32,5] -> v10
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2811,7 +3357,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
         v10_2[(i0 * 5 + 4) * L + l] = acc0_v_2[l];
       }
     }
-    // %150 = sub f64[32,5] -> v9
+    // %169 = sub f64[32,5] -> v9
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
@@ -2821,8 +3367,8 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
         }
       }
     }
-    // %84 = contract f64[32] -> v6
-    // %173 = contract f64[32] -> v10
+    // %101 = contract f64[32] -> v6
+    // %192 = contract f64[32] -> v10
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2868,16 +3414,16 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
         v10_2[(i0 * 4 + 3) * L + l] = acc7_v_2[l];
       }
     }
-    // %88 = mul f64[32] -> v8
-    // fwp_delta_cde_predelta_static.ode:45: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    // %105 = mul f64[32] -> v8
+    // fwp_delta_cde_predelta_static.ode:52: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v8_2[i0 * L + l] = ((1.0f - v7_2[i0 * L + l]) * v7_2[i0 * L + l]) * v6_2[i0 * L + l];
       }
     }
-    // %90 = contract f64[35] -> v11
-    // fwp_delta_cde_predelta_static.ode:45: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    // %107 = contract f64[35] -> v11
+    // fwp_delta_cde_predelta_static.ode:52: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2919,14 +3465,14 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
         v11_2[i0 * L + l] = acc0_v_2[l];
       }
     }
-    // %214 = mul f64[35] -> v8
+    // %233 = mul f64[35] -> v8
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v8_2[i0 * L + l] = ln_gain[i0] * (v5_2[i0 * L + l] + v11_2[i0 * L + l]);
       }
     }
-    // %215 = reduce_sum f64[] -> v1
+    // %234 = reduce_sum f64[] -> v1
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -2941,7 +3487,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
     for (int64_t l = 0; l < L; ++l) {
       v1_2[l] = acc_v[l];
     }
-    // %219 = contract f64[] -> v4
+    // %238 = contract f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v_2[l] = 0.0f;
@@ -2956,7 +3502,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
     for (int64_t l = 0; l < L; ++l) {
       v4_2[l] = acc0_v_2[l];
     }
-    // %224 = mul f64[35] -> d.x
+    // %243 = mul f64[35] -> d.x
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2964,7 +3510,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
                                         ((v4_2[l] * 0.028571429f) * v2_2[i0 * L + l]));
       }
     }
-    // %212 = mul f64[32,5] -> v2
+    // %231 = mul f64[32,5] -> v2
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
@@ -2974,7 +3520,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_field(const void* /*ctx*/,
         }
       }
     }
-    // %225 = contract f64[35] -> d.dx
+    // %244 = contract f64[35] -> d.dx
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -3080,7 +3626,7 @@ extern "C" void fwp_delta_cde_predelta_static_step(const void* /*ctx*/, double /
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_delta_cde_predelta_static.field.step.rk4: 87 nodes
-  // %472 = layernorm f64[35] -> v0
+  // %567 = layernorm f64[35] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3116,14 +3662,14 @@ extern "C" void fwp_delta_cde_predelta_static_step(const void* /*ctx*/, double /
       v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %474 = add f64[35] -> v1
+  // %569 = add f64[35] -> v1
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %520 = layernorm f64[35] -> v0
+  // %615 = layernorm f64[35] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3159,14 +3705,14 @@ extern "C" void fwp_delta_cde_predelta_static_step(const void* /*ctx*/, double /
       v0[i0 * L + l] = (u_stages[(i0 + 225) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %522 = add f64[35] -> v2
+  // %617 = add f64[35] -> v2
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %495 = layernorm f64[35] -> v0
+  // %590 = layernorm f64[35] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3202,16 +3748,16 @@ extern "C" void fwp_delta_cde_predelta_static_step(const void* /*ctx*/, double /
       v0[i0 * L + l] = (u_stages[(i0 + 75) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %497 = add f64[35] -> v3
+  // %592 = add f64[35] -> v3
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %483 = contract f64[32] -> v0
-  // %506 = contract f64[32] -> v4
-  // %531 = contract f64[32] -> v5
+  // %578 = contract f64[32] -> v0
+  // %601 = contract f64[32] -> v4
+  // %626 = contract f64[32] -> v5
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3261,16 +3807,16 @@ extern "C" void fwp_delta_cde_predelta_static_step(const void* /*ctx*/, double /
       v5[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %484 = sigmoid f64[32] -> v6
+  // %579 = sigmoid f64[32] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = sigmoid(v0[i0 * L + l]);
     }
   }
-  // %476 = contract f64[32,5] -> v7
-  // %524 = contract f64[32,5] -> v8
-  // %499 = contract f64[32,5] -> v9
+  // %571 = contract f64[32,5] -> v7
+  // %619 = contract f64[32,5] -> v8
+  // %594 = contract f64[32,5] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3337,23 +3883,23 @@ extern "C" void fwp_delta_cde_predelta_static_step(const void* /*ctx*/, double /
       v9[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %500 = tanh f64[32,5] -> v10
+  // %595 = tanh f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = vm::tanh(v9[i0 * L + l]);
     }
   }
-  // %507 = sigmoid f64[32] -> v0
+  // %602 = sigmoid f64[32] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = sigmoid(v4[i0 * L + l]);
     }
   }
-  // %479 = contract f64[32,5] -> v9
-  // %502 = contract f64[32,5] -> v11
-  // %527 = contract f64[32,5] -> v12
+  // %574 = contract f64[32,5] -> v9
+  // %597 = contract f64[32,5] -> v11
+  // %622 = contract f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3420,7 +3966,7 @@ extern "C" void fwp_delta_cde_predelta_static_step(const void* /*ctx*/, double /
       v12[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %480 = softmax f64[32,5] -> v13
+  // %575 = softmax f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3452,7 +3998,7 @@ extern "C" void fwp_delta_cde_predelta_static_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %809 = contract f64[32,5] -> v9
+  // %904 = contract f64[32,5] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3462,7 +4008,7 @@ extern "C" void fwp_delta_cde_predelta_static_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %503 = softmax f64[32,5] -> v14
+  // %598 = softmax f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3494,7 +4040,7 @@ extern "C" void fwp_delta_cde_predelta_static_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %753 = contract f64[32] -> v4
+  // %848 = contract f64[32] -> v4
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3523,14 +4069,14 @@ extern "C" void fwp_delta_cde_predelta_static_step(const void* /*ctx*/, double /
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %754 = contract f64[32] -> v1
+  // %849 = contract f64[32] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = v4[i0 * L + l] * (v6[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %508 = contract f64[32,5] -> v11
+  // %603 = contract f64[32,5] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3539,7 +4085,7 @@ extern "C" void fwp_delta_cde_predelta_static_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %765 = contract f64[32] -> v4
+  // %860 = contract f64[32] -> v4
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3568,7 +4114,7 @@ extern "C" void fwp_delta_cde_predelta_static_step(const void* /*ctx*/, double /
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %528 = softmax f64[32,5] -> v15
+  // %623 = softmax f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3600,9 +4146,9 @@ extern "C" void fwp_delta_cde_predelta_static_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %481 = contract f64[32,5] -> v12
-  // %756 = contract f64[32,5] -> v16
-  // %777 = contract f64[32,5] -> v17
+  // %576 = contract f64[32,5] -> v12
+  // %851 = contract f64[32,5] -> v16
+  // %872 = contract f64[32,5] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3681,14 +4227,14 @@ extern "C" void fwp_delta_cde_predelta_static_step(const void* /*ctx*/, double /
       v17[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %482 = sub f64[32,5] -> v13
+  // %577 = sub f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = vm::tanh(v7[i0 * L + l]) - v12[i0 * L + l];
     }
   }
-  // %758 = sub f64[32,5] -> v7
+  // %853 = sub f64[32,5] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3699,7 +4245,7 @@ extern "C" void fwp_delta_cde_predelta_static_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %815 = sub f64[32,5] -> v12
+  // %910 = sub f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3711,7 +4257,7 @@ extern "C" void fwp_delta_cde_predelta_static_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %774 = contract f64[32] -> v4
+  // %869 = contract f64[32] -> v4
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3740,14 +4286,14 @@ extern "C" void fwp_delta_cde_predelta_static_step(const void* /*ctx*/, double /
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %797 = contract f64[32] -> v6
+  // %892 = contract f64[32] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = sigmoid(v5[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
-  // %819 = contract f64[32,5] -> v10
+  // %914 = contract f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3759,7 +4305,7 @@ extern "C" void fwp_delta_cde_predelta_static_step(const void* /*ctx*/, double /
       }
     }
   }
-  // %828 = add f64[32,5,5] -> W
+  // %923 = add f64[32,5,5] -> W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -3861,7 +4407,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
   T rowsum_v[L] = {};
   T acc_v[L] = {};
   // fwp_delta_cde_predelta_static.field.step.rk4.vjp: 269 nodes
-  // %520 = layernorm f64[35] -> v0
+  // %615 = layernorm f64[35] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3897,14 +4443,14 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v0[i0 * L + l] = (u_stages[(i0 + 225) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %522 = add f64[35] -> v1
+  // %617 = add f64[35] -> v1
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %495 = layernorm f64[35] -> v2
+  // %590 = layernorm f64[35] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3940,16 +4486,16 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v2[i0 * L + l] = (u_stages[(i0 + 75) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %497 = add f64[35] -> v3
+  // %592 = add f64[35] -> v3
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = ln_bias[i0] + (v2[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %527 = contract f64[32,5] -> v4
-  // %502 = contract f64[32,5] -> v5
-  // %479 = contract f64[32,5] -> v6
+  // %622 = contract f64[32,5] -> v4
+  // %597 = contract f64[32,5] -> v5
+  // %574 = contract f64[32,5] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4016,7 +4562,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v6[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %528 = softmax f64[32,5] -> v7
+  // %623 = softmax f64[32,5] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4048,7 +4594,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %503 = softmax f64[32,5] -> v4
+  // %598 = softmax f64[32,5] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4080,7 +4626,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %480 = softmax f64[32,5] -> v5
+  // %575 = softmax f64[32,5] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4112,7 +4658,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %472 = layernorm f64[35] -> v6
+  // %567 = layernorm f64[35] -> v6
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4148,16 +4694,16 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v6[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %474 = add f64[35] -> v9
+  // %569 = add f64[35] -> v9
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = (ln_gain[i0] * v6[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %531 = contract f64[32] -> v10
-  // %506 = contract f64[32] -> v11
-  // %483 = contract f64[32] -> v12
+  // %626 = contract f64[32] -> v10
+  // %601 = contract f64[32] -> v11
+  // %578 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4207,14 +4753,14 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v12[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %532 = sigmoid f64[32] -> v13
+  // %627 = sigmoid f64[32] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = sigmoid(v10[i0 * L + l]);
     }
   }
-  // %533 = contract f64[32,5] -> v14
+  // %628 = contract f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4223,14 +4769,14 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %507 = sigmoid f64[32] -> v10
+  // %602 = sigmoid f64[32] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = sigmoid(v11[i0 * L + l]);
     }
   }
-  // %508 = contract f64[32,5] -> v15
+  // %603 = contract f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4239,7 +4785,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %774 = contract f64[32] -> v11
+  // %869 = contract f64[32] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4268,14 +4814,14 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %484 = sigmoid f64[32] -> v16
+  // %579 = sigmoid f64[32] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v16[i0 * L + l] = sigmoid(v12[i0 * L + l]);
     }
   }
-  // %485 = contract f64[32,5] -> v17
+  // %580 = contract f64[32,5] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4284,9 +4830,9 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %1228 = contract f64[32,5] -> v18
-  // %981 = contract f64[32,5] -> v19
-  // %1007 = contract f64[32,5] -> v20
+  // %1323 = contract f64[32,5] -> v18
+  // %1076 = contract f64[32,5] -> v19
+  // %1102 = contract f64[32,5] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4368,7 +4914,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v20[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
     }
   }
-  // %1232 = sub f64[32,5] -> v14
+  // %1327 = sub f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4378,9 +4924,9 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %1051 = contract f64[32] -> v12
-  // %1042 = contract f64[32] -> v21
-  // %765 = contract f64[32] -> v22
+  // %1146 = contract f64[32] -> v12
+  // %1137 = contract f64[32] -> v21
+  // %860 = contract f64[32] -> v22
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4439,7 +4985,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v22[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %1236 = sub f64[32,5] -> v23
+  // %1331 = sub f64[32,5] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4449,7 +4995,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %1004 = contract f64[32] -> v12
+  // %1099 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4478,7 +5024,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v12[(i0 * 4 + 3) * L + l] = acc3_v[l] * (T(h) * 0.5f);
     }
   }
-  // %1240 = sub f64[32,5] -> v19
+  // %1335 = sub f64[32,5] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4488,7 +5034,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %1242 = sub f64[32,5,5] -> d.W
+  // %1337 = sub f64[32,5,5] -> d.W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -4504,9 +5050,9 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %756 = contract f64[32,5] -> v20
-  // %481 = contract f64[32,5] -> v24
-  // %777 = contract f64[32,5] -> v25
+  // %851 = contract f64[32,5] -> v20
+  // %576 = contract f64[32,5] -> v24
+  // %872 = contract f64[32,5] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4585,9 +5131,9 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v25[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %499 = contract f64[32,5] -> v26
-  // %476 = contract f64[32,5] -> v27
-  // %524 = contract f64[32,5] -> v28
+  // %594 = contract f64[32,5] -> v26
+  // %571 = contract f64[32,5] -> v27
+  // %619 = contract f64[32,5] -> v28
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4654,35 +5200,35 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v28[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %500 = tanh f64[32,5] -> v29
+  // %595 = tanh f64[32,5] -> v29
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v29[i0 * L + l] = vm::tanh(v26[i0 * L + l]);
     }
   }
-  // %1254 = mul f64[32,5] -> v26
+  // %1349 = mul f64[32,5] -> v26
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v26[i0 * L + l] = (1.0f - square(v29[i0 * L + l])) * (v23[i0 * L + l] + v14[i0 * L + l]);
     }
   }
-  // %477 = tanh f64[32,5] -> v30
+  // %572 = tanh f64[32,5] -> v30
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v30[i0 * L + l] = vm::tanh(v27[i0 * L + l]);
     }
   }
-  // %482 = sub f64[32,5] -> v27
+  // %577 = sub f64[32,5] -> v27
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v27[i0 * L + l] = v30[i0 * L + l] - v24[i0 * L + l];
     }
   }
-  // %1256 = sub f64[32,5] -> v24
+  // %1351 = sub f64[32,5] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4694,7 +5240,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %1258 = contract f64[32] -> v12
+  // %1353 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4723,7 +5269,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1263 = sub f64[32,5] -> v31
+  // %1358 = sub f64[32,5] -> v31
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4735,9 +5281,9 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %1257 = contract f64[32,5] -> v20
-  // %1264 = contract f64[32,5] -> v29
-  // %1022 = contract f64[32,5] -> v32
+  // %1352 = contract f64[32,5] -> v20
+  // %1359 = contract f64[32,5] -> v29
+  // %1117 = contract f64[32,5] -> v32
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4819,7 +5365,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v32[(i0 * 5 + 4) * L + l] = acc2_v[l] * (T(h) * 0.16666667f);
     }
   }
-  // %1265 = contract f64[32] -> v21
+  // %1360 = contract f64[32] -> v21
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4848,7 +5394,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1269 = add f64[32,5] -> v24
+  // %1364 = add f64[32,5] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4860,14 +5406,14 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %1243 = mul f64[32,5] -> v20
+  // %1338 = mul f64[32,5] -> v20
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v20[i0 * L + l] = (1.0f - square(v30[i0 * L + l])) * v19[i0 * L + l];
     }
   }
-  // %1245 = contract f64[32] -> v22
+  // %1340 = contract f64[32] -> v22
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4896,7 +5442,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1247 = sub f64[32,5] -> v27
+  // %1342 = sub f64[32,5] -> v27
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4907,23 +5453,23 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %525 = tanh f64[32,5] -> v29
+  // %620 = tanh f64[32,5] -> v29
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v29[i0 * L + l] = vm::tanh(v28[i0 * L + l]);
     }
   }
-  // %1283 = mul f64[32,5] -> v28
+  // %1378 = mul f64[32,5] -> v28
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v28[i0 * L + l] = v18[i0 * L + l] * (1.0f - square(v29[i0 * L + l]));
     }
   }
-  // %1255 = contract f64[35] -> v30
-  // %1244 = contract f64[35] -> v32
-  // %1284 = contract f64[35] -> v33
+  // %1350 = contract f64[35] -> v30
+  // %1339 = contract f64[35] -> v32
+  // %1379 = contract f64[35] -> v33
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5011,7 +5557,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v33[i0 * L + l] = acc2_v[l];
     }
   }
-  // %1278 = sub f64[32,5] -> v34
+  // %1373 = sub f64[32,5] -> v34
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5022,7 +5568,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %1279 = contract f64[32,5] -> v25
+  // %1374 = contract f64[32,5] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5064,7 +5610,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v25[(i0 * 5 + 4) * L + l] = acc0_v[l] * (T(h) * 0.16666667f);
     }
   }
-  // %1280 = contract f64[32] -> v11
+  // %1375 = contract f64[32] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5093,16 +5639,16 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1281 = mul f64[32] -> v29
+  // %1376 = mul f64[32] -> v29
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v29[i0 * L + l] = v11[i0 * L + l] * (v13[i0 * L + l] * (1.0f - v13[i0 * L + l]));
     }
   }
-  // %1296 = contract f64[32,5] -> v31
-  // %1304 = contract f64[32,5] -> v34
-  // %1316 = contract f64[32,5] -> v35
+  // %1391 = contract f64[32,5] -> v31
+  // %1399 = contract f64[32,5] -> v34
+  // %1411 = contract f64[32,5] -> v35
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5184,7 +5730,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v35[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %1297 = sub f64[32,5] -> v14
+  // %1392 = sub f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5194,8 +5740,8 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %1248 = contract f64[32] -> v11
-  // %1298 = contract f64[32] -> v18
+  // %1343 = contract f64[32] -> v11
+  // %1393 = contract f64[32] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5239,14 +5785,14 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v18[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1249 = mul f64[32] -> v19
+  // %1344 = mul f64[32] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v19[i0 * L + l] = (v16[i0 * L + l] * (1.0f - v16[i0 * L + l])) * v11[i0 * L + l];
     }
   }
-  // %1301 = mul f64[32,5] -> v27
+  // %1396 = mul f64[32,5] -> v27
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5256,7 +5802,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %1307 = sub f64[32,5] -> v5
+  // %1402 = sub f64[32,5] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5267,7 +5813,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %1308 = contract f64[32] -> v11
+  // %1403 = contract f64[32] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5296,7 +5842,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1311 = mul f64[32,5] -> v14
+  // %1406 = mul f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5306,7 +5852,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %1319 = contract f64[32,5] -> v5
+  // %1414 = contract f64[32,5] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5348,7 +5894,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v5[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %1323 = sub f64[32,5] -> v7
+  // %1418 = sub f64[32,5] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5362,8 +5908,8 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %1270 = contract f64[32] -> v11
-  // %1324 = contract f64[32] -> v12
+  // %1365 = contract f64[32] -> v11
+  // %1419 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5407,16 +5953,16 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v12[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1271 = mul f64[32] -> v13
+  // %1366 = mul f64[32] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = v11[i0 * L + l] * (v10[i0 * L + l] * (1.0f - v10[i0 * L + l]));
     }
   }
-  // %1272 = contract f64[35] -> v5
-  // %1250 = contract f64[35] -> v15
-  // %1282 = contract f64[35] -> v17
+  // %1367 = contract f64[35] -> v5
+  // %1345 = contract f64[35] -> v15
+  // %1377 = contract f64[35] -> v17
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5488,28 +6034,28 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       v17[i0 * L + l] = acc2_v[l];
     }
   }
-  // %1273 = add f64[35] -> v18
+  // %1368 = add f64[35] -> v18
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v18[i0 * L + l] = v30[i0 * L + l] + v5[i0 * L + l];
     }
   }
-  // %1251 = add f64[35] -> v5
+  // %1346 = add f64[35] -> v5
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = v32[i0 * L + l] + v15[i0 * L + l];
     }
   }
-  // %1285 = add f64[35] -> v15
+  // %1380 = add f64[35] -> v15
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = v33[i0 * L + l] + v17[i0 * L + l];
     }
   }
-  // %1287 = add f64[35] -> d.ln.gain
+  // %1382 = add f64[35] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     {
       T sum[L];
@@ -5521,7 +6067,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1289 = add f64[35] -> d.ln.bias
+  // %1384 = add f64[35] -> d.ln.bias
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     {
       T sum[L];
@@ -5532,7 +6078,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1294 = add f64[32,35] -> d.Wb
+  // %1389 = add f64[32,35] -> d.Wb
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       {
@@ -5546,7 +6092,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %1327 = mul f64[32,5] -> v17
+  // %1422 = mul f64[32,5] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5556,7 +6102,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %1330 = add f64[32,5,35] -> d.Wk
+  // %1425 = add f64[32,5,35] -> d.Wk
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 35; ++i2) {
@@ -5573,7 +6119,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %1335 = add f64[32,5,35] -> d.Wv
+  // %1430 = add f64[32,5,35] -> d.Wv
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 35; ++i2) {
@@ -5591,7 +6137,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     }
   }
   if (u_stages_bar) {
-    // %645 = reduce_sum f64[] -> v8
+    // %740 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5606,7 +6152,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc_v[l];
     }
-    // %650 = reduce_sum f64[] -> v10
+    // %745 = reduce_sum f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5621,19 +6167,19 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     for (int64_t l = 0; l < L; ++l) {
       v10[l] = acc_v[l];
     }
-    // %654 = reciprocal f64[] -> v8
+    // %749 = reciprocal f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = T(1) / std::sqrt((v10[l] * 0.028571429f) + 1e-05f);
     }
-    // %1336 = mul f64[35] -> v1
+    // %1431 = mul f64[35] -> v1
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = v5[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1337 = reduce_sum f64[] -> v10
+    // %1432 = reduce_sum f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5648,7 +6194,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     for (int64_t l = 0; l < L; ++l) {
       v10[l] = acc_v[l];
     }
-    // %1341 = contract f64[] -> v11
+    // %1436 = contract f64[] -> v11
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5663,7 +6209,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     for (int64_t l = 0; l < L; ++l) {
       v11[l] = acc0_v[l];
     }
-    // %1346 = mul f64[35] -> d.x@0
+    // %1441 = mul f64[35] -> d.x@0
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5671,7 +6217,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
                                              (v6[i0 * L + l] * (v11[l] * 0.028571429f)));
       }
     }
-    // %1347 = contract f64[35] -> d.dx@0
+    // %1442 = contract f64[35] -> d.dx@0
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5722,14 +6268,14 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
         u_stages_bar[(i0 + 35) * L + l] += acc0_v[l];
       }
     }
-    // %1348 = mul f64[35] -> v1
+    // %1443 = mul f64[35] -> v1
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = v18[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1349 = reduce_sum f64[] -> v8
+    // %1444 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5744,7 +6290,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc_v[l];
     }
-    // %1353 = contract f64[] -> v10
+    // %1448 = contract f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5759,7 +6305,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     for (int64_t l = 0; l < L; ++l) {
       v10[l] = acc0_v[l];
     }
-    // %679 = reduce_sum f64[] -> v11
+    // %774 = reduce_sum f64[] -> v11
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5774,7 +6320,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     for (int64_t l = 0; l < L; ++l) {
       v11[l] = acc_v[l];
     }
-    // %684 = reduce_sum f64[] -> v12
+    // %779 = reduce_sum f64[] -> v12
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5789,12 +6335,12 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     for (int64_t l = 0; l < L; ++l) {
       v12[l] = acc_v[l];
     }
-    // %688 = reciprocal f64[] -> v11
+    // %783 = reciprocal f64[] -> v11
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[l] = T(1) / std::sqrt((v12[l] * 0.028571429f) + 1e-05f);
     }
-    // %1358 = mul f64[35] -> d.x@1
+    // %1453 = mul f64[35] -> d.x@1
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5803,7 +6349,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
                                            v11[l];
       }
     }
-    // %1359 = contract f64[35] -> d.dx@1
+    // %1454 = contract f64[35] -> d.dx@1
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5854,7 +6400,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
         u_stages_bar[(i0 + 110) * L + l] += acc0_v[l];
       }
     }
-    // %713 = reduce_sum f64[] -> v8
+    // %808 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5869,7 +6415,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc_v[l];
     }
-    // %718 = reduce_sum f64[] -> v10
+    // %813 = reduce_sum f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5884,19 +6430,19 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     for (int64_t l = 0; l < L; ++l) {
       v10[l] = acc_v[l];
     }
-    // %722 = reciprocal f64[] -> v8
+    // %817 = reciprocal f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = T(1) / std::sqrt((v10[l] * 0.028571429f) + 1e-05f);
     }
-    // %1360 = mul f64[35] -> v1
+    // %1455 = mul f64[35] -> v1
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = ln_gain[i0] * v15[i0 * L + l];
       }
     }
-    // %1361 = reduce_sum f64[] -> v10
+    // %1456 = reduce_sum f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5911,7 +6457,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     for (int64_t l = 0; l < L; ++l) {
       v10[l] = acc_v[l];
     }
-    // %1365 = contract f64[] -> v11
+    // %1460 = contract f64[] -> v11
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5926,7 +6472,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
     for (int64_t l = 0; l < L; ++l) {
       v11[l] = acc0_v[l];
     }
-    // %1370 = mul f64[35] -> d.x@2
+    // %1465 = mul f64[35] -> d.x@2
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5934,7 +6480,7 @@ extern "C" void fwp_delta_cde_predelta_static_step_vjp(const void* /*ctx*/, doub
                                                      ((v11[l] * 0.028571429f) * v0[i0 * L + l]));
       }
     }
-    // %1371 = contract f64[35] -> d.dx@2
+    // %1466 = contract f64[35] -> d.dx@2
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6021,8 +6567,10 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
   T* dtheta_ff_down_bias = dtheta + 38854;
   T* dtheta_out_weight = dtheta + 39014;
   T* dtheta_out_bias = dtheta + 39174;
-  T* dtheta_w0_weight = dtheta + 39175;
-  T* dtheta_w0_bias = dtheta + 43175;
+  T* dtheta_s_in_weight = dtheta + 39175;
+  T* dtheta_s_in_bias = dtheta + 40455;
+  T* dtheta_s_kvl_weight = dtheta + 40711;
+  T* dtheta_s_kvl_bias = dtheta + 130823;
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1152);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2304);
@@ -6084,8 +6632,8 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
   for (int64_t i = 0; i < 12390; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_delta_cde_predelta_static.field.adjoint.step.rk4: 275 nodes
-  // %495 = layernorm f64[35] -> v0
+  // fwp_delta_cde_predelta_static.field.adjoint.step.rk4: 277 nodes
+  // %590 = layernorm f64[35] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6121,14 +6669,14 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       v0[i0 * L + l] = (u_stages[(i0 + 75) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %497 = add f64[35] -> v1
+  // %592 = add f64[35] -> v1
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %472 = layernorm f64[35] -> v2
+  // %567 = layernorm f64[35] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6164,14 +6712,14 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       v2[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %474 = add f64[35] -> v3
+  // %569 = add f64[35] -> v3
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = (ln_gain[i0] * v2[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %520 = layernorm f64[35] -> v4
+  // %615 = layernorm f64[35] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6207,16 +6755,16 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       v4[i0 * L + l] = (u_stages[(i0 + 225) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %522 = add f64[35] -> v5
+  // %617 = add f64[35] -> v5
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = (ln_gain[i0] * v4[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %483 = contract f64[32] -> v6
-  // %506 = contract f64[32] -> v7
-  // %531 = contract f64[32] -> v8
+  // %578 = contract f64[32] -> v6
+  // %601 = contract f64[32] -> v7
+  // %626 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6266,23 +6814,23 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       v8[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %484 = sigmoid f64[32] -> v9
+  // %579 = sigmoid f64[32] -> v9
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = sigmoid(v6[i0 * L + l]);
     }
   }
-  // %507 = sigmoid f64[32] -> v6
+  // %602 = sigmoid f64[32] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = sigmoid(v7[i0 * L + l]);
     }
   }
-  // %499 = contract f64[32,5] -> v10
-  // %476 = contract f64[32,5] -> v11
-  // %524 = contract f64[32,5] -> v12
+  // %594 = contract f64[32,5] -> v10
+  // %571 = contract f64[32,5] -> v11
+  // %619 = contract f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6349,30 +6897,30 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       v12[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %500 = tanh f64[32,5] -> v13
+  // %595 = tanh f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = vm::tanh(v10[i0 * L + l]);
     }
   }
-  // %477 = tanh f64[32,5] -> v10
+  // %572 = tanh f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = vm::tanh(v11[i0 * L + l]);
     }
   }
-  // %525 = tanh f64[32,5] -> v11
+  // %620 = tanh f64[32,5] -> v11
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
     }
   }
-  // %502 = contract f64[32,5] -> v12
-  // %479 = contract f64[32,5] -> v14
-  // %527 = contract f64[32,5] -> v15
+  // %597 = contract f64[32,5] -> v12
+  // %574 = contract f64[32,5] -> v14
+  // %622 = contract f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6439,7 +6987,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       v15[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %503 = softmax f64[32,5] -> v16
+  // %598 = softmax f64[32,5] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6471,7 +7019,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       }
     }
   }
-  // %480 = softmax f64[32,5] -> v12
+  // %575 = softmax f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6503,7 +7051,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       }
     }
   }
-  // %485 = contract f64[32,5] -> v14
+  // %580 = contract f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6512,7 +7060,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       }
     }
   }
-  // %508 = contract f64[32,5] -> v17
+  // %603 = contract f64[32,5] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6521,7 +7069,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       }
     }
   }
-  // %528 = softmax f64[32,5] -> v18
+  // %623 = softmax f64[32,5] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6553,9 +7101,9 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       }
     }
   }
-  // %756 = contract f64[32,5] -> v15
-  // %481 = contract f64[32,5] -> v19
-  // %777 = contract f64[32,5] -> v20
+  // %851 = contract f64[32,5] -> v15
+  // %576 = contract f64[32,5] -> v19
+  // %872 = contract f64[32,5] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6634,14 +7182,14 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       v20[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %482 = sub f64[32,5] -> v21
+  // %577 = sub f64[32,5] -> v21
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v21[i0 * L + l] = v10[i0 * L + l] - v19[i0 * L + l];
     }
   }
-  // %774 = contract f64[32] -> v7
+  // %869 = contract f64[32] -> v7
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6670,14 +7218,14 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %532 = sigmoid f64[32] -> v19
+  // %627 = sigmoid f64[32] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v19[i0 * L + l] = sigmoid(v8[i0 * L + l]);
     }
   }
-  // %533 = contract f64[32,5] -> v22
+  // %628 = contract f64[32,5] -> v22
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6686,9 +7234,9 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       }
     }
   }
-  // %1042 = contract f64[32] -> v8
-  // %765 = contract f64[32] -> v23
-  // %1951 = contract f64[32] -> v24
+  // %1137 = contract f64[32] -> v8
+  // %860 = contract f64[32] -> v23
+  // %2056 = contract f64[32] -> v24
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6747,7 +7295,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       v24[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %1256 = sub f64[32,5] -> v25
+  // %1351 = sub f64[32,5] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6759,7 +7307,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       }
     }
   }
-  // %1263 = sub f64[32,5] -> v26
+  // %1358 = sub f64[32,5] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6771,7 +7319,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       }
     }
   }
-  // %1278 = sub f64[32,5] -> v15
+  // %1373 = sub f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6782,7 +7330,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       }
     }
   }
-  // %2227 = add f64[32,5,5] -> W
+  // %2332 = add f64[32,5,5] -> W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -6800,9 +7348,9 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       }
     }
   }
-  // %1927 = contract f64[32,5] -> v20
-  // %1488 = contract f64[32,5] -> v27
-  // %1954 = contract f64[32,5] -> v28
+  // %2032 = contract f64[32,5] -> v20
+  // %1583 = contract f64[32,5] -> v27
+  // %2059 = contract f64[32,5] -> v28
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6878,23 +7426,23 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       v28[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %1930 = mul f64[32,5] -> v22
+  // %2035 = mul f64[32,5] -> v22
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v22[i0 * L + l] = v16[i0 * L + l] * 0.33333334f;
     }
   }
-  // %589 = mul f64[32] -> v7
+  // %684 = mul f64[32] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = v6[i0 * L + l] * (1.0f - v6[i0 * L + l]);
     }
   }
-  // %2237 = contract f64[32,5] -> v29
-  // %1492 = contract f64[32,5] -> v30
-  // %2254 = contract f64[32,5] -> v31
+  // %2342 = contract f64[32,5] -> v29
+  // %1587 = contract f64[32,5] -> v30
+  // %2359 = contract f64[32,5] -> v31
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6973,7 +7521,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       v31[(i0 * 5 + 4) * L + l] = acc2_v[l];
     }
   }
-  // %2238 = contract f64[32] -> v8
+  // %2343 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7002,7 +7550,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2241 = add f64[32,5] -> v32
+  // %2346 = add f64[32,5] -> v32
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7013,7 +7561,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       }
     }
   }
-  // %2242 = contract f64[32] -> v8
+  // %2347 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7042,28 +7590,28 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2243 = mul f64[32] -> v29
+  // %2348 = mul f64[32] -> v29
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v29[i0 * L + l] = v7[i0 * L + l] * v8[i0 * L + l];
     }
   }
-  // %668 = sub f64[32,5] -> v33
+  // %763 = sub f64[32,5] -> v33
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v33[i0 * L + l] = 1.0f - square(v13[i0 * L + l]);
     }
   }
-  // %1496 = mul f64[32,5] -> v13
+  // %1591 = mul f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = v27[i0 * L + l] * (1.0f - square(v10[i0 * L + l]));
     }
   }
-  // %2266 = contract f64[32,5] -> v10
+  // %2371 = contract f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7104,7 +7652,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %1828 = contract f64[32,5] -> v34
+  // %1931 = contract f64[32,5] -> v34
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7146,7 +7694,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       v34[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %1830 = sub f64[32,5] -> v35
+  // %1933 = sub f64[32,5] -> v35
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7156,9 +7704,9 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       }
     }
   }
-  // %1924 = contract f64[32] -> v8
-  // %1493 = contract f64[32] -> v34
-  // %2067 = contract f64[32] -> v36
+  // %2029 = contract f64[32] -> v8
+  // %1588 = contract f64[32] -> v34
+  // %2172 = contract f64[32] -> v36
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7217,7 +7765,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       v36[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %1928 = add f64[32,5] -> v30
+  // %2033 = add f64[32,5] -> v30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7228,7 +7776,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       }
     }
   }
-  // %2008 = add f64[32,5] -> v37
+  // %2113 = add f64[32,5] -> v37
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7239,7 +7787,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       }
     }
   }
-  // %2020 = add f64[32,5] -> v20
+  // %2125 = add f64[32,5] -> v20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7249,7 +7797,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       }
     }
   }
-  // %2234 = add f64[32,5,5] -> a.W
+  // %2339 = add f64[32,5,5] -> a.W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -7266,30 +7814,30 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       }
     }
   }
-  // %2235 = mul f64[32,5] -> v27
+  // %2340 = mul f64[32,5] -> v27
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v27[i0 * L + l] = v33[i0 * L + l] * v30[i0 * L + l];
     }
   }
-  // %1494 = mul f64[32] -> v8
+  // %1589 = mul f64[32] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[i0 * L + l] = v34[i0 * L + l] * (v9[i0 * L + l] * (1.0f - v9[i0 * L + l]));
     }
   }
-  // %2252 = mul f64[32,5] -> v28
+  // %2357 = mul f64[32,5] -> v28
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v28[i0 * L + l] = v37[i0 * L + l] * v33[i0 * L + l];
     }
   }
-  // %2236 = contract f64[35] -> v33
-  // %1991 = contract f64[35] -> v34
-  // %2253 = contract f64[35] -> v38
+  // %2341 = contract f64[35] -> v33
+  // %2096 = contract f64[35] -> v34
+  // %2358 = contract f64[35] -> v38
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7377,7 +7925,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       v38[i0 * L + l] = acc2_v[l];
     }
   }
-  // %2255 = contract f64[32] -> v9
+  // %2360 = contract f64[32] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7406,7 +7954,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2258 = add f64[32,5] -> v39
+  // %2363 = add f64[32,5] -> v39
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7417,8 +7965,8 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       }
     }
   }
-  // %2267 = contract f64[32] -> v9
-  // %2312 = contract f64[32] -> v23
+  // %2372 = contract f64[32] -> v9
+  // %2417 = contract f64[32] -> v23
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7462,7 +8010,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       v23[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2270 = add f64[32,5] -> v15
+  // %2375 = add f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7472,7 +8020,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       }
     }
   }
-  // %2271 = contract f64[32] -> v9
+  // %2376 = contract f64[32] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7501,14 +8049,14 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2272 = mul f64[32] -> v24
+  // %2377 = mul f64[32] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = v9[i0 * L + l] * (v19[i0 * L + l] * (1.0f - v19[i0 * L + l]));
     }
   }
-  // %2273 = contract f64[35] -> v10
+  // %2378 = contract f64[35] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7550,14 +8098,14 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       v10[i0 * L + l] = acc0_v[l];
     }
   }
-  // %2274 = mul f64[32,5] -> v25
+  // %2379 = mul f64[32,5] -> v25
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v25[i0 * L + l] = v20[i0 * L + l] * (1.0f - square(v11[i0 * L + l]));
     }
   }
-  // %2275 = contract f64[35] -> v11
+  // %2380 = contract f64[35] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7607,14 +8155,14 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       v11[i0 * L + l] = acc0_v[l];
     }
   }
-  // %2286 = mul f64[35] -> v31
+  // %2391 = mul f64[35] -> v31
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v31[i0 * L + l] = (v10[i0 * L + l] + v11[i0 * L + l]) * 0.16666667f;
     }
   }
-  // %2300 = contract f64[32,5] -> v10
+  // %2405 = contract f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7624,7 +8172,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       }
     }
   }
-  // %2089 = contract f64[32,5] -> v11
+  // %2194 = contract f64[32,5] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7666,7 +8214,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       v11[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %2086 = contract f64[32] -> v9
+  // %2191 = contract f64[32] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7695,7 +8243,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2304 = sub f64[32,5] -> v12
+  // %2409 = sub f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7707,7 +8255,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       }
     }
   }
-  // %2305 = contract f64[32] -> v9
+  // %2410 = contract f64[32] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7736,7 +8284,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2308 = contract f64[32,5] -> v11
+  // %2413 = contract f64[32,5] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7746,7 +8294,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       }
     }
   }
-  // %2115 = contract f64[32,5] -> v12
+  // %2220 = contract f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7788,7 +8336,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       v12[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %2316 = sub f64[32,5] -> v14
+  // %2421 = sub f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -7800,8 +8348,8 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       }
     }
   }
-  // %2259 = contract f64[32] -> v6
-  // %2317 = contract f64[32] -> v9
+  // %2364 = contract f64[32] -> v6
+  // %2422 = contract f64[32] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7845,16 +8393,16 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       v9[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2260 = mul f64[32] -> v23
+  // %2365 = mul f64[32] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v23[i0 * L + l] = v7[i0 * L + l] * v6[i0 * L + l];
     }
   }
-  // %2244 = contract f64[35] -> v12
-  // %1495 = contract f64[35] -> v16
-  // %2261 = contract f64[35] -> v21
+  // %2349 = contract f64[35] -> v12
+  // %1590 = contract f64[35] -> v16
+  // %2366 = contract f64[35] -> v21
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7926,28 +8474,28 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       v21[i0 * L + l] = acc2_v[l];
     }
   }
-  // %2245 = add f64[35] -> v30
+  // %2350 = add f64[35] -> v30
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v30[i0 * L + l] = v12[i0 * L + l] + v33[i0 * L + l];
     }
   }
-  // %2249 = mul f64[35] -> v12
+  // %2354 = mul f64[35] -> v12
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = (v16[i0 * L + l] + v34[i0 * L + l]) * 0.16666667f;
     }
   }
-  // %2262 = add f64[35] -> v16
+  // %2367 = add f64[35] -> v16
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v16[i0 * L + l] = v38[i0 * L + l] + v21[i0 * L + l];
     }
   }
-  // %2389 = mul f64[35] -> adj.ln.gain
+  // %2494 = mul f64[35] -> adj.ln.gain
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     {
       T sum[L];
@@ -7962,7 +8510,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %2288 = mul f64[35] -> adj.ln.bias
+  // %2393 = mul f64[35] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     {
       T sum[L];
@@ -7976,7 +8524,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2298 = sub f64[32,35] -> adj.Wb
+  // %2403 = sub f64[32,35] -> adj.Wb
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       {
@@ -7992,7 +8540,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       }
     }
   }
-  // %2320 = contract f64[32,5] -> v12
+  // %2425 = contract f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -8002,7 +8550,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       }
     }
   }
-  // %2324 = contract f64[32] -> v6
+  // %2429 = contract f64[32] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8031,7 +8579,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2140 = contract f64[32,5] -> v14
+  // %2245 = contract f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8073,7 +8621,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       v14[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %2328 = sub f64[32,5] -> v16
+  // %2433 = sub f64[32,5] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -8084,7 +8632,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       }
     }
   }
-  // %2329 = contract f64[32] -> v6
+  // %2434 = contract f64[32] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8113,7 +8661,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2332 = contract f64[32,5] -> v14
+  // %2437 = contract f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -8123,7 +8671,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       }
     }
   }
-  // %2334 = sub f64[32,5,35] -> adj.Wk
+  // %2439 = sub f64[32,5,35] -> adj.Wk
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 35; ++i2) {
@@ -8143,7 +8691,7 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       }
     }
   }
-  // %2392 = sub f64[32,5,35] -> adj.Wv
+  // %2497 = sub f64[32,5,35] -> adj.Wv
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 35; ++i2) {
@@ -8161,41 +8709,49 @@ extern "C" void fwp_delta_cde_predelta_static_adjoint_step(
       }
     }
   }
-  // %1891 = broadcast f64[32,5,35] -> adj.Wq
+  // %1994 = broadcast f64[32,5,35] -> adj.Wq
   for (int64_t i0 = 0; i0 < 5600; ++i0) {
     dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1892 = broadcast f64[160] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
+  // %1995 = broadcast f64[160] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1893 = broadcast f64[64,160] -> adj.ff.up.weight
+  // %1996 = broadcast f64[64,160] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 10240; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1894 = broadcast f64[64] -> adj.ff.up.bias
+  // %1997 = broadcast f64[64] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1895 = broadcast f64[160,64] -> adj.ff.down.weight
+  // %1998 = broadcast f64[160,64] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 10240; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1896 = broadcast f64[1,160] -> adj.out.weight
+  // %1999 = broadcast f64[1,160] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1897 = broadcast f64[1] -> adj.out.bias
+  // %2000 = broadcast f64[1] -> adj.out.bias
   dtheta_out_bias[0] += (T(h) * -0.0f) * 8.0f;
-  // %1898 = broadcast f64[800,5] -> adj.w0.weight
-  for (int64_t i0 = 0; i0 < 4000; ++i0) {
-    dtheta_w0_weight[i0] += (T(h) * -0.0f) * 8.0f;
+  // %2001 = broadcast f64[256,5] -> adj.s_in.weight
+  for (int64_t i0 = 0; i0 < 1280; ++i0) {
+    dtheta_s_in_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1899 = broadcast f64[800] -> adj.w0.bias
-  for (int64_t i0 = 0; i0 < 800; ++i0) {
-    dtheta_w0_bias[i0] += (T(h) * -0.0f) * 8.0f;
+  // %2002 = broadcast f64[256] -> adj.s_in.bias
+  for (int64_t i0 = 0; i0 < 256; ++i0) {
+    dtheta_s_in_bias[i0] += (T(h) * -0.0f) * 8.0f;
+  }
+  // %2003 = broadcast f64[352,256] -> adj.s_kvl.weight
+  for (int64_t i0 = 0; i0 < 90112; ++i0) {
+    dtheta_s_kvl_weight[i0] += (T(h) * -0.0f) * 8.0f;
+  }
+  // %2004 = broadcast f64[352] -> adj.s_kvl.bias
+  for (int64_t i0 = 0; i0 < 352; ++i0) {
+    dtheta_s_kvl_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
 }
 
@@ -8234,8 +8790,8 @@ extern "C" void fwp_delta_cde_predelta_static_output(const void* /*ctx*/, double
   T var_v[L] = {};
   T rstd_v[L] = {};
   // fwp_delta_cde_predelta_static.final_outputs: 27 nodes
-  // %50 = contract f64[32,5] -> v0
-  // fwp_delta_cde_predelta_static.ode:50: let q = softmax(Wq @ dx(T))
+  // %65 = contract f64[32,5] -> v0
+  // fwp_delta_cde_predelta_static.ode:57: let q = softmax(Wq @ dx(T))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8272,8 +8828,8 @@ extern "C" void fwp_delta_cde_predelta_static_output(const void* /*ctx*/, double
       v0[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %51 = softmax f64[32,5] -> v1
-  // fwp_delta_cde_predelta_static.ode:50: let q = softmax(Wq @ dx(T))
+  // %66 = softmax f64[32,5] -> v1
+  // fwp_delta_cde_predelta_static.ode:57: let q = softmax(Wq @ dx(T))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8305,8 +8861,8 @@ extern "C" void fwp_delta_cde_predelta_static_output(const void* /*ctx*/, double
       }
     }
   }
-  // %52 = contract f64[32,5] -> v0
-  // fwp_delta_cde_predelta_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))
+  // %67 = contract f64[32,5] -> v0
+  // fwp_delta_cde_predelta_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8343,8 +8899,8 @@ extern "C" void fwp_delta_cde_predelta_static_output(const void* /*ctx*/, double
       v0[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %54 = layernorm f64[160] -> v1
-  // fwp_delta_cde_predelta_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))
+  // %69 = layernorm f64[160] -> v1
+  // fwp_delta_cde_predelta_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -8380,16 +8936,16 @@ extern "C" void fwp_delta_cde_predelta_static_output(const void* /*ctx*/, double
       v1[i0 * L + l] = (v0[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %56 = add f64[160] -> v3
-  // fwp_delta_cde_predelta_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))
+  // %71 = add f64[160] -> v3
+  // fwp_delta_cde_predelta_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = (v1[i0 * L + l] * ff_norm_gain[i0]) + ff_norm_bias[i0];
     }
   }
-  // %57 = contract f64[64] -> v1
-  // fwp_delta_cde_predelta_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))
+  // %72 = contract f64[64] -> v1
+  // fwp_delta_cde_predelta_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8415,16 +8971,16 @@ extern "C" void fwp_delta_cde_predelta_static_output(const void* /*ctx*/, double
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %59 = relu f64[64] -> v3
-  // fwp_delta_cde_predelta_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))
+  // %74 = relu f64[64] -> v3
+  // fwp_delta_cde_predelta_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = relu(ff_up_bias[i0] + v1[i0 * L + l]);
     }
   }
-  // %60 = contract f64[160] -> v1
-  // fwp_delta_cde_predelta_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))
+  // %75 = contract f64[160] -> v1
+  // fwp_delta_cde_predelta_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8450,8 +9006,8 @@ extern "C" void fwp_delta_cde_predelta_static_output(const void* /*ctx*/, double
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %63 = contract f64[1] -> v2
-  // fwp_delta_cde_predelta_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))
+  // %78 = contract f64[1] -> v2
+  // fwp_delta_cde_predelta_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -8467,8 +9023,8 @@ extern "C" void fwp_delta_cde_predelta_static_output(const void* /*ctx*/, double
   for (int64_t l = 0; l < L; ++l) {
     v2[l] = acc0_v[l];
   }
-  // %64 = add f64[1] -> logit
-  // fwp_delta_cde_predelta_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))
+  // %79 = add f64[1] -> logit
+  // fwp_delta_cde_predelta_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_logit[l] = out_bias[0] + v2[l];
@@ -8533,8 +9089,8 @@ extern "C" void fwp_delta_cde_predelta_static_output_vjp(const void* /*ctx*/, do
   T var_v[L] = {};
   T rstd_v[L] = {};
   // fwp_delta_cde_predelta_static.final_outputs.vjp: 68 nodes
-  // %50 = contract f64[32,5] -> v0
-  // fwp_delta_cde_predelta_static.ode:50: let q = softmax(Wq @ dx(T))
+  // %65 = contract f64[32,5] -> v0
+  // fwp_delta_cde_predelta_static.ode:57: let q = softmax(Wq @ dx(T))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8571,8 +9127,8 @@ extern "C" void fwp_delta_cde_predelta_static_output_vjp(const void* /*ctx*/, do
       v0[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %51 = softmax f64[32,5] -> v1
-  // fwp_delta_cde_predelta_static.ode:50: let q = softmax(Wq @ dx(T))
+  // %66 = softmax f64[32,5] -> v1
+  // fwp_delta_cde_predelta_static.ode:57: let q = softmax(Wq @ dx(T))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8604,8 +9160,8 @@ extern "C" void fwp_delta_cde_predelta_static_output_vjp(const void* /*ctx*/, do
       }
     }
   }
-  // %52 = contract f64[32,5] -> v0
-  // fwp_delta_cde_predelta_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))
+  // %67 = contract f64[32,5] -> v0
+  // fwp_delta_cde_predelta_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8642,8 +9198,8 @@ extern "C" void fwp_delta_cde_predelta_static_output_vjp(const void* /*ctx*/, do
       v0[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %352 = reduce_sum f64[] -> v2
-  // fwp_delta_cde_predelta_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))
+  // %447 = reduce_sum f64[] -> v2
+  // fwp_delta_cde_predelta_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -8658,8 +9214,8 @@ extern "C" void fwp_delta_cde_predelta_static_output_vjp(const void* /*ctx*/, do
   for (int64_t l = 0; l < L; ++l) {
     v2[l] = acc_v[l];
   }
-  // %358 = reduce_sum f64[] -> v3
-  // fwp_delta_cde_predelta_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))
+  // %453 = reduce_sum f64[] -> v3
+  // fwp_delta_cde_predelta_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -8674,14 +9230,14 @@ extern "C" void fwp_delta_cde_predelta_static_output_vjp(const void* /*ctx*/, do
   for (int64_t l = 0; l < L; ++l) {
     v3[l] = acc_v[l];
   }
-  // %362 = reciprocal f64[] -> v2
-  // fwp_delta_cde_predelta_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))
+  // %457 = reciprocal f64[] -> v2
+  // fwp_delta_cde_predelta_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v2[l] = T(1) / std::sqrt((v3[l] * 0.00625f) + 1e-05f);
   }
-  // %343 = contract f64[160] -> v4
-  // fwp_delta_cde_predelta_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))
+  // %438 = contract f64[160] -> v4
+  // fwp_delta_cde_predelta_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8699,8 +9255,8 @@ extern "C" void fwp_delta_cde_predelta_static_output_vjp(const void* /*ctx*/, do
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %345 = contract f64[64] -> v5
-  // fwp_delta_cde_predelta_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))
+  // %440 = contract f64[64] -> v5
+  // fwp_delta_cde_predelta_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8726,8 +9282,8 @@ extern "C" void fwp_delta_cde_predelta_static_output_vjp(const void* /*ctx*/, do
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %54 = layernorm f64[160] -> v6
-  // fwp_delta_cde_predelta_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))
+  // %69 = layernorm f64[160] -> v6
+  // fwp_delta_cde_predelta_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -8763,16 +9319,16 @@ extern "C" void fwp_delta_cde_predelta_static_output_vjp(const void* /*ctx*/, do
       v6[i0 * L + l] = (v0[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %56 = add f64[160] -> v7
-  // fwp_delta_cde_predelta_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))
+  // %71 = add f64[160] -> v7
+  // fwp_delta_cde_predelta_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = (v6[i0 * L + l] * ff_norm_gain[i0]) + ff_norm_bias[i0];
     }
   }
-  // %57 = contract f64[64] -> v8
-  // fwp_delta_cde_predelta_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))
+  // %72 = contract f64[64] -> v8
+  // fwp_delta_cde_predelta_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8798,24 +9354,24 @@ extern "C" void fwp_delta_cde_predelta_static_output_vjp(const void* /*ctx*/, do
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %58 = add f64[64] -> v9
-  // fwp_delta_cde_predelta_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))
+  // %73 = add f64[64] -> v9
+  // fwp_delta_cde_predelta_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = ff_up_bias[i0] + v8[i0 * L + l];
     }
   }
-  // %347 = mul f64[64] -> v8
-  // fwp_delta_cde_predelta_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))
+  // %442 = mul f64[64] -> v8
+  // fwp_delta_cde_predelta_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[i0 * L + l] = v5[i0 * L + l] * step(v9[i0 * L + l]);
     }
   }
-  // %349 = contract f64[160] -> v10
-  // fwp_delta_cde_predelta_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))
+  // %444 = contract f64[160] -> v10
+  // fwp_delta_cde_predelta_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8841,16 +9397,16 @@ extern "C" void fwp_delta_cde_predelta_static_output_vjp(const void* /*ctx*/, do
       v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %350 = mul f64[160] -> v11
-  // fwp_delta_cde_predelta_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))
+  // %445 = mul f64[160] -> v11
+  // fwp_delta_cde_predelta_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = v10[i0 * L + l] * ff_norm_gain[i0];
     }
   }
-  // %368 = reduce_sum f64[] -> v3
-  // fwp_delta_cde_predelta_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))
+  // %463 = reduce_sum f64[] -> v3
+  // fwp_delta_cde_predelta_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -8865,7 +9421,7 @@ extern "C" void fwp_delta_cde_predelta_static_output_vjp(const void* /*ctx*/, do
   for (int64_t l = 0; l < L; ++l) {
     v3[l] = acc_v[l];
   }
-  // %402 = contract f64[] -> v5
+  // %497 = contract f64[] -> v5
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -8880,7 +9436,7 @@ extern "C" void fwp_delta_cde_predelta_static_output_vjp(const void* /*ctx*/, do
   for (int64_t l = 0; l < L; ++l) {
     v5[l] = acc0_v[l];
   }
-  // %435 = reshape f64[32,5] -> v12
+  // %530 = reshape f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8889,7 +9445,7 @@ extern "C" void fwp_delta_cde_predelta_static_output_vjp(const void* /*ctx*/, do
                         v4[i0 * L + l];
     }
   }
-  // %436 = contract f64[32,5,5] -> d.W
+  // %531 = contract f64[32,5,5] -> d.W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -8901,7 +9457,7 @@ extern "C" void fwp_delta_cde_predelta_static_output_vjp(const void* /*ctx*/, do
       }
     }
   }
-  // %437 = contract f64[32,5] -> v11
+  // %532 = contract f64[32,5] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8942,7 +9498,7 @@ extern "C" void fwp_delta_cde_predelta_static_output_vjp(const void* /*ctx*/, do
       v11[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %438 = contract f64[32] -> v5
+  // %533 = contract f64[32] -> v5
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8971,7 +9527,7 @@ extern "C" void fwp_delta_cde_predelta_static_output_vjp(const void* /*ctx*/, do
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %441 = mul f64[32,5] -> v12
+  // %536 = mul f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -8981,7 +9537,7 @@ extern "C" void fwp_delta_cde_predelta_static_output_vjp(const void* /*ctx*/, do
       }
     }
   }
-  // %442 = contract f64[32,5,35] -> d.Wq
+  // %537 = contract f64[32,5,35] -> d.Wq
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 35; ++i2) {
@@ -8996,8 +9552,8 @@ extern "C" void fwp_delta_cde_predelta_static_output_vjp(const void* /*ctx*/, do
       }
     }
   }
-  // %351 = mul f64[160] -> d.ff.norm.gain
-  // fwp_delta_cde_predelta_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))
+  // %446 = mul f64[160] -> d.ff.norm.gain
+  // fwp_delta_cde_predelta_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum[L];
@@ -9008,8 +9564,8 @@ extern "C" void fwp_delta_cde_predelta_static_output_vjp(const void* /*ctx*/, do
       theta_bar_ff_norm_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %348 = contract f64[64,160] -> d.ff.up.weight
-  // fwp_delta_cde_predelta_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))
+  // %443 = contract f64[64,160] -> d.ff.up.weight
+  // fwp_delta_cde_predelta_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       {
@@ -9022,16 +9578,16 @@ extern "C" void fwp_delta_cde_predelta_static_output_vjp(const void* /*ctx*/, do
       }
     }
   }
-  // %59 = relu f64[64] -> v5
-  // fwp_delta_cde_predelta_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))
+  // %74 = relu f64[64] -> v5
+  // fwp_delta_cde_predelta_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = relu(v9[i0 * L + l]);
     }
   }
-  // %344 = contract f64[160,64] -> d.ff.down.weight
-  // fwp_delta_cde_predelta_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))
+  // %439 = contract f64[160,64] -> d.ff.down.weight
+  // fwp_delta_cde_predelta_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -9044,8 +9600,8 @@ extern "C" void fwp_delta_cde_predelta_static_output_vjp(const void* /*ctx*/, do
       }
     }
   }
-  // %60 = contract f64[160] -> v1
-  // fwp_delta_cde_predelta_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))
+  // %75 = contract f64[160] -> v1
+  // fwp_delta_cde_predelta_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9071,8 +9627,8 @@ extern "C" void fwp_delta_cde_predelta_static_output_vjp(const void* /*ctx*/, do
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %342 = contract f64[1,160] -> d.out.weight
-  // fwp_delta_cde_predelta_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))
+  // %437 = contract f64[1,160] -> d.out.weight
+  // fwp_delta_cde_predelta_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum[L];
@@ -9083,8 +9639,8 @@ extern "C" void fwp_delta_cde_predelta_static_output_vjp(const void* /*ctx*/, do
       theta_bar_out_weight[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.ff.norm.bias = %349
-  // fwp_delta_cde_predelta_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))
+  // output d.ff.norm.bias = %444
+  // fwp_delta_cde_predelta_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum[L];
@@ -9095,8 +9651,8 @@ extern "C" void fwp_delta_cde_predelta_static_output_vjp(const void* /*ctx*/, do
       theta_bar_ff_norm_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.ff.up.bias = %347
-  // fwp_delta_cde_predelta_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))
+  // output d.ff.up.bias = %442
+  // fwp_delta_cde_predelta_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
@@ -9107,8 +9663,8 @@ extern "C" void fwp_delta_cde_predelta_static_output_vjp(const void* /*ctx*/, do
       theta_bar_ff_up_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.ff.down.bias = %343
-  // fwp_delta_cde_predelta_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))
+  // output d.ff.down.bias = %438
+  // fwp_delta_cde_predelta_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum[L];
@@ -9119,7 +9675,7 @@ extern "C" void fwp_delta_cde_predelta_static_output_vjp(const void* /*ctx*/, do
       theta_bar_ff_down_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.out.bias = %341
+  // output d.out.bias = %436
   {
     T sum[L];
     PLASTIC_SIMD
@@ -9129,7 +9685,7 @@ extern "C" void fwp_delta_cde_predelta_static_output_vjp(const void* /*ctx*/, do
     theta_bar_out_bias[0] += lane_sum<L>(sum);
   }
   if (u_bar) {
-    // %443 = contract f64[35] -> d.dx@T
+    // %538 = contract f64[35] -> d.dx@T
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -9194,8 +9750,8 @@ extern "C" void fwp_delta_cde_predelta_static_loss(const void* /*ctx*/, const vo
   T* __restrict loss = static_cast<T*>(loss_ptr);
   T acc_v[L] = {};
   // fwp_delta_cde_predelta_static.loss: 6 nodes
-  // %46 = reduce_sum f64[] -> loss
-  // fwp_delta_cde_predelta_static.ode:56: loss bce_with_logits(logit, y, pos_weight = pos_weight)
+  // %61 = reduce_sum f64[] -> loss
+  // fwp_delta_cde_predelta_static.ode:63: loss bce_with_logits(logit, y, pos_weight = pos_weight)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -9217,8 +9773,8 @@ extern "C" void fwp_delta_cde_predelta_static_loss_vjp(const void* /*ctx*/, cons
   T* __restrict y_bar = static_cast<T*>(y_bar_ptr);
   T* y_bar_logit = y_bar;
   // fwp_delta_cde_predelta_static.loss.vjp: 8 nodes
-  // %460 = sub f64[1] -> d.logit
-  // fwp_delta_cde_predelta_static.ode:56: loss bce_with_logits(logit, y, pos_weight = pos_weight)
+  // %555 = sub f64[1] -> d.logit
+  // fwp_delta_cde_predelta_static.ode:63: loss bce_with_logits(logit, y, pos_weight = pos_weight)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_bar_logit[l] += (sigmoid(y_logit[l]) * loss_bar[l]) - (target_y[l] * loss_bar[l]);
@@ -9416,25 +9972,47 @@ const plastic_param kParams[] = {
      .init_group = -1,
      .init_index = 0,
      .init_args = {0.0, 0.0, 0.0, 0.0}},
-    {.name = "w0.weight",
+    {.name = "s_in.weight",
      .rank = 2,
      .init = PLASTIC_INIT_UNIFORM_FAN_IN,
-     .shape = {800, 5},
+     .shape = {256, 5},
      .offset = 39175,
-     .size = 4000,
+     .size = 1280,
      .fan_in = 5,
-     .fan_out = 800,
+     .fan_out = 256,
      .init_group = -1,
      .init_index = 0,
      .init_args = {0.0, 0.0, 0.0, 0.0}},
-    {.name = "w0.bias",
+    {.name = "s_in.bias",
      .rank = 1,
      .init = PLASTIC_INIT_UNIFORM_FAN_IN,
-     .shape = {800},
-     .offset = 43175,
-     .size = 800,
+     .shape = {256},
+     .offset = 40455,
+     .size = 256,
      .fan_in = 5,
-     .fan_out = 800,
+     .fan_out = 256,
+     .init_group = -1,
+     .init_index = 0,
+     .init_args = {0.0, 0.0, 0.0, 0.0}},
+    {.name = "s_kvl.weight",
+     .rank = 2,
+     .init = PLASTIC_INIT_UNIFORM_FAN_IN,
+     .shape = {352, 256},
+     .offset = 40711,
+     .size = 90112,
+     .fan_in = 256,
+     .fan_out = 352,
+     .init_group = -1,
+     .init_index = 0,
+     .init_args = {0.0, 0.0, 0.0, 0.0}},
+    {.name = "s_kvl.bias",
+     .rank = 1,
+     .init = PLASTIC_INIT_UNIFORM_FAN_IN,
+     .shape = {352},
+     .offset = 130823,
+     .size = 352,
+     .fan_in = 256,
+     .fan_out = 352,
      .init_group = -1,
      .init_index = 0,
      .init_args = {0.0, 0.0, 0.0, 0.0}},
@@ -9447,14 +10025,14 @@ const plastic_model kModel = {
     .dtype = PLASTIC_F32,
     .lanes = L,
     .n_state = 800,
-    .n_params = 43975,
+    .n_params = 131175,
     .n_input = 75,
     .n_static = 5,
     .n_outputs = 1,
     .n_targets = 1,
     .n_input_slots = 3,
     .input_slots = kInputSlots,
-    .n_param_entries = 16,
+    .n_param_entries = 18,
     .params = kParams,
     .solver = {.method = "rk4",
                .step = 1.0,
@@ -9476,8 +10054,8 @@ const plastic_model kModel = {
     .ctx = nullptr,
     .scratch =
         {
-            .init_state = 25600,
-            .init_state_vjp = 0,
+            .init_state = 38912,
+            .init_state_vjp = 73920,
             .field = 22784,
             .field_vjp = 41536,
             .adjoint_field = 70656,

@@ -15,36 +15,36 @@ extern "C" {
 #endif
 
 /* fwp_delta_cde_predelta_static_init_state: f32 elements (float), tile of L = 8 lane-interleaved
- * samples. ctx: opaque, not accessed theta: uniform[43975] = 43975 floats, read-only u0:
- * varying[75] = 600 floats, read-only z0: varying[800] = 6400 floats scratch: scratch arena, 25600
+ * samples. ctx: opaque, not accessed theta: uniform[131175] = 131175 floats, read-only u0:
+ * varying[75] = 600 floats, read-only z0: varying[800] = 6400 floats scratch: scratch arena, 38912
  * bytes, 64-byte aligned
  */
 void fwp_delta_cde_predelta_static_init_state(const void* ctx, const void* theta, const void* u0,
                                               void* z0, void* scratch);
 enum {
   fwp_delta_cde_predelta_static_init_state_lanes = 8,
-  fwp_delta_cde_predelta_static_init_state_scratch_bytes = 25600
+  fwp_delta_cde_predelta_static_init_state_scratch_bytes = 38912
 };
 
 /* fwp_delta_cde_predelta_static_init_state_vjp: f32 elements (float), tile of L = 8
- * lane-interleaved samples. ctx: opaque, not accessed theta: uniform[43975] = 43975 floats,
+ * lane-interleaved samples. ctx: opaque, not accessed theta: uniform[131175] = 131175 floats,
  * read-only u0: varying[75] = 600 floats, read-only z0_bar: varying[800] = 6400 floats, read-only
- *   theta_bar: uniform[43975] = 43975 floats
+ *   theta_bar: uniform[131175] = 131175 floats
  *   u0_bar: varying[75] = 600 floats, may be NULL
- *   scratch: scratch arena, 0 bytes, 64-byte aligned
+ *   scratch: scratch arena, 73920 bytes, 64-byte aligned
  */
 void fwp_delta_cde_predelta_static_init_state_vjp(const void* ctx, const void* theta,
                                                   const void* u0, const void* z0_bar,
                                                   void* theta_bar, void* u0_bar, void* scratch);
 enum {
   fwp_delta_cde_predelta_static_init_state_vjp_lanes = 8,
-  fwp_delta_cde_predelta_static_init_state_vjp_scratch_bytes = 0
+  fwp_delta_cde_predelta_static_init_state_vjp_scratch_bytes = 73920
 };
 
 /* fwp_delta_cde_predelta_static_field: f32 elements (float), tile of L = 8 lane-interleaved
  * samples. ctx: opaque, not accessed t: scalar z: varying[800] = 6400 floats, read-only theta:
- * uniform[43975] = 43975 floats, read-only u: varying[75] = 600 floats, read-only dz: varying[800]
- * = 6400 floats scratch: scratch arena, 22784 bytes, 64-byte aligned
+ * uniform[131175] = 131175 floats, read-only u: varying[75] = 600 floats, read-only dz:
+ * varying[800] = 6400 floats scratch: scratch arena, 22784 bytes, 64-byte aligned
  */
 void fwp_delta_cde_predelta_static_field(const void* ctx, double t, const void* z,
                                          const void* theta, const void* u, void* dz, void* scratch);
@@ -55,10 +55,10 @@ enum {
 
 /* fwp_delta_cde_predelta_static_field_vjp: f32 elements (float), tile of L = 8 lane-interleaved
  * samples. ctx: opaque, not accessed t: scalar z: varying[800] = 6400 floats, read-only theta:
- * uniform[43975] = 43975 floats, read-only u: varying[75] = 600 floats, read-only a: varying[800] =
- * 6400 floats, read-only z_bar: varying[800] = 6400 floats theta_bar: uniform[43975] = 43975 floats
- *   u_bar: varying[75] = 600 floats, may be NULL
- *   scratch: scratch arena, 41536 bytes, 64-byte aligned
+ * uniform[131175] = 131175 floats, read-only u: varying[75] = 600 floats, read-only a: varying[800]
+ * = 6400 floats, read-only z_bar: varying[800] = 6400 floats theta_bar: uniform[131175] = 131175
+ * floats u_bar: varying[75] = 600 floats, may be NULL scratch: scratch arena, 41536 bytes, 64-byte
+ * aligned
  */
 void fwp_delta_cde_predelta_static_field_vjp(const void* ctx, double t, const void* z,
                                              const void* theta, const void* u, const void* a,
@@ -71,9 +71,9 @@ enum {
 
 /* fwp_delta_cde_predelta_static_adjoint_field: f32 elements (float), tile of L = 8 lane-interleaved
  * samples. ctx: opaque, not accessed t: scalar z: varying[800] = 6400 floats, read-only a:
- * varying[800] = 6400 floats, read-only theta: uniform[43975] = 43975 floats, read-only u:
+ * varying[800] = 6400 floats, read-only theta: uniform[131175] = 131175 floats, read-only u:
  * varying[75] = 600 floats, read-only dz: varying[800] = 6400 floats da: varying[800] = 6400 floats
- *   dtheta: uniform[43975] = 43975 floats
+ *   dtheta: uniform[131175] = 131175 floats
  *   u_bar: varying[75] = 600 floats, may be NULL
  *   scratch: scratch arena, 70656 bytes, 64-byte aligned
  */
@@ -91,7 +91,7 @@ enum {
  *   t: scalar
  *   h: scalar
  *   z0: varying[800] = 6400 floats, read-only, may alias
- *   theta: uniform[43975] = 43975 floats, read-only
+ *   theta: uniform[131175] = 131175 floats, read-only
  *   u_stages: varying[300] = 2400 floats, read-only
  *   z1: varying[800] = 6400 floats, may alias
  *   scratch: scratch arena, 64000 bytes, 64-byte aligned
@@ -106,11 +106,11 @@ enum {
 
 /* fwp_delta_cde_predelta_static_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved
  * samples. ctx: opaque, not accessed t: scalar h: scalar z0: varying[800] = 6400 floats, read-only
- *   theta: uniform[43975] = 43975 floats, read-only
+ *   theta: uniform[131175] = 131175 floats, read-only
  *   u_stages: varying[300] = 2400 floats, read-only
  *   z1_bar: varying[800] = 6400 floats, read-only
  *   z0_bar: varying[800] = 6400 floats
- *   theta_bar: uniform[43975] = 43975 floats
+ *   theta_bar: uniform[131175] = 131175 floats
  *   u_stages_bar: varying[300] = 2400 floats, may be NULL
  *   scratch: scratch arena, 126912 bytes, 64-byte aligned
  */
@@ -126,13 +126,13 @@ enum {
 /* fwp_delta_cde_predelta_static_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved
  * samples. ctx: opaque, not accessed t: scalar h: scalar z0: varying[800] = 6400 floats, read-only
  *   a0: varying[800] = 6400 floats, read-only
- *   theta: uniform[43975] = 43975 floats, read-only
+ *   theta: uniform[131175] = 131175 floats, read-only
  *   u_stages: varying[300] = 2400 floats, read-only
  *   z1: varying[800] = 6400 floats
  *   a1: varying[800] = 6400 floats
- *   dtheta: uniform[43975] = 43975 floats
+ *   dtheta: uniform[131175] = 131175 floats
  *   err: varying[1600] = 12800 floats, may be NULL
- *   dtheta_err: uniform[43975] = 43975 floats, may be NULL
+ *   dtheta_err: uniform[131175] = 131175 floats, may be NULL
  *   scratch: scratch arena, 148352 bytes, 64-byte aligned
  */
 void fwp_delta_cde_predelta_static_adjoint_step(const void* ctx, double t, double h, const void* z0,
@@ -147,8 +147,8 @@ enum {
 
 /* fwp_delta_cde_predelta_static_output: f32 elements (float), tile of L = 8 lane-interleaved
  * samples. ctx: opaque, not accessed t: scalar z: varying[800] = 6400 floats, read-only theta:
- * uniform[43975] = 43975 floats, read-only u: varying[75] = 600 floats, read-only y: varying[1] = 8
- * floats scratch: scratch arena, 15552 bytes, 64-byte aligned
+ * uniform[131175] = 131175 floats, read-only u: varying[75] = 600 floats, read-only y: varying[1] =
+ * 8 floats scratch: scratch arena, 15552 bytes, 64-byte aligned
  */
 void fwp_delta_cde_predelta_static_output(const void* ctx, double t, const void* z,
                                           const void* theta, const void* u, void* y, void* scratch);
@@ -159,10 +159,10 @@ enum {
 
 /* fwp_delta_cde_predelta_static_output_vjp: f32 elements (float), tile of L = 8 lane-interleaved
  * samples. ctx: opaque, not accessed t: scalar z: varying[800] = 6400 floats, read-only theta:
- * uniform[43975] = 43975 floats, read-only u: varying[75] = 600 floats, read-only y_bar: varying[1]
- * = 8 floats, read-only z_bar: varying[800] = 6400 floats theta_bar: uniform[43975] = 43975 floats
- *   u_bar: varying[75] = 600 floats, may be NULL
- *   scratch: scratch arena, 47360 bytes, 64-byte aligned
+ * uniform[131175] = 131175 floats, read-only u: varying[75] = 600 floats, read-only y_bar:
+ * varying[1] = 8 floats, read-only z_bar: varying[800] = 6400 floats theta_bar: uniform[131175] =
+ * 131175 floats u_bar: varying[75] = 600 floats, may be NULL scratch: scratch arena, 47360 bytes,
+ * 64-byte aligned
  */
 void fwp_delta_cde_predelta_static_output_vjp(const void* ctx, double t, const void* z,
                                               const void* theta, const void* u, const void* y_bar,

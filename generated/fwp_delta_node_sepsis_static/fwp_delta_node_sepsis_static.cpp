@@ -319,22 +319,29 @@ extern "C" void fwp_delta_node_sepsis_static_init_state(const void* /*ctx*/, con
                                                         const void* u0_ptr, void* z0_ptr,
                                                         void* scratch) {
   const T* __restrict theta = static_cast<const T*>(theta_ptr);
-  const T* w0_weight = theta + 44699;
-  const T* w0_bias = theta + 51867;
+  const T* s_in_weight = theta + 44699;
+  const T* s_in_bias = theta + 46491;
+  const T* s_kvl_weight = theta + 46747;
+  const T* s_kvl_bias = theta + 116379;
   const T* __restrict u0 = static_cast<const T*>(u0_ptr);
   const T* u0_s = u0 + 69 * L;
   T* __restrict z0 = static_cast<T*>(z0_ptr);
   T* z0_W = z0;
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8192);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16384);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25088);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
-  // fwp_delta_node_sepsis_static.init: 6 nodes
-  // %36 = contract f64[1024] -> v0
-  // fwp_delta_node_sepsis_static.ode:40: state W : [heads, d_head, d_head] = reshape(w0(s), [heads,
-  // d_head, d_head])   # Sec. 4
-  for (int64_t i0 = 0; i0 < 256; ++i0) {
+  T rowmax_v[L] = {};
+  T rowsum_v[L] = {};
+  // fwp_delta_node_sepsis_static.init: 21 nodes
+  // %38 = contract f64[256] -> v0
+  // fwp_delta_node_sepsis_static.ode:44: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head
+  // + 1])
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -345,10 +352,10 @@ extern "C" void fwp_delta_node_sepsis_static_init_state(const void* /*ctx*/, con
     for (int64_t i1 = 0; i1 < 7; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(w0_weight[i0 * 28 + i1], u0_s[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(w0_weight[i0 * 28 + i1 + 7], u0_s[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(w0_weight[i0 * 28 + i1 + 14], u0_s[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(w0_weight[i0 * 28 + i1 + 21], u0_s[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(s_in_weight[i0 * 28 + i1], u0_s[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 7], u0_s[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 14], u0_s[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 21], u0_s[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -359,68 +366,19 @@ extern "C" void fwp_delta_node_sepsis_static_init_state(const void* /*ctx*/, con
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %38 = reshape f64[16,8,8] -> W
-  // fwp_delta_node_sepsis_static.ode:40: state W : [heads, d_head, d_head] = reshape(w0(s), [heads,
-  // d_head, d_head])   # Sec. 4
-  for (int64_t i0 = 0; i0 < 1024; ++i0) {
+  // %40 = relu f64[256] -> v1
+  // fwp_delta_node_sepsis_static.ode:44: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head
+  // + 1])
+  for (int64_t i0 = 0; i0 < 256; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z0_W[i0 * L + l] = w0_bias[i0] + v0[i0 * L + l];
+      v1[i0 * L + l] = relu(v0[i0 * L + l] + s_in_bias[i0]);
     }
   }
-}
-
-/// init_state_vjp: runtime/abi.h's plastic_init_state_vjp_fn.
-extern "C" void fwp_delta_node_sepsis_static_init_state_vjp(
-    const void* /*ctx*/, const void* theta_ptr, const void* u0_ptr, const void* z0_bar_ptr,
-    void* theta_bar_ptr, void* u0_bar_ptr, void* /*scratch*/) {
-  const T* __restrict theta = static_cast<const T*>(theta_ptr);
-  const T* w0_weight = theta + 44699;
-  const T* __restrict u0 = static_cast<const T*>(u0_ptr);
-  const T* u0_s = u0 + 69 * L;
-  const T* __restrict z0_bar = static_cast<const T*>(z0_bar_ptr);
-  const T* z0_bar_W = z0_bar;
-  T* __restrict theta_bar = static_cast<T*>(theta_bar_ptr);
-  T* theta_bar_w0_weight = theta_bar + 44699;
-  T* theta_bar_w0_bias = theta_bar + 51867;
-  T* __restrict u0_bar = static_cast<T*>(u0_bar_ptr);
-  T acc0_v[L] = {};
-  T acc1_v[L] = {};
-  T acc2_v[L] = {};
-  T acc3_v[L] = {};
-  // fwp_delta_node_sepsis_static.init.vjp: 6 nodes
-  // %359 = contract f64[1024,7] -> d.w0.weight
-  // fwp_delta_node_sepsis_static.ode:40: state W : [heads, d_head, d_head] = reshape(w0(s), [heads,
-  // d_head, d_head])   # Sec. 4
-  for (int64_t i0 = 0; i0 < 1024; ++i0) {
-    for (int64_t i1 = 0; i1 < 7; ++i1) {
-      {
-        T sum[L];
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          sum[l] = z0_bar_W[i0 * L + l] * u0_s[i1 * L + l];
-        }
-        theta_bar_w0_weight[i0 * 7 + i1] += lane_sum<L>(sum);
-      }
-    }
-  }
-  // output d.w0.bias = %358
-  // fwp_delta_node_sepsis_static.ode:40: state W : [heads, d_head, d_head] = reshape(w0(s), [heads,
-  // d_head, d_head])   # Sec. 4
-  for (int64_t i0 = 0; i0 < 1024; ++i0) {
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] = z0_bar_W[i0 * L + l];
-      }
-      theta_bar_w0_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  if (u0_bar) {
-    // %360 = contract f64[7] -> d.s
-    // fwp_delta_node_sepsis_static.ode:40: state W : [heads, d_head, d_head] = reshape(w0(s),
-    // [heads, d_head, d_head])   # Sec. 4
+  // %41 = contract f64[272] -> v2
+  // fwp_delta_node_sepsis_static.ode:44: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head
+  // + 1])
+  for (int64_t i0 = 0; i0 < 68; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -428,13 +386,581 @@ extern "C" void fwp_delta_node_sepsis_static_init_state_vjp(
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
     }
-    for (int64_t i0 = 0; i0 < 1024; ++i0) {
+    for (int64_t i1 = 0; i1 < 256; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(w0_weight[i0 * 7], z0_bar_W[i0 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(w0_weight[i0 * 7 + 1], z0_bar_W[i0 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(w0_weight[i0 * 7 + 2], z0_bar_W[i0 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(w0_weight[i0 * 7 + 3], z0_bar_W[i0 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 256], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 512], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 768], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %43 = reshape f64[16,17] -> v3
+  // fwp_delta_node_sepsis_static.ode:44: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head
+  // + 1])
+  for (int64_t i0 = 0; i0 < 272; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = v2[i0 * L + l] + s_kvl_bias[i0];
+    }
+  }
+  // %45 = softmax f64[16,8] -> v0
+  // fwp_delta_node_sepsis_static.ode:45: let k0  = softmax(kvl[..., 0:d_head])
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v3[(i0 * 17 + i1) * L + l] > rowmax_v[l]) ? v3[(i0 * 17 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v1[i1 * L + l] = vm::exp(v3[(i0 * 17 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v3[(i0 * 17 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[(i0 * 8 + i1) * L + l] = v1[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %47 = sigmoid f64[16,1] -> v1
+  // fwp_delta_node_sepsis_static.ode:46: let v0  = sigmoid(kvl[..., 2 * d_head:2 * d_head + 1]) *
+  // tanh(kvl[..., d_head:2 * d_head])
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = sigmoid(v3[(i0 * 17 + 16) * L + l]);
+    }
+  }
+  // %50 = reshape f64[16] -> v2
+  // fwp_delta_node_sepsis_static.ode:46: let v0  = sigmoid(kvl[..., 2 * d_head:2 * d_head + 1]) *
+  // tanh(kvl[..., d_head:2 * d_head])
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = v1[i0 * L + l];
+    }
+  }
+  // %52 = mul f64[16,8] -> v1
+  // fwp_delta_node_sepsis_static.ode:46: let v0  = sigmoid(kvl[..., 2 * d_head:2 * d_head + 1]) *
+  // tanh(kvl[..., d_head:2 * d_head])
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v1[(i0 * 8 + i1) * L + l] = vm::tanh(v3[(i0 * 17 + i1 + 8) * L + l]) * v2[i0 * L + l];
+      }
+    }
+  }
+  // %53 = contract f64[16,8,8] -> W
+  // fwp_delta_node_sepsis_static.ode:47: outer(v0, k0)
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          z0_W[(i0 * 64 + i1 * 8 + i2) * L + l] =
+              v0[(i0 * 8 + i2) * L + l] * v1[(i0 * 8 + i1) * L + l];
+        }
+      }
+    }
+  }
+}
+
+/// init_state_vjp: runtime/abi.h's plastic_init_state_vjp_fn.
+extern "C" void
+fwp_delta_node_sepsis_static_init_state_vjp(const void* /*ctx*/, const void* theta_ptr,
+                                            const void* u0_ptr, const void* z0_bar_ptr,
+                                            void* theta_bar_ptr, void* u0_bar_ptr, void* scratch) {
+  const T* __restrict theta = static_cast<const T*>(theta_ptr);
+  const T* s_in_weight = theta + 44699;
+  const T* s_in_bias = theta + 46491;
+  const T* s_kvl_weight = theta + 46747;
+  const T* s_kvl_bias = theta + 116379;
+  const T* __restrict u0 = static_cast<const T*>(u0_ptr);
+  const T* u0_s = u0 + 69 * L;
+  const T* __restrict z0_bar = static_cast<const T*>(z0_bar_ptr);
+  const T* z0_bar_W = z0_bar;
+  T* __restrict theta_bar = static_cast<T*>(theta_bar_ptr);
+  T* theta_bar_s_in_weight = theta_bar + 44699;
+  T* theta_bar_s_in_bias = theta_bar + 46491;
+  T* theta_bar_s_kvl_weight = theta_bar + 46747;
+  T* theta_bar_s_kvl_bias = theta_bar + 116379;
+  T* __restrict u0_bar = static_cast<T*>(u0_bar_ptr);
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8192);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16384);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25088);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33792);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34304);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38400);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38656);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 47360);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 47872);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51968);
+  T acc0_v[L] = {};
+  T acc1_v[L] = {};
+  T acc2_v[L] = {};
+  T acc3_v[L] = {};
+  T rowmax_v[L] = {};
+  T rowsum_v[L] = {};
+  // fwp_delta_node_sepsis_static.init.vjp: 50 nodes
+  // %38 = contract f64[256] -> v0
+  // fwp_delta_node_sepsis_static.ode:44: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head
+  // + 1])
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 7; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(s_in_weight[i0 * 28 + i1], u0_s[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 7], u0_s[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 14], u0_s[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 21], u0_s[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %39 = add f64[256] -> v1
+  // fwp_delta_node_sepsis_static.ode:44: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head
+  // + 1])
+  for (int64_t i0 = 0; i0 < 256; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = v0[i0 * L + l] + s_in_bias[i0];
+    }
+  }
+  // %40 = relu f64[256] -> v0
+  // fwp_delta_node_sepsis_static.ode:44: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head
+  // + 1])
+  for (int64_t i0 = 0; i0 < 256; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = relu(v1[i0 * L + l]);
+    }
+  }
+  // %41 = contract f64[272] -> v2
+  // fwp_delta_node_sepsis_static.ode:44: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head
+  // + 1])
+  for (int64_t i0 = 0; i0 < 68; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 256; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 256], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 512], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 768], v0[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %43 = reshape f64[16,17] -> v3
+  // fwp_delta_node_sepsis_static.ode:44: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head
+  // + 1])
+  for (int64_t i0 = 0; i0 < 272; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = v2[i0 * L + l] + s_kvl_bias[i0];
+    }
+  }
+  // %49 = tanh f64[16,8] -> v2
+  // fwp_delta_node_sepsis_static.ode:46: let v0  = sigmoid(kvl[..., 2 * d_head:2 * d_head + 1]) *
+  // tanh(kvl[..., d_head:2 * d_head])
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 8 + i1) * L + l] = vm::tanh(v3[(i0 * 17 + i1 + 8) * L + l]);
+      }
+    }
+  }
+  // %47 = sigmoid f64[16,1] -> v4
+  // fwp_delta_node_sepsis_static.ode:46: let v0  = sigmoid(kvl[..., 2 * d_head:2 * d_head + 1]) *
+  // tanh(kvl[..., d_head:2 * d_head])
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = sigmoid(v3[(i0 * 17 + 16) * L + l]);
+    }
+  }
+  // %45 = softmax f64[16,8] -> v5
+  // fwp_delta_node_sepsis_static.ode:45: let k0  = softmax(kvl[..., 0:d_head])
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v3[(i0 * 17 + i1) * L + l] > rowmax_v[l]) ? v3[(i0 * 17 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[i1 * L + l] = vm::exp(v3[(i0 * 17 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v3[(i0 * 17 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5[(i0 * 8 + i1) * L + l] = v6[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %382 = contract f64[16,8] -> v3
+  // fwp_delta_node_sepsis_static.ode:47: outer(v0, k0)
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_bar_W[(i0 * 64 + i1 * 32 + i2) * L + l],
+                               v5[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_bar_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v5[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_bar_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v5[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_bar_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v5[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v3[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v3[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v3[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %395 = pad f64[16,17] -> v7
+  // fwp_delta_node_sepsis_static.ode:46: let v0  = sigmoid(kvl[..., 2 * d_head:2 * d_head + 1]) *
+  // tanh(kvl[..., d_head:2 * d_head])
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 17 + i1) * L + l] = 0.0f;
+      }
+    }
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 17 + 16) * L + l] = 0.0f;
+    }
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 17 + i1 + 8) * L + l] = (1.0f - square(v2[(i0 * 8 + i1) * L + l])) *
+                                         (v4[i0 * L + l] * v3[(i0 * 8 + i1) * L + l]);
+      }
+    }
+  }
+  // %428 = contract f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v2[(i0 * 32 + i1) * L + l], v3[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v2[(i0 * 32 + i1 + 8) * L + l], v3[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v2[(i0 * 32 + i1 + 16) * L + l], v3[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v2[(i0 * 32 + i1 + 24) * L + l], v3[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %445 = pad f64[16,17] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 17 + i1) * L + l] = 0.0f;
+      }
+    }
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 17 + 16) * L + l] = v8[i0 * L + l] * (v4[i0 * L + l] * (1.0f - v4[i0 * L + l]));
+    }
+  }
+  // %52 = mul f64[16,8] -> v9
+  // fwp_delta_node_sepsis_static.ode:46: let v0  = sigmoid(kvl[..., 2 * d_head:2 * d_head + 1]) *
+  // tanh(kvl[..., d_head:2 * d_head])
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 8 + i1) * L + l] = v2[(i0 * 8 + i1) * L + l] * v4[i0 * L + l];
+      }
+    }
+  }
+  // %381 = contract f64[16,8] -> v2
+  // fwp_delta_node_sepsis_static.ode:47: outer(v0, k0)
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_bar_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v9[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v9[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v9[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_bar_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v9[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %417 = contract f64[16] -> v4
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v5[(i0 * 32 + i1) * L + l], v2[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v5[(i0 * 32 + i1 + 8) * L + l], v2[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v5[(i0 * 32 + i1 + 16) * L + l], v2[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v5[(i0 * 32 + i1 + 24) * L + l], v2[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %442 = pad f64[16,17] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 8; i1 < 17; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 17 + i1) * L + l] = 0.0f;
+      }
+    }
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 17 + i1) * L + l] =
+            v5[(i0 * 8 + i1) * L + l] * (v2[(i0 * 8 + i1) * L + l] - v4[i0 * L + l]);
+      }
+    }
+  }
+  // %448 = reshape f64[272] -> v2
+  for (int64_t i0 = 0; i0 < 272; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = (v7[i0 * L + l] + v3[i0 * L + l]) + v10[i0 * L + l];
+    }
+  }
+  // %449 = contract f64[256] -> v3
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 272; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(s_kvl_weight[i0 * 4 + i1 * 256], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_kvl_weight[i0 * 4 + i1 * 256 + 1], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_kvl_weight[i0 * 4 + i1 * 256 + 2], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_kvl_weight[i0 * 4 + i1 * 256 + 3], v2[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %450 = mul f64[256] -> v7
+  for (int64_t i0 = 0; i0 < 256; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = step(v1[i0 * L + l]) * v3[i0 * L + l];
+    }
+  }
+  // %451 = contract f64[256,7] -> d.s_in.weight
+  for (int64_t i0 = 0; i0 < 256; ++i0) {
+    for (int64_t i1 = 0; i1 < 7; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = v7[i0 * L + l] * u0_s[i1 * L + l];
+        }
+        theta_bar_s_in_weight[i0 * 7 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %452 = contract f64[272,256] -> d.s_kvl.weight
+  for (int64_t i0 = 0; i0 < 272; ++i0) {
+    for (int64_t i1 = 0; i1 < 256; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = v2[i0 * L + l] * v0[i1 * L + l];
+        }
+        theta_bar_s_kvl_weight[i0 * 256 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // output d.s_in.bias = %450
+  for (int64_t i0 = 0; i0 < 256; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = v7[i0 * L + l];
+      }
+      theta_bar_s_in_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // output d.s_kvl.bias = %448
+  for (int64_t i0 = 0; i0 < 272; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = v2[i0 * L + l];
+      }
+      theta_bar_s_kvl_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  if (u0_bar) {
+    // %453 = contract f64[7] -> d.s
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 256; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(s_in_weight[i0 * 7], v7[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_in_weight[i0 * 7 + 1], v7[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_in_weight[i0 * 7 + 2], v7[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_in_weight[i0 * 7 + 3], v7[i0 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -449,10 +975,10 @@ extern "C" void fwp_delta_node_sepsis_static_init_state_vjp(
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
       }
-      for (int64_t i1 = 0; i1 < 1024; ++i1) {
+      for (int64_t i1 = 0; i1 < 256; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(w0_weight[i0 + i1 * 7], z0_bar_W[i1 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(s_in_weight[i0 + i1 * 7], v7[i1 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -496,7 +1022,7 @@ extern "C" void fwp_delta_node_sepsis_static_field(const void* /*ctx*/, double /
   T rowsum_v[L] = {};
   // fwp_delta_node_sepsis_static.field: 21 nodes
   // %1 = layernorm f64[69] -> v0
-  // fwp_delta_node_sepsis_static.ode:43: let u    = ln(x(t))
+  // fwp_delta_node_sepsis_static.ode:50: let u    = ln(x(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -533,7 +1059,7 @@ extern "C" void fwp_delta_node_sepsis_static_field(const void* /*ctx*/, double /
     }
   }
   // %5 = add f64[69] -> v1
-  // fwp_delta_node_sepsis_static.ode:43: let u    = ln(x(t))
+  // fwp_delta_node_sepsis_static.ode:50: let u    = ln(x(t))
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -541,7 +1067,7 @@ extern "C" void fwp_delta_node_sepsis_static_field(const void* /*ctx*/, double /
     }
   }
   // %15 = contract f64[16,8] -> v2
-  // fwp_delta_node_sepsis_static.ode:46: let v    = tanh(Wv @ u)                                #
+  // fwp_delta_node_sepsis_static.ode:53: let v    = tanh(Wv @ u)                                #
   // Eq. 30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
@@ -571,7 +1097,7 @@ extern "C" void fwp_delta_node_sepsis_static_field(const void* /*ctx*/, double /
     }
   }
   // %12 = contract f64[16,8] -> v3
-  // fwp_delta_node_sepsis_static.ode:45: let k    = softmax(Wk @ u)                             #
+  // fwp_delta_node_sepsis_static.ode:52: let k    = softmax(Wk @ u)                             #
   // Eq. 29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
@@ -601,7 +1127,7 @@ extern "C" void fwp_delta_node_sepsis_static_field(const void* /*ctx*/, double /
     }
   }
   // %13 = softmax f64[16,8] -> v4
-  // fwp_delta_node_sepsis_static.ode:45: let k    = softmax(Wk @ u)                             #
+  // fwp_delta_node_sepsis_static.ode:52: let k    = softmax(Wk @ u)                             #
   // Eq. 29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
@@ -635,7 +1161,7 @@ extern "C" void fwp_delta_node_sepsis_static_field(const void* /*ctx*/, double /
     }
   }
   // %18 = contract f64[16,8] -> v3
-  // fwp_delta_node_sepsis_static.ode:47: beta * outer(v - W @ k, k)                             #
+  // fwp_delta_node_sepsis_static.ode:54: beta * outer(v - W @ k, k)                             #
   // Eq. 21 / 32 pre-delta
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
@@ -669,7 +1195,7 @@ extern "C" void fwp_delta_node_sepsis_static_field(const void* /*ctx*/, double /
     }
   }
   // %7 = contract f64[16] -> v0
-  // fwp_delta_node_sepsis_static.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_delta_node_sepsis_static.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -696,14 +1222,14 @@ extern "C" void fwp_delta_node_sepsis_static_field(const void* /*ctx*/, double /
     }
   }
   // %8 = sigmoid f64[16] -> v1
-  // fwp_delta_node_sepsis_static.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_delta_node_sepsis_static.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = sigmoid(v0[i0 * L + l]);
     }
   }
-  // %69 = contract f64[16,8] -> v5
+  // %84 = contract f64[16,8] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -713,7 +1239,7 @@ extern "C" void fwp_delta_node_sepsis_static_field(const void* /*ctx*/, double /
       }
     }
   }
-  // %70 = contract f64[16,8,8] -> W
+  // %85 = contract f64[16,8,8] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
@@ -781,7 +1307,7 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
   T acc_v[L] = {};
   // fwp_delta_node_sepsis_static.field.vjp: 75 nodes
   // %1 = layernorm f64[69] -> v0
-  // fwp_delta_node_sepsis_static.ode:43: let u    = ln(x(t))
+  // fwp_delta_node_sepsis_static.ode:50: let u    = ln(x(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -818,7 +1344,7 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
     }
   }
   // %5 = add f64[69] -> v1
-  // fwp_delta_node_sepsis_static.ode:43: let u    = ln(x(t))
+  // fwp_delta_node_sepsis_static.ode:50: let u    = ln(x(t))
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -826,7 +1352,7 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
     }
   }
   // %12 = contract f64[16,8] -> v2
-  // fwp_delta_node_sepsis_static.ode:45: let k    = softmax(Wk @ u)                             #
+  // fwp_delta_node_sepsis_static.ode:52: let k    = softmax(Wk @ u)                             #
   // Eq. 29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
@@ -856,7 +1382,7 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
     }
   }
   // %13 = softmax f64[16,8] -> v3
-  // fwp_delta_node_sepsis_static.ode:45: let k    = softmax(Wk @ u)                             #
+  // fwp_delta_node_sepsis_static.ode:52: let k    = softmax(Wk @ u)                             #
   // Eq. 29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
@@ -889,7 +1415,7 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %79 = contract f64[16,8] -> v2
+  // %98 = contract f64[16,8] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -922,7 +1448,7 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
     }
   }
   // %7 = contract f64[16] -> v5
-  // fwp_delta_node_sepsis_static.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_delta_node_sepsis_static.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -949,14 +1475,14 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
     }
   }
   // %8 = sigmoid f64[16] -> v6
-  // fwp_delta_node_sepsis_static.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_delta_node_sepsis_static.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = sigmoid(v5[i0 * L + l]);
     }
   }
-  // %81 = contract f64[16,8] -> v7
+  // %100 = contract f64[16,8] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -965,7 +1491,7 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %145 = neg f64[16,8,8] -> d.W
+  // %166 = neg f64[16,8,8] -> d.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
@@ -978,7 +1504,7 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
     }
   }
   // %15 = contract f64[16,8] -> v8
-  // fwp_delta_node_sepsis_static.ode:46: let v    = tanh(Wv @ u)                                #
+  // fwp_delta_node_sepsis_static.ode:53: let v    = tanh(Wv @ u)                                #
   // Eq. 30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
@@ -1008,7 +1534,7 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
     }
   }
   // %16 = tanh f64[16,8] -> v9
-  // fwp_delta_node_sepsis_static.ode:46: let v    = tanh(Wv @ u)                                #
+  // fwp_delta_node_sepsis_static.ode:53: let v    = tanh(Wv @ u)                                #
   // Eq. 30
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
@@ -1017,7 +1543,7 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
     }
   }
   // %18 = contract f64[16,8] -> v8
-  // fwp_delta_node_sepsis_static.ode:47: beta * outer(v - W @ k, k)                             #
+  // fwp_delta_node_sepsis_static.ode:54: beta * outer(v - W @ k, k)                             #
   // Eq. 21 / 32 pre-delta
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
@@ -1051,7 +1577,7 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
     }
   }
   // %19 = sub f64[16,8] -> v10
-  // fwp_delta_node_sepsis_static.ode:47: beta * outer(v - W @ k, k)                             #
+  // fwp_delta_node_sepsis_static.ode:54: beta * outer(v - W @ k, k)                             #
   // Eq. 21 / 32 pre-delta
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
@@ -1059,7 +1585,7 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
       v10[i0 * L + l] = v9[i0 * L + l] - v8[i0 * L + l];
     }
   }
-  // %69 = contract f64[16,8] -> v8
+  // %84 = contract f64[16,8] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -1068,7 +1594,7 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %80 = contract f64[16,8] -> v11
+  // %99 = contract f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1100,7 +1626,7 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %146 = contract f64[16,8] -> v8
+  // %167 = contract f64[16,8] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1132,14 +1658,14 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %148 = sub f64[16,8] -> v12
+  // %169 = sub f64[16,8] -> v12
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = v11[i0 * L + l] - v8[i0 * L + l];
     }
   }
-  // %177 = contract f64[16] -> v5
+  // %198 = contract f64[16] -> v5
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1168,7 +1694,7 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %224 = mul f64[16,8] -> v8
+  // %245 = mul f64[16,8] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -1178,7 +1704,7 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %225 = contract f64[16,69] -> v13
+  // %246 = contract f64[16,69] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -1224,8 +1750,8 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
       v13[(i0 * 69 + 68) * L + l] = acc0_v[l];
     }
   }
-  // %103 = mul f64[16,8] -> v3
-  // fwp_delta_node_sepsis_static.ode:46: let v    = tanh(Wv @ u)                                #
+  // %122 = mul f64[16,8] -> v3
+  // fwp_delta_node_sepsis_static.ode:53: let v    = tanh(Wv @ u)                                #
   // Eq. 30
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
@@ -1233,8 +1759,8 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
       v3[i0 * L + l] = v7[i0 * L + l] * (1.0f - square(v9[i0 * L + l]));
     }
   }
-  // %105 = contract f64[16,69] -> v14
-  // fwp_delta_node_sepsis_static.ode:46: let v    = tanh(Wv @ u)                                #
+  // %124 = contract f64[16,69] -> v14
+  // fwp_delta_node_sepsis_static.ode:53: let v    = tanh(Wv @ u)                                #
   // Eq. 30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
@@ -1281,7 +1807,7 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
       v14[(i0 * 69 + 68) * L + l] = acc0_v[l];
     }
   }
-  // %227 = reduce_sum f64[69] -> v7
+  // %248 = reduce_sum f64[69] -> v7
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1298,7 +1824,7 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
       v7[i0 * L + l] = acc_v[l];
     }
   }
-  // %82 = contract f64[16] -> v5
+  // %101 = contract f64[16] -> v5
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1327,16 +1853,16 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %86 = mul f64[16] -> v2
-  // fwp_delta_node_sepsis_static.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // %105 = mul f64[16] -> v2
+  // fwp_delta_node_sepsis_static.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = v5[i0 * L + l] * ((1.0f - v6[i0 * L + l]) * v6[i0 * L + l]);
     }
   }
-  // %88 = contract f64[69] -> v9
-  // fwp_delta_node_sepsis_static.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // %107 = contract f64[69] -> v9
+  // fwp_delta_node_sepsis_static.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1376,14 +1902,14 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
   for (int64_t l = 0; l < L; ++l) {
     v9[68 * L + l] = acc0_v[l];
   }
-  // %228 = add f64[69] -> v10
+  // %249 = add f64[69] -> v10
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = v7[i0 * L + l] + v9[i0 * L + l];
     }
   }
-  // %229 = mul f64[69] -> d.ln.gain
+  // %250 = mul f64[69] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
@@ -1394,8 +1920,8 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %87 = contract f64[16,69] -> d.Wb
-  // fwp_delta_node_sepsis_static.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // %106 = contract f64[16,69] -> d.Wb
+  // fwp_delta_node_sepsis_static.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
@@ -1408,7 +1934,7 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %230 = contract f64[16,8,69] -> d.Wk
+  // %251 = contract f64[16,8,69] -> d.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -1423,8 +1949,8 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // %104 = contract f64[16,8,69] -> d.Wv
-  // fwp_delta_node_sepsis_static.ode:46: let v    = tanh(Wv @ u)                                #
+  // %123 = contract f64[16,8,69] -> d.Wv
+  // fwp_delta_node_sepsis_static.ode:53: let v    = tanh(Wv @ u)                                #
   // Eq. 30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -1440,7 +1966,7 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
       }
     }
   }
-  // output d.ln.bias = %228
+  // output d.ln.bias = %249
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
@@ -1452,8 +1978,8 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
     }
   }
   if (u_bar) {
-    // %111 = reduce_sum f64[] -> v4
-    // fwp_delta_node_sepsis_static.ode:43: let u    = ln(x(t))
+    // %130 = reduce_sum f64[] -> v4
+    // fwp_delta_node_sepsis_static.ode:50: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1468,8 +1994,8 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = acc_v[l];
     }
-    // %117 = reduce_sum f64[] -> v5
-    // fwp_delta_node_sepsis_static.ode:43: let u    = ln(x(t))
+    // %136 = reduce_sum f64[] -> v5
+    // fwp_delta_node_sepsis_static.ode:50: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1484,20 +2010,20 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
     for (int64_t l = 0; l < L; ++l) {
       v5[l] = acc_v[l];
     }
-    // %122 = reciprocal f64[] -> v4
-    // fwp_delta_node_sepsis_static.ode:43: let u    = ln(x(t))
+    // %141 = reciprocal f64[] -> v4
+    // fwp_delta_node_sepsis_static.ode:50: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = T(1) / std::sqrt((v5[l] * 0.014492754f) + 1e-05f);
     }
-    // %231 = mul f64[69] -> v1
+    // %252 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = ln_gain[i0] * v10[i0 * L + l];
       }
     }
-    // %232 = reduce_sum f64[] -> v5
+    // %253 = reduce_sum f64[] -> v5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1512,7 +2038,7 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
     for (int64_t l = 0; l < L; ++l) {
       v5[l] = acc_v[l];
     }
-    // %236 = contract f64[] -> v6
+    // %257 = contract f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -1527,7 +2053,7 @@ extern "C" void fwp_delta_node_sepsis_static_field_vjp(const void* /*ctx*/, doub
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc0_v[l];
     }
-    // %241 = mul f64[69] -> d.x
+    // %262 = mul f64[69] -> d.x
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1623,7 +2149,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
   }
   // fwp_delta_node_sepsis_static.field.adjoint: 56 nodes
   // %1 = layernorm f64[69] -> v0
-  // fwp_delta_node_sepsis_static.ode:43: let u    = ln(x(t))
+  // fwp_delta_node_sepsis_static.ode:50: let u    = ln(x(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -1660,7 +2186,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
     }
   }
   // %5 = add f64[69] -> v1
-  // fwp_delta_node_sepsis_static.ode:43: let u    = ln(x(t))
+  // fwp_delta_node_sepsis_static.ode:50: let u    = ln(x(t))
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1668,7 +2194,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
     }
   }
   // %15 = contract f64[16,8] -> v2
-  // fwp_delta_node_sepsis_static.ode:46: let v    = tanh(Wv @ u)                                #
+  // fwp_delta_node_sepsis_static.ode:53: let v    = tanh(Wv @ u)                                #
   // Eq. 30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
@@ -1698,7 +2224,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
     }
   }
   // %16 = tanh f64[16,8] -> v3
-  // fwp_delta_node_sepsis_static.ode:46: let v    = tanh(Wv @ u)                                #
+  // fwp_delta_node_sepsis_static.ode:53: let v    = tanh(Wv @ u)                                #
   // Eq. 30
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
@@ -1707,7 +2233,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
     }
   }
   // %12 = contract f64[16,8] -> v2
-  // fwp_delta_node_sepsis_static.ode:45: let k    = softmax(Wk @ u)                             #
+  // fwp_delta_node_sepsis_static.ode:52: let k    = softmax(Wk @ u)                             #
   // Eq. 29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
@@ -1737,7 +2263,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
     }
   }
   // %13 = softmax f64[16,8] -> v4
-  // fwp_delta_node_sepsis_static.ode:45: let k    = softmax(Wk @ u)                             #
+  // fwp_delta_node_sepsis_static.ode:52: let k    = softmax(Wk @ u)                             #
   // Eq. 29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
@@ -1771,7 +2297,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
     }
   }
   // %18 = contract f64[16,8] -> v2
-  // fwp_delta_node_sepsis_static.ode:47: beta * outer(v - W @ k, k)                             #
+  // fwp_delta_node_sepsis_static.ode:54: beta * outer(v - W @ k, k)                             #
   // Eq. 21 / 32 pre-delta
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
@@ -1805,7 +2331,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
     }
   }
   // %19 = sub f64[16,8] -> v6
-  // fwp_delta_node_sepsis_static.ode:47: beta * outer(v - W @ k, k)                             #
+  // fwp_delta_node_sepsis_static.ode:54: beta * outer(v - W @ k, k)                             #
   // Eq. 21 / 32 pre-delta
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
@@ -1814,7 +2340,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
     }
   }
   // %7 = contract f64[16] -> v2
-  // fwp_delta_node_sepsis_static.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_delta_node_sepsis_static.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1841,14 +2367,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
     }
   }
   // %8 = sigmoid f64[16] -> v7
-  // fwp_delta_node_sepsis_static.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_delta_node_sepsis_static.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = sigmoid(v2[i0 * L + l]);
     }
   }
-  // %69 = contract f64[16,8] -> v2
+  // %84 = contract f64[16,8] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -1857,7 +2383,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
       }
     }
   }
-  // %70 = contract f64[16,8,8] -> W
+  // %85 = contract f64[16,8,8] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
@@ -1869,7 +2395,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
       }
     }
   }
-  // %264 = contract f64[16,8] -> v8
+  // %285 = contract f64[16,8] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1901,7 +2427,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
       }
     }
   }
-  // %266 = contract f64[16,8] -> v9
+  // %287 = contract f64[16,8] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -1910,7 +2436,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
       }
     }
   }
-  // %304 = contract f64[16,8,8] -> adj.W
+  // %327 = contract f64[16,8,8] -> adj.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
@@ -1922,7 +2448,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
       }
     }
   }
-  // %267 = contract f64[16] -> v10
+  // %288 = contract f64[16] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1951,16 +2477,16 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
       v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %268 = mul f64[16] -> v6
-  // fwp_delta_node_sepsis_static.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // %289 = mul f64[16] -> v6
+  // fwp_delta_node_sepsis_static.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = ((1.0f - v7[i0 * L + l]) * v7[i0 * L + l]) * v10[i0 * L + l];
     }
   }
-  // %270 = contract f64[69] -> v8
-  // fwp_delta_node_sepsis_static.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // %291 = contract f64[69] -> v8
+  // fwp_delta_node_sepsis_static.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2000,8 +2526,8 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
   for (int64_t l = 0; l < L; ++l) {
     v8[68 * L + l] = acc0_v[l];
   }
-  // %282 = mul f64[16,8] -> v11
-  // fwp_delta_node_sepsis_static.ode:46: let v    = tanh(Wv @ u)                                #
+  // %303 = mul f64[16,8] -> v11
+  // fwp_delta_node_sepsis_static.ode:53: let v    = tanh(Wv @ u)                                #
   // Eq. 30
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
@@ -2009,8 +2535,8 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
       v11[i0 * L + l] = v9[i0 * L + l] * (1.0f - square(v3[i0 * L + l]));
     }
   }
-  // %284 = contract f64[16,69] -> v12
-  // fwp_delta_node_sepsis_static.ode:46: let v    = tanh(Wv @ u)                                #
+  // %305 = contract f64[16,69] -> v12
+  // fwp_delta_node_sepsis_static.ode:53: let v    = tanh(Wv @ u)                                #
   // Eq. 30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
@@ -2057,7 +2583,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
       v12[(i0 * 69 + 68) * L + l] = acc0_v[l];
     }
   }
-  // %265 = contract f64[16,8] -> v3
+  // %286 = contract f64[16,8] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -2089,7 +2615,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
       }
     }
   }
-  // %306 = contract f64[16,8] -> v2
+  // %329 = contract f64[16,8] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -2121,14 +2647,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
       }
     }
   }
-  // %308 = sub f64[16,8] -> v9
+  // %331 = sub f64[16,8] -> v9
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = v3[i0 * L + l] - v2[i0 * L + l];
     }
   }
-  // %325 = contract f64[16] -> v7
+  // %348 = contract f64[16] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2157,7 +2683,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
       v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %342 = mul f64[16,8] -> v2
+  // %365 = mul f64[16,8] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -2167,7 +2693,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
       }
     }
   }
-  // %343 = contract f64[16,69] -> v13
+  // %366 = contract f64[16,69] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -2213,7 +2739,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
       v13[(i0 * 69 + 68) * L + l] = acc0_v[l];
     }
   }
-  // %345 = reduce_sum f64[69] -> v3
+  // %368 = reduce_sum f64[69] -> v3
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2230,14 +2756,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
       v3[i0 * L + l] = acc_v[l];
     }
   }
-  // %346 = add f64[69] -> v4
+  // %369 = add f64[69] -> v4
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = v8[i0 * L + l] + v3[i0 * L + l];
     }
   }
-  // %348 = neg f64[69] -> adj.ln.gain
+  // %371 = neg f64[69] -> adj.ln.gain
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
@@ -2248,7 +2774,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %349 = neg f64[69] -> adj.ln.bias
+  // %372 = neg f64[69] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
@@ -2259,7 +2785,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %292 = neg f64[16,69] -> adj.Wb
+  // %313 = neg f64[16,69] -> adj.Wb
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
@@ -2272,7 +2798,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
       }
     }
   }
-  // %351 = neg f64[16,8,69] -> adj.Wk
+  // %374 = neg f64[16,8,69] -> adj.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -2287,7 +2813,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
       }
     }
   }
-  // %294 = neg f64[16,8,69] -> adj.Wv
+  // %315 = neg f64[16,8,69] -> adj.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -2304,8 +2830,8 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
   }
   // fwp_delta_node_sepsis_static.field.vjp: 69 nodes
   if (u_bar) {
-    // %111 = reduce_sum f64[] -> v0
-    // fwp_delta_node_sepsis_static.ode:43: let u    = ln(x(t))
+    // %130 = reduce_sum f64[] -> v0
+    // fwp_delta_node_sepsis_static.ode:50: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v_2[l] = 0.0f;
@@ -2320,8 +2846,8 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
     for (int64_t l = 0; l < L; ++l) {
       v0_2[l] = acc_v_2[l];
     }
-    // %117 = reduce_sum f64[] -> v1
-    // fwp_delta_node_sepsis_static.ode:43: let u    = ln(x(t))
+    // %136 = reduce_sum f64[] -> v1
+    // fwp_delta_node_sepsis_static.ode:50: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v_2[l] = 0.0f;
@@ -2336,14 +2862,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
     for (int64_t l = 0; l < L; ++l) {
       v1_2[l] = acc_v_2[l];
     }
-    // %122 = reciprocal f64[] -> v0
-    // fwp_delta_node_sepsis_static.ode:43: let u    = ln(x(t))
+    // %141 = reciprocal f64[] -> v0
+    // fwp_delta_node_sepsis_static.ode:50: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0_2[l] = T(1) / std::sqrt((v1_2[l] * 0.014492754f) + 1e-05f);
     }
     // %1 = layernorm f64[69] -> v2
-    // fwp_delta_node_sepsis_static.ode:43: let u    = ln(x(t))
+    // fwp_delta_node_sepsis_static.ode:50: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       mean_v_2[l] = 0.0f;
@@ -2380,7 +2906,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
       }
     }
     // %5 = add f64[69] -> v3
-    // fwp_delta_node_sepsis_static.ode:43: let u    = ln(x(t))
+    // fwp_delta_node_sepsis_static.ode:50: let u    = ln(x(t))
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2388,7 +2914,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
       }
     }
     // %15 = contract f64[16,8] -> v4
-    // fwp_delta_node_sepsis_static.ode:46: let v    = tanh(Wv @ u)                                #
+    // fwp_delta_node_sepsis_static.ode:53: let v    = tanh(Wv @ u)                                #
     // Eq. 30
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 2; ++i1) {
@@ -2421,7 +2947,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
       }
     }
     // %16 = tanh f64[16,8] -> v5
-    // fwp_delta_node_sepsis_static.ode:46: let v    = tanh(Wv @ u)                                #
+    // fwp_delta_node_sepsis_static.ode:53: let v    = tanh(Wv @ u)                                #
     // Eq. 30
     for (int64_t i0 = 0; i0 < 128; ++i0) {
       PLASTIC_SIMD
@@ -2430,7 +2956,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
       }
     }
     // %12 = contract f64[16,8] -> v4
-    // fwp_delta_node_sepsis_static.ode:45: let k    = softmax(Wk @ u)                             #
+    // fwp_delta_node_sepsis_static.ode:52: let k    = softmax(Wk @ u)                             #
     // Eq. 29
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 2; ++i1) {
@@ -2463,7 +2989,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
       }
     }
     // %13 = softmax f64[16,8] -> v6
-    // fwp_delta_node_sepsis_static.ode:45: let k    = softmax(Wk @ u)                             #
+    // fwp_delta_node_sepsis_static.ode:52: let k    = softmax(Wk @ u)                             #
     // Eq. 29
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
@@ -2498,7 +3024,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
       }
     }
     // %18 = contract f64[16,8] -> v4
-    // fwp_delta_node_sepsis_static.ode:47: beta * outer(v - W @ k, k)                             #
+    // fwp_delta_node_sepsis_static.ode:54: beta * outer(v - W @ k, k)                             #
     // Eq. 21 / 32 pre-delta
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 2; ++i1) {
@@ -2532,7 +3058,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
       }
     }
     // %19 = sub f64[16,8] -> v8
-    // fwp_delta_node_sepsis_static.ode:47: beta * outer(v - W @ k, k)                             #
+    // fwp_delta_node_sepsis_static.ode:54: beta * outer(v - W @ k, k)                             #
     // Eq. 21 / 32 pre-delta
     for (int64_t i0 = 0; i0 < 128; ++i0) {
       PLASTIC_SIMD
@@ -2541,7 +3067,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
       }
     }
     // %7 = contract f64[16] -> v4
-    // fwp_delta_node_sepsis_static.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    // fwp_delta_node_sepsis_static.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2568,14 +3094,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
       }
     }
     // %8 = sigmoid f64[16] -> v3
-    // fwp_delta_node_sepsis_static.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    // fwp_delta_node_sepsis_static.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v3_2[i0 * L + l] = sigmoid(v4_2[i0 * L + l]);
       }
     }
-    // %69 = contract f64[16,8] -> v4
+    // %84 = contract f64[16,8] -> v4
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
@@ -2584,7 +3110,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
         }
       }
     }
-    // %80 = contract f64[16,8] -> v9
+    // %99 = contract f64[16,8] -> v9
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
@@ -2616,7 +3142,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
         }
       }
     }
-    // %79 = contract f64[16,8] -> v4
+    // %98 = contract f64[16,8] -> v4
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
@@ -2648,7 +3174,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
         }
       }
     }
-    // %81 = contract f64[16,8] -> v10
+    // %100 = contract f64[16,8] -> v10
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
@@ -2657,7 +3183,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
         }
       }
     }
-    // %146 = contract f64[16,8] -> v11
+    // %167 = contract f64[16,8] -> v11
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
@@ -2689,14 +3215,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
         }
       }
     }
-    // %148 = sub f64[16,8] -> v12
+    // %169 = sub f64[16,8] -> v12
     for (int64_t i0 = 0; i0 < 128; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v12_2[i0 * L + l] = v9_2[i0 * L + l] - v11_2[i0 * L + l];
       }
     }
-    // %177 = contract f64[16] -> v9
+    // %198 = contract f64[16] -> v9
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2726,7 +3252,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
         v9_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
       }
     }
-    // %224 = mul f64[16,8] -> v11
+    // %245 = mul f64[16,8] -> v11
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
@@ -2736,7 +3262,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
         }
       }
     }
-    // %225 = contract f64[16,69] -> v13
+    // %246 = contract f64[16,69] -> v13
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 17; ++i1) {
         PLASTIC_SIMD
@@ -2783,8 +3309,8 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
         v13_2[(i0 * 69 + 68) * L + l] = acc0_v_2[l];
       }
     }
-    // %103 = mul f64[16,8] -> v6
-    // fwp_delta_node_sepsis_static.ode:46: let v    = tanh(Wv @ u)                                #
+    // %122 = mul f64[16,8] -> v6
+    // fwp_delta_node_sepsis_static.ode:53: let v    = tanh(Wv @ u)                                #
     // Eq. 30
     for (int64_t i0 = 0; i0 < 128; ++i0) {
       PLASTIC_SIMD
@@ -2792,8 +3318,8 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
         v6_2[i0 * L + l] = v10_2[i0 * L + l] * (1.0f - square(v5_2[i0 * L + l]));
       }
     }
-    // %105 = contract f64[16,69] -> v14
-    // fwp_delta_node_sepsis_static.ode:46: let v    = tanh(Wv @ u)                                #
+    // %124 = contract f64[16,69] -> v14
+    // fwp_delta_node_sepsis_static.ode:53: let v    = tanh(Wv @ u)                                #
     // Eq. 30
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 17; ++i1) {
@@ -2841,7 +3367,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
         v14[(i0 * 69 + 68) * L + l] = acc0_v_2[l];
       }
     }
-    // %227 = reduce_sum f64[69] -> v5
+    // %248 = reduce_sum f64[69] -> v5
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2858,7 +3384,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
         v5_2[i0 * L + l] = acc_v_2[l];
       }
     }
-    // %82 = contract f64[16] -> v6
+    // %101 = contract f64[16] -> v6
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2888,16 +3414,16 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
         v6_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
       }
     }
-    // %86 = mul f64[16] -> v4
-    // fwp_delta_node_sepsis_static.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    // %105 = mul f64[16] -> v4
+    // fwp_delta_node_sepsis_static.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v4_2[i0 * L + l] = v6_2[i0 * L + l] * ((1.0f - v3_2[i0 * L + l]) * v3_2[i0 * L + l]);
       }
     }
-    // %88 = contract f64[69] -> v3
-    // fwp_delta_node_sepsis_static.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    // %107 = contract f64[69] -> v3
+    // fwp_delta_node_sepsis_static.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2937,14 +3463,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
     for (int64_t l = 0; l < L; ++l) {
       v3_2[68 * L + l] = acc0_v_2[l];
     }
-    // %231 = mul f64[69] -> v4
+    // %252 = mul f64[69] -> v4
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v4_2[i0 * L + l] = ln_gain[i0] * (v5_2[i0 * L + l] + v3_2[i0 * L + l]);
       }
     }
-    // %232 = reduce_sum f64[] -> v1
+    // %253 = reduce_sum f64[] -> v1
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v_2[l] = 0.0f;
@@ -2959,7 +3485,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
     for (int64_t l = 0; l < L; ++l) {
       v1_2[l] = acc_v_2[l];
     }
-    // %236 = contract f64[] -> v7
+    // %257 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v_2[l] = 0.0f;
@@ -2974,7 +3500,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_field(const void* /*ctx*/, 
     for (int64_t l = 0; l < L; ++l) {
       v7_2[l] = acc0_v_2[l];
     }
-    // %241 = mul f64[69] -> d.x
+    // %262 = mul f64[69] -> d.x
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -3037,7 +3563,7 @@ extern "C" void fwp_delta_node_sepsis_static_step(const void* /*ctx*/, double /*
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_delta_node_sepsis_static.field.step.rk4: 82 nodes
-  // %624 = layernorm f64[69] -> v0
+  // %719 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3073,14 +3599,14 @@ extern "C" void fwp_delta_node_sepsis_static_step(const void* /*ctx*/, double /*
       v0[i0 * L + l] = (u_stages[(i0 + 228) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %626 = add f64[69] -> v1
+  // %721 = add f64[69] -> v1
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %599 = layernorm f64[69] -> v0
+  // %694 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3116,14 +3642,14 @@ extern "C" void fwp_delta_node_sepsis_static_step(const void* /*ctx*/, double /*
       v0[i0 * L + l] = (u_stages[(i0 + 76) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %601 = add f64[69] -> v2
+  // %696 = add f64[69] -> v2
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %577 = layernorm f64[69] -> v0
+  // %672 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3159,16 +3685,16 @@ extern "C" void fwp_delta_node_sepsis_static_step(const void* /*ctx*/, double /*
       v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %579 = add f64[69] -> v3
+  // %674 = add f64[69] -> v3
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
     }
   }
-  // %630 = contract f64[16,8] -> v4
-  // %583 = contract f64[16,8] -> v5
-  // %605 = contract f64[16,8] -> v6
+  // %725 = contract f64[16,8] -> v4
+  // %678 = contract f64[16,8] -> v5
+  // %700 = contract f64[16,8] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3220,7 +3746,7 @@ extern "C" void fwp_delta_node_sepsis_static_step(const void* /*ctx*/, double /*
       }
     }
   }
-  // %631 = softmax f64[16,8] -> v7
+  // %726 = softmax f64[16,8] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3252,9 +3778,9 @@ extern "C" void fwp_delta_node_sepsis_static_step(const void* /*ctx*/, double /*
       }
     }
   }
-  // %628 = contract f64[16,8] -> v4
-  // %603 = contract f64[16,8] -> v8
-  // %581 = contract f64[16,8] -> v9
+  // %723 = contract f64[16,8] -> v4
+  // %698 = contract f64[16,8] -> v8
+  // %676 = contract f64[16,8] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3306,14 +3832,14 @@ extern "C" void fwp_delta_node_sepsis_static_step(const void* /*ctx*/, double /*
       }
     }
   }
-  // %604 = tanh f64[16,8] -> v10
+  // %699 = tanh f64[16,8] -> v10
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = vm::tanh(v8[i0 * L + l]);
     }
   }
-  // %584 = softmax f64[16,8] -> v8
+  // %679 = softmax f64[16,8] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3345,7 +3871,7 @@ extern "C" void fwp_delta_node_sepsis_static_step(const void* /*ctx*/, double /*
       }
     }
   }
-  // %606 = softmax f64[16,8] -> v5
+  // %701 = softmax f64[16,8] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3377,9 +3903,9 @@ extern "C" void fwp_delta_node_sepsis_static_step(const void* /*ctx*/, double /*
       }
     }
   }
-  // %900 = contract f64[16,8] -> v6
-  // %585 = contract f64[16,8] -> v11
-  // %858 = contract f64[16,8] -> v12
+  // %995 = contract f64[16,8] -> v6
+  // %680 = contract f64[16,8] -> v11
+  // %953 = contract f64[16,8] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3443,16 +3969,16 @@ extern "C" void fwp_delta_node_sepsis_static_step(const void* /*ctx*/, double /*
       }
     }
   }
-  // %586 = sub f64[16,8] -> v13
+  // %681 = sub f64[16,8] -> v13
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = vm::tanh(v9[i0 * L + l]) - v11[i0 * L + l];
     }
   }
-  // %855 = contract f64[16] -> v0
-  // %874 = contract f64[16] -> v9
-  // %897 = contract f64[16] -> v11
+  // %950 = contract f64[16] -> v0
+  // %969 = contract f64[16] -> v9
+  // %992 = contract f64[16] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3511,9 +4037,9 @@ extern "C" void fwp_delta_node_sepsis_static_step(const void* /*ctx*/, double /*
       v11[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %587 = contract f64[16] -> v14
-  // %609 = contract f64[16] -> v15
-  // %634 = contract f64[16] -> v16
+  // %682 = contract f64[16] -> v14
+  // %704 = contract f64[16] -> v15
+  // %729 = contract f64[16] -> v16
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3563,21 +4089,21 @@ extern "C" void fwp_delta_node_sepsis_static_step(const void* /*ctx*/, double /*
       v16[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %588 = sigmoid f64[16] -> v1
+  // %683 = sigmoid f64[16] -> v1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = sigmoid(v14[i0 * L + l]);
     }
   }
-  // %856 = contract f64[16] -> v14
+  // %951 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[i0 * L + l] = v0[i0 * L + l] * (v1[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %860 = sub f64[16,8] -> v17
+  // %955 = sub f64[16,8] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -3588,21 +4114,21 @@ extern "C" void fwp_delta_node_sepsis_static_step(const void* /*ctx*/, double /*
       }
     }
   }
-  // %610 = sigmoid f64[16] -> v14
+  // %705 = sigmoid f64[16] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[i0 * L + l] = sigmoid(v15[i0 * L + l]);
     }
   }
-  // %875 = contract f64[16] -> v15
+  // %970 = contract f64[16] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = v9[i0 * L + l] * (v14[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %926 = sub f64[16,8] -> v9
+  // %1021 = sub f64[16,8] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -3613,21 +4139,21 @@ extern "C" void fwp_delta_node_sepsis_static_step(const void* /*ctx*/, double /*
       }
     }
   }
-  // %898 = contract f64[16] -> v15
+  // %993 = contract f64[16] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = (v14[i0 * L + l] * T(h)) * v11[i0 * L + l];
     }
   }
-  // %920 = contract f64[16] -> v0
+  // %1015 = contract f64[16] -> v0
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = sigmoid(v16[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
-  // %930 = contract f64[16,8] -> v10
+  // %1025 = contract f64[16,8] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -3639,7 +4165,7 @@ extern "C" void fwp_delta_node_sepsis_static_step(const void* /*ctx*/, double /*
       }
     }
   }
-  // %917 = contract f64[16,8] -> v4
+  // %1012 = contract f64[16,8] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -3649,7 +4175,7 @@ extern "C" void fwp_delta_node_sepsis_static_step(const void* /*ctx*/, double /*
       }
     }
   }
-  // %950 = contract f64[16,8] -> v6
+  // %1045 = contract f64[16,8] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -3659,7 +4185,7 @@ extern "C" void fwp_delta_node_sepsis_static_step(const void* /*ctx*/, double /*
       }
     }
   }
-  // %956 = add f64[16,8,8] -> W
+  // %1051 = add f64[16,8,8] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
@@ -3772,7 +4298,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
   for (int64_t p0 = 0; p0 < 13; ++p0) {
     __builtin_prefetch(&z0[(p0 * 2) * L]);
   }
-  // %624 = layernorm f64[69] -> v0
+  // %719 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3811,7 +4337,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
   for (int64_t p1 = 0; p1 < 14; ++p1) {
     __builtin_prefetch(&z0[(p1 * 2 + 26) * L]);
   }
-  // %626 = add f64[69] -> v1
+  // %721 = add f64[69] -> v1
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3821,7 +4347,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
   for (int64_t p2 = 0; p2 < 14; ++p2) {
     __builtin_prefetch(&z0[(p2 * 2 + 54) * L]);
   }
-  // %599 = layernorm f64[69] -> v2
+  // %694 = layernorm f64[69] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3860,7 +4386,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
   for (int64_t p3 = 0; p3 < 14; ++p3) {
     __builtin_prefetch(&z0[(p3 * 2 + 82) * L]);
   }
-  // %601 = add f64[69] -> v3
+  // %696 = add f64[69] -> v3
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3870,7 +4396,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
   for (int64_t p4 = 0; p4 < 14; ++p4) {
     __builtin_prefetch(&z0[(p4 * 2 + 110) * L]);
   }
-  // %577 = layernorm f64[69] -> v4
+  // %672 = layernorm f64[69] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3909,7 +4435,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
   for (int64_t p5 = 0; p5 < 14; ++p5) {
     __builtin_prefetch(&z0[(p5 * 2 + 138) * L]);
   }
-  // %579 = add f64[69] -> v5
+  // %674 = add f64[69] -> v5
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3919,9 +4445,9 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
   for (int64_t p6 = 0; p6 < 13; ++p6) {
     __builtin_prefetch(&z0[(p6 * 2 + 166) * L]);
   }
-  // %634 = contract f64[16] -> v6
-  // %609 = contract f64[16] -> v7
-  // %587 = contract f64[16] -> v8
+  // %729 = contract f64[16] -> v6
+  // %704 = contract f64[16] -> v7
+  // %682 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3980,7 +4506,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
   for (int64_t p9 = 0; p9 < 14; ++p9) {
     __builtin_prefetch(&z0[(p9 * 2 + 248) * L]);
   }
-  // %635 = sigmoid f64[16] -> v9
+  // %730 = sigmoid f64[16] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3990,7 +4516,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
   for (int64_t p10 = 0; p10 < 14; ++p10) {
     __builtin_prefetch(&z0[(p10 * 2 + 276) * L]);
   }
-  // %610 = sigmoid f64[16] -> v6
+  // %705 = sigmoid f64[16] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4000,9 +4526,9 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
   for (int64_t p11 = 0; p11 < 14; ++p11) {
     __builtin_prefetch(&z0[(p11 * 2 + 304) * L]);
   }
-  // %630 = contract f64[16,8] -> v10
-  // %605 = contract f64[16,8] -> v11
-  // %583 = contract f64[16,8] -> v12
+  // %725 = contract f64[16,8] -> v10
+  // %700 = contract f64[16,8] -> v11
+  // %678 = contract f64[16,8] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4063,7 +4589,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
   for (int64_t p14 = 0; p14 < 14; ++p14) {
     __builtin_prefetch(&z0[(p14 * 2 + 386) * L]);
   }
-  // %631 = softmax f64[16,8] -> v13
+  // %726 = softmax f64[16,8] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4098,7 +4624,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
   for (int64_t p15 = 0; p15 < 14; ++p15) {
     __builtin_prefetch(&z0[(p15 * 2 + 414) * L]);
   }
-  // %606 = softmax f64[16,8] -> v10
+  // %701 = softmax f64[16,8] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4133,7 +4659,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
   for (int64_t p16 = 0; p16 < 14; ++p16) {
     __builtin_prefetch(&z0[(p16 * 2 + 442) * L]);
   }
-  // %584 = softmax f64[16,8] -> v11
+  // %679 = softmax f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4168,9 +4694,9 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
   for (int64_t p17 = 0; p17 < 14; ++p17) {
     __builtin_prefetch(&z0[(p17 * 2 + 470) * L]);
   }
-  // %1366 = contract f64[16,8] -> v12
-  // %1123 = contract f64[16,8] -> v14
-  // %1147 = contract f64[16,8] -> v15
+  // %1461 = contract f64[16,8] -> v12
+  // %1218 = contract f64[16,8] -> v14
+  // %1242 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4243,7 +4769,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
   for (int64_t p20 = 0; p20 < 14; ++p20) {
     __builtin_prefetch(&z0[(p20 * 2 + 552) * L]);
   }
-  // %1367 = contract f64[16,8] -> v16
+  // %1462 = contract f64[16,8] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4255,9 +4781,9 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
   for (int64_t p21 = 0; p21 < 14; ++p21) {
     __builtin_prefetch(&z0[(p21 * 2 + 580) * L]);
   }
-  // %897 = contract f64[16] -> v7
-  // %874 = contract f64[16] -> v17
-  // %855 = contract f64[16] -> v18
+  // %992 = contract f64[16] -> v7
+  // %969 = contract f64[16] -> v17
+  // %950 = contract f64[16] -> v18
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4325,7 +4851,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
   for (int64_t p24 = 0; p24 < 13; ++p24) {
     __builtin_prefetch(&z0[(p24 * 2 + 664) * L]);
   }
-  // %1371 = sub f64[16,8] -> v19
+  // %1466 = sub f64[16,8] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4338,7 +4864,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
   for (int64_t p25 = 0; p25 < 14; ++p25) {
     __builtin_prefetch(&z0[(p25 * 2 + 690) * L]);
   }
-  // %1372 = contract f64[16,8] -> v20
+  // %1467 = contract f64[16,8] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4350,7 +4876,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
   for (int64_t p26 = 0; p26 < 14; ++p26) {
     __builtin_prefetch(&z0[(p26 * 2 + 718) * L]);
   }
-  // %1376 = sub f64[16,8] -> v21
+  // %1471 = sub f64[16,8] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4364,7 +4890,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
   for (int64_t p27 = 0; p27 < 14; ++p27) {
     __builtin_prefetch(&z0[(p27 * 2 + 746) * L]);
   }
-  // %1377 = contract f64[16,8] -> v14
+  // %1472 = contract f64[16,8] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4376,7 +4902,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
   for (int64_t p28 = 0; p28 < 14; ++p28) {
     __builtin_prefetch(&z0[(p28 * 2 + 774) * L]);
   }
-  // %1381 = sub f64[16,8] -> v22
+  // %1476 = sub f64[16,8] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4390,7 +4916,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
   for (int64_t p29 = 0; p29 < 14; ++p29) {
     __builtin_prefetch(&z0[(p29 * 2 + 802) * L]);
   }
-  // %588 = sigmoid f64[16] -> v15
+  // %683 = sigmoid f64[16] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4400,7 +4926,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
   for (int64_t p30 = 0; p30 < 13; ++p30) {
     __builtin_prefetch(&z0[(p30 * 2 + 830) * L]);
   }
-  // %1382 = contract f64[16,8] -> v23
+  // %1477 = contract f64[16,8] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4412,7 +4938,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
   for (int64_t p31 = 0; p31 < 14; ++p31) {
     __builtin_prefetch(&z0[(p31 * 2 + 856) * L]);
   }
-  // %1384 = sub f64[16,8,8] -> d.W
+  // %1479 = sub f64[16,8,8] -> d.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
@@ -4431,9 +4957,9 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
   for (int64_t p32 = 0; p32 < 14; ++p32) {
     __builtin_prefetch(&z0[(p32 * 2 + 884) * L]);
   }
-  // %603 = contract f64[16,8] -> v24
-  // %581 = contract f64[16,8] -> v25
-  // %628 = contract f64[16,8] -> v26
+  // %698 = contract f64[16,8] -> v24
+  // %676 = contract f64[16,8] -> v25
+  // %723 = contract f64[16,8] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4494,7 +5020,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
   for (int64_t p35 = 0; p35 < 14; ++p35) {
     __builtin_prefetch(&z0[(p35 * 2 + 968) * L]);
   }
-  // %604 = tanh f64[16,8] -> v27
+  // %699 = tanh f64[16,8] -> v27
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4504,16 +5030,16 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
   for (int64_t p36 = 0; p36 < 14; ++p36) {
     __builtin_prefetch(&z0[(p36 * 2 + 996) * L]);
   }
-  // %582 = tanh f64[16,8] -> v24
+  // %677 = tanh f64[16,8] -> v24
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = vm::tanh(v25[i0 * L + l]);
     }
   }
-  // %585 = contract f64[16,8] -> v25
-  // %858 = contract f64[16,8] -> v28
-  // %900 = contract f64[16,8] -> v29
+  // %680 = contract f64[16,8] -> v25
+  // %953 = contract f64[16,8] -> v28
+  // %995 = contract f64[16,8] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4577,14 +5103,14 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       }
     }
   }
-  // %586 = sub f64[16,8] -> v30
+  // %681 = sub f64[16,8] -> v30
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v30[i0 * L + l] = v24[i0 * L + l] - v25[i0 * L + l];
     }
   }
-  // %589 = contract f64[16,8] -> v25
+  // %684 = contract f64[16,8] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4593,7 +5119,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       }
     }
   }
-  // %1211 = sub f64[16,8] -> v31
+  // %1306 = sub f64[16,8] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4605,7 +5131,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       }
     }
   }
-  // %1388 = contract f64[16,8] -> v32
+  // %1483 = contract f64[16,8] -> v32
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4614,7 +5140,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       }
     }
   }
-  // %1390 = contract f64[16] -> v8
+  // %1485 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4643,7 +5169,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1392 = contract f64[16,8] -> v33
+  // %1487 = contract f64[16,8] -> v33
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4652,7 +5178,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       }
     }
   }
-  // %1396 = sub f64[16,8] -> v34
+  // %1491 = sub f64[16,8] -> v34
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4664,7 +5190,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       }
     }
   }
-  // %1397 = contract f64[16,8] -> v28
+  // %1492 = contract f64[16,8] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4673,9 +5199,9 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       }
     }
   }
-  // %1389 = contract f64[16,8] -> v35
-  // %1398 = contract f64[16,8] -> v36
-  // %1220 = contract f64[16,8] -> v37
+  // %1484 = contract f64[16,8] -> v35
+  // %1493 = contract f64[16,8] -> v36
+  // %1315 = contract f64[16,8] -> v37
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4739,7 +5265,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       }
     }
   }
-  // %1399 = contract f64[16] -> v8
+  // %1494 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4768,9 +5294,9 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1403 = contract f64[16,8] -> v32
-  // %1407 = contract f64[16,8] -> v38
-  // %1431 = contract f64[16,8] -> v39
+  // %1498 = contract f64[16,8] -> v32
+  // %1502 = contract f64[16,8] -> v38
+  // %1526 = contract f64[16,8] -> v39
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4834,7 +5360,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       }
     }
   }
-  // %1408 = contract f64[16] -> v17
+  // %1503 = contract f64[16] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4863,7 +5389,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1412 = sub f64[16,8] -> v25
+  // %1507 = sub f64[16,8] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4878,7 +5404,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       }
     }
   }
-  // %1413 = contract f64[16] -> v18
+  // %1508 = contract f64[16] -> v18
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4907,7 +5433,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1416 = mul f64[16,8] -> v32
+  // %1511 = mul f64[16,8] -> v32
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -4917,14 +5443,14 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       }
     }
   }
-  // %1386 = mul f64[16,8] -> v25
+  // %1481 = mul f64[16,8] -> v25
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v25[i0 * L + l] = (1.0f - square(v27[i0 * L + l])) * (v20[i0 * L + l] + v14[i0 * L + l]);
     }
   }
-  // %1421 = contract f64[16] -> v18
+  // %1516 = contract f64[16] -> v18
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4953,7 +5479,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1420 = contract f64[16] -> v14
+  // %1515 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4982,7 +5508,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1423 = mul f64[16] -> v19
+  // %1518 = mul f64[16] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4990,7 +5516,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
           (v6[i0 * L + l] * (1.0f - v6[i0 * L + l])) * (v18[i0 * L + l] + v14[i0 * L + l]);
     }
   }
-  // %1440 = contract f64[16] -> v6
+  // %1535 = contract f64[16] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5019,21 +5545,21 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1441 = mul f64[16] -> v18
+  // %1536 = mul f64[16] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v18[i0 * L + l] = v6[i0 * L + l] * (v15[i0 * L + l] * (1.0f - v15[i0 * L + l]));
     }
   }
-  // %1427 = mul f64[16,8] -> v14
+  // %1522 = mul f64[16,8] -> v14
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[i0 * L + l] = v23[i0 * L + l] * (1.0f - square(v24[i0 * L + l]));
     }
   }
-  // %1432 = sub f64[16,8] -> v15
+  // %1527 = sub f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -5045,7 +5571,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       }
     }
   }
-  // %1433 = contract f64[16] -> v6
+  // %1528 = contract f64[16] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5074,7 +5600,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1436 = mul f64[16,8] -> v20
+  // %1531 = mul f64[16,8] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -5084,14 +5610,14 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       }
     }
   }
-  // %629 = tanh f64[16,8] -> v11
+  // %724 = tanh f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = vm::tanh(v26[i0 * L + l]);
     }
   }
-  // %1447 = sub f64[16,8] -> v15
+  // %1542 = sub f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -5102,7 +5628,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       }
     }
   }
-  // %1463 = contract f64[16] -> v6
+  // %1558 = contract f64[16] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5131,16 +5657,16 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1464 = mul f64[16] -> v7
+  // %1559 = mul f64[16] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = ((1.0f - v9[i0 * L + l]) * v9[i0 * L + l]) * v6[i0 * L + l];
     }
   }
-  // %1424 = contract f64[69] -> v12
-  // %1442 = contract f64[69] -> v21
-  // %1465 = contract f64[69] -> v22
+  // %1519 = contract f64[69] -> v12
+  // %1537 = contract f64[69] -> v21
+  // %1560 = contract f64[69] -> v22
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5210,16 +5736,16 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     v21[68 * L + l] = acc1_v[l];
     v22[68 * L + l] = acc2_v[l];
   }
-  // %1459 = mul f64[16,8] -> v23
+  // %1554 = mul f64[16,8] -> v23
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v23[i0 * L + l] = (1.0f - square(v11[i0 * L + l])) * v16[i0 * L + l];
     }
   }
-  // %1387 = contract f64[16,69] -> v40
-  // %1428 = contract f64[16,69] -> v41
-  // %1460 = contract f64[16,69] -> v42
+  // %1482 = contract f64[16,69] -> v40
+  // %1523 = contract f64[16,69] -> v41
+  // %1555 = contract f64[16,69] -> v42
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -5303,7 +5829,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       v42[(i0 * 69 + 68) * L + l] = acc2_v[l];
     }
   }
-  // %1448 = contract f64[16,8] -> v11
+  // %1543 = contract f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -5312,7 +5838,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       }
     }
   }
-  // %1449 = contract f64[16,8] -> v15
+  // %1544 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5344,7 +5870,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       }
     }
   }
-  // %1451 = contract f64[16,8] -> v11
+  // %1546 = contract f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5376,7 +5902,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       }
     }
   }
-  // %1453 = sub f64[16,8] -> v16
+  // %1548 = sub f64[16,8] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -5387,7 +5913,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       }
     }
   }
-  // %1454 = contract f64[16] -> v6
+  // %1549 = contract f64[16] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5416,7 +5942,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1457 = mul f64[16,8] -> v10
+  // %1552 = mul f64[16,8] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -5426,9 +5952,9 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       }
     }
   }
-  // %1417 = contract f64[16,69] -> v43
-  // %1437 = contract f64[16,69] -> v44
-  // %1458 = contract f64[16,69] -> v45
+  // %1512 = contract f64[16,69] -> v43
+  // %1532 = contract f64[16,69] -> v44
+  // %1553 = contract f64[16,69] -> v45
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -5512,7 +6038,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       v45[(i0 * 69 + 68) * L + l] = acc2_v[l];
     }
   }
-  // %1419 = reduce_sum f64[69] -> v11
+  // %1514 = reduce_sum f64[69] -> v11
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5529,14 +6055,14 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       v11[i0 * L + l] = acc_v[l];
     }
   }
-  // %1425 = add f64[69] -> v13
+  // %1520 = add f64[69] -> v13
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = v11[i0 * L + l] + v12[i0 * L + l];
     }
   }
-  // %1439 = reduce_sum f64[69] -> v11
+  // %1534 = reduce_sum f64[69] -> v11
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5553,14 +6079,14 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       v11[i0 * L + l] = acc_v[l];
     }
   }
-  // %1443 = add f64[69] -> v12
+  // %1538 = add f64[69] -> v12
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = v21[i0 * L + l] + v11[i0 * L + l];
     }
   }
-  // %1462 = reduce_sum f64[69] -> v11
+  // %1557 = reduce_sum f64[69] -> v11
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5577,14 +6103,14 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       v11[i0 * L + l] = acc_v[l];
     }
   }
-  // %1466 = add f64[69] -> v15
+  // %1561 = add f64[69] -> v15
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = v22[i0 * L + l] + v11[i0 * L + l];
     }
   }
-  // %1469 = add f64[69] -> d.ln.gain
+  // %1564 = add f64[69] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
@@ -5596,7 +6122,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1471 = add f64[69] -> d.ln.bias
+  // %1566 = add f64[69] -> d.ln.bias
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
@@ -5607,7 +6133,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1476 = add f64[16,69] -> d.Wb
+  // %1571 = add f64[16,69] -> d.Wb
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
@@ -5621,7 +6147,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       }
     }
   }
-  // %1481 = add f64[16,8,69] -> d.Wk
+  // %1576 = add f64[16,8,69] -> d.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -5638,7 +6164,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
       }
     }
   }
-  // %1486 = add f64[16,8,69] -> d.Wv
+  // %1581 = add f64[16,8,69] -> d.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -5656,7 +6182,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     }
   }
   if (u_stages_bar) {
-    // %776 = reduce_sum f64[] -> v6
+    // %871 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5671,7 +6197,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %781 = reduce_sum f64[] -> v7
+    // %876 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5686,19 +6212,19 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = acc_v[l];
     }
-    // %785 = reciprocal f64[] -> v6
+    // %880 = reciprocal f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = T(1) / std::sqrt((v7[l] * 0.014492754f) + 1e-05f);
     }
-    // %1487 = mul f64[69] -> v1
+    // %1582 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = ln_gain[i0] * v12[i0 * L + l];
       }
     }
-    // %1488 = reduce_sum f64[] -> v7
+    // %1583 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5713,7 +6239,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = acc_v[l];
     }
-    // %1492 = contract f64[] -> v8
+    // %1587 = contract f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5728,7 +6254,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc0_v[l];
     }
-    // %1497 = mul f64[69] -> d.x@0
+    // %1592 = mul f64[69] -> d.x@0
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5736,7 +6262,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
                                              (v4[i0 * L + l] * (v8[l] * 0.014492754f)));
       }
     }
-    // %819 = reduce_sum f64[] -> v6
+    // %914 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5751,7 +6277,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %824 = reduce_sum f64[] -> v7
+    // %919 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5766,19 +6292,19 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = acc_v[l];
     }
-    // %828 = reciprocal f64[] -> v6
+    // %923 = reciprocal f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = T(1) / std::sqrt((v7[l] * 0.014492754f) + 1e-05f);
     }
-    // %1498 = mul f64[69] -> v1
+    // %1593 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = ln_gain[i0] * v13[i0 * L + l];
       }
     }
-    // %1499 = reduce_sum f64[] -> v7
+    // %1594 = reduce_sum f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5793,7 +6319,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = acc_v[l];
     }
-    // %1503 = contract f64[] -> v8
+    // %1598 = contract f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5808,7 +6334,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc0_v[l];
     }
-    // %1508 = mul f64[69] -> d.x@1
+    // %1603 = mul f64[69] -> d.x@1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5816,14 +6342,14 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
                                                     ((v8[l] * 0.014492754f) * v2[i0 * L + l]));
       }
     }
-    // %1509 = mul f64[69] -> v1
+    // %1604 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = ln_gain[i0] * v15[i0 * L + l];
       }
     }
-    // %1510 = reduce_sum f64[] -> v6
+    // %1605 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5838,7 +6364,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %1514 = contract f64[] -> v7
+    // %1609 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5853,7 +6379,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = acc0_v[l];
     }
-    // %683 = reduce_sum f64[] -> v8
+    // %778 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5868,7 +6394,7 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc_v[l];
     }
-    // %688 = reduce_sum f64[] -> v9
+    // %783 = reduce_sum f64[] -> v9
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5883,12 +6409,12 @@ extern "C" void fwp_delta_node_sepsis_static_step_vjp(const void* /*ctx*/, doubl
     for (int64_t l = 0; l < L; ++l) {
       v9[l] = acc_v[l];
     }
-    // %692 = reciprocal f64[] -> v8
+    // %787 = reciprocal f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = T(1) / std::sqrt((v9[l] * 0.014492754f) + 1e-05f);
     }
-    // %1519 = mul f64[69] -> d.x@2
+    // %1614 = mul f64[69] -> d.x@2
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5933,8 +6459,10 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
   T* dtheta_ff_down_bias = dtheta + 44442;
   T* dtheta_out_weight = dtheta + 44570;
   T* dtheta_out_bias = dtheta + 44698;
-  T* dtheta_w0_weight = dtheta + 44699;
-  T* dtheta_w0_bias = dtheta + 51867;
+  T* dtheta_s_in_weight = dtheta + 44699;
+  T* dtheta_s_in_bias = dtheta + 46491;
+  T* dtheta_s_kvl_weight = dtheta + 46747;
+  T* dtheta_s_kvl_bias = dtheta + 116379;
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2240);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4480);
@@ -6004,8 +6532,8 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
   for (int64_t i = 0; i < 18906; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_delta_node_sepsis_static.field.adjoint.step.rk4: 269 nodes
-  // %624 = layernorm f64[69] -> v0
+  // fwp_delta_node_sepsis_static.field.adjoint.step.rk4: 271 nodes
+  // %719 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6041,14 +6569,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v0[i0 * L + l] = (u_stages[(i0 + 228) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %626 = add f64[69] -> v1
+  // %721 = add f64[69] -> v1
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %599 = layernorm f64[69] -> v2
+  // %694 = layernorm f64[69] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6084,14 +6612,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v2[i0 * L + l] = (u_stages[(i0 + 76) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %601 = add f64[69] -> v3
+  // %696 = add f64[69] -> v3
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = (ln_gain[i0] * v2[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %577 = layernorm f64[69] -> v4
+  // %672 = layernorm f64[69] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6127,16 +6655,16 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v4[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %579 = add f64[69] -> v5
+  // %674 = add f64[69] -> v5
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v4[i0 * L + l]);
     }
   }
-  // %628 = contract f64[16,8] -> v6
-  // %603 = contract f64[16,8] -> v7
-  // %581 = contract f64[16,8] -> v8
+  // %723 = contract f64[16,8] -> v6
+  // %698 = contract f64[16,8] -> v7
+  // %676 = contract f64[16,8] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6188,16 +6716,16 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %629 = tanh f64[16,8] -> v9
+  // %724 = tanh f64[16,8] -> v9
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = vm::tanh(v6[i0 * L + l]);
     }
   }
-  // %630 = contract f64[16,8] -> v6
-  // %583 = contract f64[16,8] -> v10
-  // %605 = contract f64[16,8] -> v11
+  // %725 = contract f64[16,8] -> v6
+  // %678 = contract f64[16,8] -> v10
+  // %700 = contract f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6249,7 +6777,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %631 = softmax f64[16,8] -> v12
+  // %726 = softmax f64[16,8] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6281,21 +6809,21 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %604 = tanh f64[16,8] -> v6
+  // %699 = tanh f64[16,8] -> v6
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = vm::tanh(v7[i0 * L + l]);
     }
   }
-  // %582 = tanh f64[16,8] -> v7
+  // %677 = tanh f64[16,8] -> v7
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = vm::tanh(v8[i0 * L + l]);
     }
   }
-  // %584 = softmax f64[16,8] -> v8
+  // %679 = softmax f64[16,8] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6327,9 +6855,9 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %587 = contract f64[16] -> v10
-  // %609 = contract f64[16] -> v14
-  // %634 = contract f64[16] -> v15
+  // %682 = contract f64[16] -> v10
+  // %704 = contract f64[16] -> v14
+  // %729 = contract f64[16] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6379,14 +6907,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v15[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %588 = sigmoid f64[16] -> v16
+  // %683 = sigmoid f64[16] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v16[i0 * L + l] = sigmoid(v10[i0 * L + l]);
     }
   }
-  // %606 = softmax f64[16,8] -> v10
+  // %701 = softmax f64[16,8] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6418,9 +6946,9 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %900 = contract f64[16,8] -> v11
-  // %585 = contract f64[16,8] -> v17
-  // %858 = contract f64[16,8] -> v18
+  // %995 = contract f64[16,8] -> v11
+  // %680 = contract f64[16,8] -> v17
+  // %953 = contract f64[16,8] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6484,14 +7012,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %586 = sub f64[16,8] -> v19
+  // %681 = sub f64[16,8] -> v19
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v19[i0 * L + l] = v7[i0 * L + l] - v17[i0 * L + l];
     }
   }
-  // %589 = contract f64[16,8] -> v17
+  // %684 = contract f64[16,8] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -6500,16 +7028,16 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %610 = sigmoid f64[16] -> v20
+  // %705 = sigmoid f64[16] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v20[i0 * L + l] = sigmoid(v14[i0 * L + l]);
     }
   }
-  // %855 = contract f64[16] -> v14
-  // %2105 = contract f64[16] -> v21
-  // %897 = contract f64[16] -> v22
+  // %950 = contract f64[16] -> v14
+  // %2210 = contract f64[16] -> v21
+  // %992 = contract f64[16] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6568,7 +7096,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v22[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %1211 = sub f64[16,8] -> v23
+  // %1306 = sub f64[16,8] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -6580,7 +7108,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %1388 = contract f64[16,8] -> v24
+  // %1483 = contract f64[16,8] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -6589,7 +7117,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2348 = sub f64[16,8] -> v25
+  // %2453 = sub f64[16,8] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -6600,7 +7128,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2349 = contract f64[16,8] -> v18
+  // %2454 = contract f64[16,8] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -6609,7 +7137,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2352 = sub f64[16,8] -> v26
+  // %2457 = sub f64[16,8] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -6620,14 +7148,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %635 = sigmoid f64[16] -> v11
+  // %730 = sigmoid f64[16] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = sigmoid(v15[i0 * L + l]);
     }
   }
-  // %2353 = contract f64[16,8] -> v27
+  // %2458 = contract f64[16,8] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -6636,7 +7164,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2362 = add f64[16,8,8] -> W
+  // %2467 = add f64[16,8,8] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
@@ -6654,9 +7182,9 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2119 = contract f64[16,8] -> v28
-  // %1631 = contract f64[16,8] -> v29
-  // %2097 = contract f64[16,8] -> v30
+  // %2224 = contract f64[16,8] -> v28
+  // %1726 = contract f64[16,8] -> v29
+  // %2202 = contract f64[16,8] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6720,7 +7248,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %1632 = contract f64[16,8] -> v31
+  // %1727 = contract f64[16,8] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -6729,7 +7257,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2098 = add f64[16,8] -> v32
+  // %2203 = add f64[16,8] -> v32
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -6740,7 +7268,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2363 = contract f64[16,8] -> v33
+  // %2468 = contract f64[16,8] -> v33
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -6749,7 +7277,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2365 = add f64[16,8] -> v34
+  // %2470 = add f64[16,8] -> v34
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -6759,7 +7287,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2366 = contract f64[16,8] -> v30
+  // %2471 = contract f64[16,8] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -6768,7 +7296,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2372 = add f64[16,8] -> v35
+  // %2477 = add f64[16,8] -> v35
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -6778,7 +7306,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2373 = contract f64[16,8] -> v28
+  // %2478 = contract f64[16,8] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -6787,7 +7315,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2566 = add f64[16,8,8] -> a.W
+  // %2671 = add f64[16,8,8] -> a.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
@@ -6805,9 +7333,9 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2377 = contract f64[16,8] -> v36
-  // %1641 = contract f64[16,8] -> v37
-  // %2418 = contract f64[16,8] -> v38
+  // %2482 = contract f64[16,8] -> v36
+  // %1736 = contract f64[16,8] -> v37
+  // %2523 = contract f64[16,8] -> v38
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6871,8 +7399,8 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2378 = contract f64[16] -> v14
-  // %2422 = contract f64[16] -> v15
+  // %2483 = contract f64[16] -> v14
+  // %2527 = contract f64[16] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6916,7 +7444,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v15[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2383 = contract f64[16] -> v21
+  // %2488 = contract f64[16] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6945,9 +7473,9 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2382 = contract f64[16,8] -> v17
-  // %1951 = contract f64[16,8] -> v24
-  // %2424 = contract f64[16,8] -> v39
+  // %2487 = contract f64[16,8] -> v17
+  // %2054 = contract f64[16,8] -> v24
+  // %2529 = contract f64[16,8] -> v39
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7011,7 +7539,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2387 = sub f64[16,8] -> v40
+  // %2492 = sub f64[16,8] -> v40
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7024,21 +7552,21 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %807 = sub f64[16,8] -> v17
+  // %902 = sub f64[16,8] -> v17
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v17[i0 * L + l] = 1.0f - square(v6[i0 * L + l]);
     }
   }
-  // %2393 = mul f64[16,8] -> v6
+  // %2498 = mul f64[16,8] -> v6
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = v33[i0 * L + l] * v17[i0 * L + l];
     }
   }
-  // %2397 = contract f64[16] -> v14
+  // %2502 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7067,35 +7595,35 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %726 = mul f64[16] -> v21
+  // %821 = mul f64[16] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v21[i0 * L + l] = v20[i0 * L + l] * (1.0f - v20[i0 * L + l]);
     }
   }
-  // %2398 = mul f64[16] -> v20
+  // %2503 = mul f64[16] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v20[i0 * L + l] = v14[i0 * L + l] * v21[i0 * L + l];
     }
   }
-  // %1639 = mul f64[16,8] -> v23
+  // %1734 = mul f64[16,8] -> v23
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v23[i0 * L + l] = v31[i0 * L + l] * (1.0f - square(v7[i0 * L + l]));
     }
   }
-  // %1953 = sub f64[16,8] -> v7
+  // %2056 = sub f64[16,8] -> v7
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = v37[i0 * L + l] - v24[i0 * L + l];
     }
   }
-  // %2170 = contract f64[16] -> v14
+  // %2275 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7124,7 +7652,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2405 = mul f64[16,8] -> v24
+  // %2510 = mul f64[16,8] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7134,7 +7662,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %1636 = contract f64[16] -> v14
+  // %1731 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7163,14 +7691,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1637 = mul f64[16] -> v22
+  // %1732 = mul f64[16] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v22[i0 * L + l] = v14[i0 * L + l] * (v16[i0 * L + l] * (1.0f - v16[i0 * L + l]));
     }
   }
-  // %2413 = contract f64[16] -> v14
+  // %2518 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7199,16 +7727,16 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2414 = mul f64[16] -> v16
+  // %2519 = mul f64[16] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v16[i0 * L + l] = v14[i0 * L + l] * v21[i0 * L + l];
     }
   }
-  // %2399 = contract f64[69] -> v7
-  // %1638 = contract f64[69] -> v8
-  // %2415 = contract f64[69] -> v19
+  // %2504 = contract f64[69] -> v7
+  // %1733 = contract f64[69] -> v8
+  // %2520 = contract f64[69] -> v19
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7278,8 +7806,8 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
     v8[68 * L + l] = acc1_v[l];
     v19[68 * L + l] = acc2_v[l];
   }
-  // %2419 = contract f64[16] -> v14
-  // %2448 = contract f64[16] -> v21
+  // %2524 = contract f64[16] -> v14
+  // %2553 = contract f64[16] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7323,7 +7851,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v21[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2426 = sub f64[16,8] -> v18
+  // %2531 = sub f64[16,8] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7336,8 +7864,8 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2388 = contract f64[16] -> v14
-  // %2427 = contract f64[16] -> v15
+  // %2493 = contract f64[16] -> v14
+  // %2532 = contract f64[16] -> v15
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7381,7 +7909,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v15[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %2391 = mul f64[16,8] -> v25
+  // %2496 = mul f64[16,8] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7391,7 +7919,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2430 = mul f64[16,8] -> v29
+  // %2535 = mul f64[16,8] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7401,9 +7929,9 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2392 = contract f64[16,69] -> v41
-  // %2406 = contract f64[16,69] -> v42
-  // %2431 = contract f64[16,69] -> v43
+  // %2497 = contract f64[16,69] -> v41
+  // %2511 = contract f64[16,69] -> v42
+  // %2536 = contract f64[16,69] -> v43
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -7487,16 +8015,16 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v43[(i0 * 69 + 68) * L + l] = acc2_v[l];
     }
   }
-  // %2416 = mul f64[16,8] -> v18
+  // %2521 = mul f64[16,8] -> v18
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v18[i0 * L + l] = v30[i0 * L + l] * v17[i0 * L + l];
     }
   }
-  // %2394 = contract f64[16,69] -> v44
-  // %1640 = contract f64[16,69] -> v45
-  // %2417 = contract f64[16,69] -> v46
+  // %2499 = contract f64[16,69] -> v44
+  // %1735 = contract f64[16,69] -> v45
+  // %2522 = contract f64[16,69] -> v46
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -7580,7 +8108,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v46[(i0 * 69 + 68) * L + l] = acc2_v[l];
     }
   }
-  // %2396 = reduce_sum f64[69] -> v17
+  // %2501 = reduce_sum f64[69] -> v17
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7597,14 +8125,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v17[i0 * L + l] = acc_v[l];
     }
   }
-  // %2400 = add f64[69] -> v31
+  // %2505 = add f64[69] -> v31
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v31[i0 * L + l] = v17[i0 * L + l] + v7[i0 * L + l];
     }
   }
-  // %2408 = reduce_sum f64[69] -> v7
+  // %2513 = reduce_sum f64[69] -> v7
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7621,14 +8149,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v7[i0 * L + l] = acc_v[l];
     }
   }
-  // %2410 = mul f64[69] -> v17
+  // %2515 = mul f64[69] -> v17
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v17[i0 * L + l] = (v7[i0 * L + l] + v8[i0 * L + l]) * 0.16666667f;
     }
   }
-  // %2433 = reduce_sum f64[69] -> v7
+  // %2538 = reduce_sum f64[69] -> v7
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7645,14 +8173,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v7[i0 * L + l] = acc_v[l];
     }
   }
-  // %2435 = mul f64[69] -> v8
+  // %2540 = mul f64[69] -> v8
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[i0 * L + l] = (v19[i0 * L + l] + v7[i0 * L + l]) * 0.33333334f;
     }
   }
-  // %2438 = contract f64[16] -> v14
+  // %2543 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7681,14 +8209,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2439 = mul f64[16] -> v15
+  // %2544 = mul f64[16] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = v14[i0 * L + l] * ((1.0f - v11[i0 * L + l]) * v11[i0 * L + l]);
     }
   }
-  // %2440 = contract f64[69] -> v7
+  // %2545 = contract f64[69] -> v7
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7728,7 +8256,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
   for (int64_t l = 0; l < L; ++l) {
     v7[68 * L + l] = acc0_v[l];
   }
-  // %2443 = contract f64[16,8] -> v11
+  // %2548 = contract f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7760,7 +8288,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2444 = contract f64[16] -> v14
+  // %2549 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7789,7 +8317,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2451 = contract f64[16,8] -> v19
+  // %2556 = contract f64[16,8] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7821,7 +8349,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2453 = sub f64[16,8] -> v26
+  // %2558 = sub f64[16,8] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7832,7 +8360,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2454 = contract f64[16] -> v14
+  // %2559 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7861,7 +8389,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2457 = mul f64[16,8] -> v10
+  // %2562 = mul f64[16,8] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -7871,7 +8399,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2458 = contract f64[16,69] -> v41
+  // %2563 = contract f64[16,69] -> v41
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -7917,14 +8445,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v41[(i0 * 69 + 68) * L + l] = acc0_v[l];
     }
   }
-  // %2441 = mul f64[16,8] -> v11
+  // %2546 = mul f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = (1.0f - square(v9[i0 * L + l])) * v28[i0 * L + l];
     }
   }
-  // %2442 = contract f64[16,69] -> v42
+  // %2547 = contract f64[16,69] -> v42
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -7970,7 +8498,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v42[(i0 * 69 + 68) * L + l] = acc0_v[l];
     }
   }
-  // %2460 = reduce_sum f64[69] -> v9
+  // %2565 = reduce_sum f64[69] -> v9
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7987,14 +8515,14 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       v9[i0 * L + l] = acc_v[l];
     }
   }
-  // %2462 = mul f64[69] -> v12
+  // %2567 = mul f64[69] -> v12
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = (v7[i0 * L + l] + v9[i0 * L + l]) * 0.16666667f;
     }
   }
-  // %2465 = mul f64[69] -> adj.ln.gain
+  // %2570 = mul f64[69] -> adj.ln.gain
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
@@ -8008,7 +8536,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %2471 = mul f64[69] -> adj.ln.bias
+  // %2576 = mul f64[69] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
@@ -8021,7 +8549,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2480 = sub f64[16,69] -> adj.Wb
+  // %2585 = sub f64[16,69] -> adj.Wb
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
@@ -8037,7 +8565,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2569 = sub f64[16,8,69] -> adj.Wk
+  // %2674 = sub f64[16,8,69] -> adj.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -8055,7 +8583,7 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2572 = sub f64[16,8,69] -> adj.Wv
+  // %2677 = sub f64[16,8,69] -> adj.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -8073,41 +8601,49 @@ extern "C" void fwp_delta_node_sepsis_static_adjoint_step(
       }
     }
   }
-  // %2056 = broadcast f64[16,8,69] -> adj.Wq
+  // %2159 = broadcast f64[16,8,69] -> adj.Wq
   for (int64_t i0 = 0; i0 < 8832; ++i0) {
     dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2057 = broadcast f64[128] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
+  // %2160 = broadcast f64[128] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2058 = broadcast f64[64,128] -> adj.ff.up.weight
+  // %2161 = broadcast f64[64,128] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 8192; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2059 = broadcast f64[64] -> adj.ff.up.bias
+  // %2162 = broadcast f64[64] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2060 = broadcast f64[128,64] -> adj.ff.down.weight
+  // %2163 = broadcast f64[128,64] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 8192; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2061 = broadcast f64[1,128] -> adj.out.weight
+  // %2164 = broadcast f64[1,128] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2062 = broadcast f64[1] -> adj.out.bias
+  // %2165 = broadcast f64[1] -> adj.out.bias
   dtheta_out_bias[0] += (T(h) * -0.0f) * 8.0f;
-  // %2063 = broadcast f64[1024,7] -> adj.w0.weight
-  for (int64_t i0 = 0; i0 < 7168; ++i0) {
-    dtheta_w0_weight[i0] += (T(h) * -0.0f) * 8.0f;
+  // %2166 = broadcast f64[256,7] -> adj.s_in.weight
+  for (int64_t i0 = 0; i0 < 1792; ++i0) {
+    dtheta_s_in_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %2064 = broadcast f64[1024] -> adj.w0.bias
-  for (int64_t i0 = 0; i0 < 1024; ++i0) {
-    dtheta_w0_bias[i0] += (T(h) * -0.0f) * 8.0f;
+  // %2167 = broadcast f64[256] -> adj.s_in.bias
+  for (int64_t i0 = 0; i0 < 256; ++i0) {
+    dtheta_s_in_bias[i0] += (T(h) * -0.0f) * 8.0f;
+  }
+  // %2168 = broadcast f64[272,256] -> adj.s_kvl.weight
+  for (int64_t i0 = 0; i0 < 69632; ++i0) {
+    dtheta_s_kvl_weight[i0] += (T(h) * -0.0f) * 8.0f;
+  }
+  // %2169 = broadcast f64[272] -> adj.s_kvl.bias
+  for (int64_t i0 = 0; i0 < 272; ++i0) {
+    dtheta_s_kvl_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
 }
 
@@ -8148,8 +8684,8 @@ extern "C" void fwp_delta_node_sepsis_static_output(const void* /*ctx*/, double 
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_delta_node_sepsis_static.final_outputs: 32 nodes
-  // %47 = layernorm f64[69] -> v0
-  // fwp_delta_node_sepsis_static.ode:50: let q = softmax(Wq @ ln(x(T)))                         #
+  // %62 = layernorm f64[69] -> v0
+  // fwp_delta_node_sepsis_static.ode:57: let q = softmax(Wq @ ln(x(T)))                         #
   // Eq. 31
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -8186,8 +8722,8 @@ extern "C" void fwp_delta_node_sepsis_static_output(const void* /*ctx*/, double 
       v0[i0 * L + l] = (x[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %49 = add f64[69] -> v1
-  // fwp_delta_node_sepsis_static.ode:50: let q = softmax(Wq @ ln(x(T)))                         #
+  // %64 = add f64[69] -> v1
+  // fwp_delta_node_sepsis_static.ode:57: let q = softmax(Wq @ ln(x(T)))                         #
   // Eq. 31
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
@@ -8195,8 +8731,8 @@ extern "C" void fwp_delta_node_sepsis_static_output(const void* /*ctx*/, double 
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %51 = contract f64[16,8] -> v2
-  // fwp_delta_node_sepsis_static.ode:50: let q = softmax(Wq @ ln(x(T)))                         #
+  // %66 = contract f64[16,8] -> v2
+  // fwp_delta_node_sepsis_static.ode:57: let q = softmax(Wq @ ln(x(T)))                         #
   // Eq. 31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
@@ -8225,8 +8761,8 @@ extern "C" void fwp_delta_node_sepsis_static_output(const void* /*ctx*/, double 
       }
     }
   }
-  // %52 = softmax f64[16,8] -> v3
-  // fwp_delta_node_sepsis_static.ode:50: let q = softmax(Wq @ ln(x(T)))                         #
+  // %67 = softmax f64[16,8] -> v3
+  // fwp_delta_node_sepsis_static.ode:57: let q = softmax(Wq @ ln(x(T)))                         #
   // Eq. 31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
@@ -8259,8 +8795,8 @@ extern "C" void fwp_delta_node_sepsis_static_output(const void* /*ctx*/, double 
       }
     }
   }
-  // %53 = contract f64[16,8] -> v2
-  // fwp_delta_node_sepsis_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))                  #
+  // %68 = contract f64[16,8] -> v2
+  // fwp_delta_node_sepsis_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))                  #
   // Eq. 20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
@@ -8293,8 +8829,8 @@ extern "C" void fwp_delta_node_sepsis_static_output(const void* /*ctx*/, double 
       }
     }
   }
-  // %55 = layernorm f64[128] -> v3
-  // fwp_delta_node_sepsis_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))                  #
+  // %70 = layernorm f64[128] -> v3
+  // fwp_delta_node_sepsis_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))                  #
   // Eq. 20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -8331,8 +8867,8 @@ extern "C" void fwp_delta_node_sepsis_static_output(const void* /*ctx*/, double 
       v3[i0 * L + l] = (v2[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %57 = add f64[128] -> v4
-  // fwp_delta_node_sepsis_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))                  #
+  // %72 = add f64[128] -> v4
+  // fwp_delta_node_sepsis_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))                  #
   // Eq. 20
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
@@ -8340,8 +8876,8 @@ extern "C" void fwp_delta_node_sepsis_static_output(const void* /*ctx*/, double 
       v4[i0 * L + l] = (ff_norm_gain[i0] * v3[i0 * L + l]) + ff_norm_bias[i0];
     }
   }
-  // %58 = contract f64[64] -> v0
-  // fwp_delta_node_sepsis_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))                  #
+  // %73 = contract f64[64] -> v0
+  // fwp_delta_node_sepsis_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))                  #
   // Eq. 20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
@@ -8368,8 +8904,8 @@ extern "C" void fwp_delta_node_sepsis_static_output(const void* /*ctx*/, double 
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %60 = relu f64[64] -> v1
-  // fwp_delta_node_sepsis_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))                  #
+  // %75 = relu f64[64] -> v1
+  // fwp_delta_node_sepsis_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))                  #
   // Eq. 20
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
@@ -8377,8 +8913,8 @@ extern "C" void fwp_delta_node_sepsis_static_output(const void* /*ctx*/, double 
       v1[i0 * L + l] = relu(v0[i0 * L + l] + ff_up_bias[i0]);
     }
   }
-  // %61 = contract f64[128] -> v3
-  // fwp_delta_node_sepsis_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))                  #
+  // %76 = contract f64[128] -> v3
+  // fwp_delta_node_sepsis_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))                  #
   // Eq. 20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -8405,8 +8941,8 @@ extern "C" void fwp_delta_node_sepsis_static_output(const void* /*ctx*/, double 
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %64 = contract f64[1] -> v0
-  // fwp_delta_node_sepsis_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))                  #
+  // %79 = contract f64[1] -> v0
+  // fwp_delta_node_sepsis_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))                  #
   // Eq. 20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -8423,8 +8959,8 @@ extern "C" void fwp_delta_node_sepsis_static_output(const void* /*ctx*/, double 
   for (int64_t l = 0; l < L; ++l) {
     v0[l] = acc0_v[l];
   }
-  // %65 = add f64[1] -> logit
-  // fwp_delta_node_sepsis_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))                  #
+  // %80 = add f64[1] -> logit
+  // fwp_delta_node_sepsis_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))                  #
   // Eq. 20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -8496,8 +9032,8 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
   T rowsum_v[L] = {};
   T acc_v[L] = {};
   // fwp_delta_node_sepsis_static.final_outputs.vjp: 97 nodes
-  // %47 = layernorm f64[69] -> v0
-  // fwp_delta_node_sepsis_static.ode:50: let q = softmax(Wq @ ln(x(T)))                         #
+  // %62 = layernorm f64[69] -> v0
+  // fwp_delta_node_sepsis_static.ode:57: let q = softmax(Wq @ ln(x(T)))                         #
   // Eq. 31
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -8534,8 +9070,8 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
       v0[i0 * L + l] = (x[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %49 = add f64[69] -> v1
-  // fwp_delta_node_sepsis_static.ode:50: let q = softmax(Wq @ ln(x(T)))                         #
+  // %64 = add f64[69] -> v1
+  // fwp_delta_node_sepsis_static.ode:57: let q = softmax(Wq @ ln(x(T)))                         #
   // Eq. 31
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
@@ -8543,8 +9079,8 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %51 = contract f64[16,8] -> v2
-  // fwp_delta_node_sepsis_static.ode:50: let q = softmax(Wq @ ln(x(T)))                         #
+  // %66 = contract f64[16,8] -> v2
+  // fwp_delta_node_sepsis_static.ode:57: let q = softmax(Wq @ ln(x(T)))                         #
   // Eq. 31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
@@ -8573,8 +9109,8 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
       }
     }
   }
-  // %52 = softmax f64[16,8] -> v3
-  // fwp_delta_node_sepsis_static.ode:50: let q = softmax(Wq @ ln(x(T)))                         #
+  // %67 = softmax f64[16,8] -> v3
+  // fwp_delta_node_sepsis_static.ode:57: let q = softmax(Wq @ ln(x(T)))                         #
   // Eq. 31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
@@ -8607,8 +9143,8 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
       }
     }
   }
-  // %53 = contract f64[16,8] -> v2
-  // fwp_delta_node_sepsis_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))                  #
+  // %68 = contract f64[16,8] -> v2
+  // fwp_delta_node_sepsis_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))                  #
   // Eq. 20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
@@ -8641,8 +9177,8 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
       }
     }
   }
-  // %374 = reduce_sum f64[] -> v4
-  // fwp_delta_node_sepsis_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))                  #
+  // %469 = reduce_sum f64[] -> v4
+  // fwp_delta_node_sepsis_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))                  #
   // Eq. 20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -8658,8 +9194,8 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
   for (int64_t l = 0; l < L; ++l) {
     v4[l] = acc_v[l];
   }
-  // %380 = reduce_sum f64[] -> v5
-  // fwp_delta_node_sepsis_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))                  #
+  // %475 = reduce_sum f64[] -> v5
+  // fwp_delta_node_sepsis_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))                  #
   // Eq. 20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -8675,15 +9211,15 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
   for (int64_t l = 0; l < L; ++l) {
     v5[l] = acc_v[l];
   }
-  // %384 = reciprocal f64[] -> v4
-  // fwp_delta_node_sepsis_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))                  #
+  // %479 = reciprocal f64[] -> v4
+  // fwp_delta_node_sepsis_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))                  #
   // Eq. 20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v4[l] = T(1) / std::sqrt((v5[l] * 0.0078125f) + 1e-05f);
   }
-  // %55 = layernorm f64[128] -> v6
-  // fwp_delta_node_sepsis_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))                  #
+  // %70 = layernorm f64[128] -> v6
+  // fwp_delta_node_sepsis_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))                  #
   // Eq. 20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -8720,8 +9256,8 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
       v6[i0 * L + l] = (v2[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %57 = add f64[128] -> v7
-  // fwp_delta_node_sepsis_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))                  #
+  // %72 = add f64[128] -> v7
+  // fwp_delta_node_sepsis_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))                  #
   // Eq. 20
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
@@ -8729,8 +9265,8 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
       v7[i0 * L + l] = (ff_norm_gain[i0] * v6[i0 * L + l]) + ff_norm_bias[i0];
     }
   }
-  // %58 = contract f64[64] -> v8
-  // fwp_delta_node_sepsis_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))                  #
+  // %73 = contract f64[64] -> v8
+  // fwp_delta_node_sepsis_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))                  #
   // Eq. 20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
@@ -8757,8 +9293,8 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %59 = add f64[64] -> v9
-  // fwp_delta_node_sepsis_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))                  #
+  // %74 = add f64[64] -> v9
+  // fwp_delta_node_sepsis_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))                  #
   // Eq. 20
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
@@ -8766,8 +9302,8 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
       v9[i0 * L + l] = v8[i0 * L + l] + ff_up_bias[i0];
     }
   }
-  // %365 = contract f64[128] -> v10
-  // fwp_delta_node_sepsis_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))                  #
+  // %460 = contract f64[128] -> v10
+  // fwp_delta_node_sepsis_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))                  #
   // Eq. 20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -8786,8 +9322,8 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
       v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %367 = contract f64[64] -> v8
-  // fwp_delta_node_sepsis_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))                  #
+  // %462 = contract f64[64] -> v8
+  // fwp_delta_node_sepsis_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))                  #
   // Eq. 20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
@@ -8814,8 +9350,8 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %369 = mul f64[64] -> v11
-  // fwp_delta_node_sepsis_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))                  #
+  // %464 = mul f64[64] -> v11
+  // fwp_delta_node_sepsis_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))                  #
   // Eq. 20
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
@@ -8823,8 +9359,8 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
       v11[i0 * L + l] = step(v9[i0 * L + l]) * v8[i0 * L + l];
     }
   }
-  // %371 = contract f64[128] -> v12
-  // fwp_delta_node_sepsis_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))                  #
+  // %466 = contract f64[128] -> v12
+  // fwp_delta_node_sepsis_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))                  #
   // Eq. 20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -8851,8 +9387,8 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
       v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %373 = mul f64[128] -> v13
-  // fwp_delta_node_sepsis_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))                  #
+  // %468 = mul f64[128] -> v13
+  // fwp_delta_node_sepsis_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))                  #
   // Eq. 20
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
@@ -8860,8 +9396,8 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
       v13[i0 * L + l] = ff_norm_gain[i0] * v12[i0 * L + l];
     }
   }
-  // %390 = reduce_sum f64[] -> v5
-  // fwp_delta_node_sepsis_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))                  #
+  // %485 = reduce_sum f64[] -> v5
+  // fwp_delta_node_sepsis_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))                  #
   // Eq. 20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -8877,7 +9413,7 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
   for (int64_t l = 0; l < L; ++l) {
     v5[l] = acc_v[l];
   }
-  // %448 = contract f64[] -> v8
+  // %543 = contract f64[] -> v8
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -8892,7 +9428,7 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
   for (int64_t l = 0; l < L; ++l) {
     v8[l] = acc0_v[l];
   }
-  // %510 = reshape f64[16,8] -> v14
+  // %605 = reshape f64[16,8] -> v14
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8901,7 +9437,7 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
                         v10[i0 * L + l];
     }
   }
-  // %511 = contract f64[16,8,8] -> d.W
+  // %606 = contract f64[16,8,8] -> d.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
@@ -8913,7 +9449,7 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
       }
     }
   }
-  // %512 = contract f64[16,8] -> v13
+  // %607 = contract f64[16,8] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8945,7 +9481,7 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
       }
     }
   }
-  // %513 = contract f64[16] -> v8
+  // %608 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8974,7 +9510,7 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %516 = mul f64[16,8] -> v14
+  // %611 = mul f64[16,8] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -8984,7 +9520,7 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
       }
     }
   }
-  // %517 = contract f64[69] -> v3
+  // %612 = contract f64[69] -> v3
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9032,7 +9568,7 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
   for (int64_t l = 0; l < L; ++l) {
     v3[68 * L + l] = acc0_v[l];
   }
-  // %518 = mul f64[69] -> d.ln.gain
+  // %613 = mul f64[69] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
@@ -9043,7 +9579,7 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %519 = contract f64[16,8,69] -> d.Wq
+  // %614 = contract f64[16,8,69] -> d.Wq
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -9058,8 +9594,8 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
       }
     }
   }
-  // %372 = mul f64[128] -> d.ff.norm.gain
-  // fwp_delta_node_sepsis_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))                  #
+  // %467 = mul f64[128] -> d.ff.norm.gain
+  // fwp_delta_node_sepsis_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))                  #
   // Eq. 20
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
@@ -9071,8 +9607,8 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
       theta_bar_ff_norm_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %370 = contract f64[64,128] -> d.ff.up.weight
-  // fwp_delta_node_sepsis_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))                  #
+  // %465 = contract f64[64,128] -> d.ff.up.weight
+  // fwp_delta_node_sepsis_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))                  #
   // Eq. 20
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
@@ -9086,8 +9622,8 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
       }
     }
   }
-  // %60 = relu f64[64] -> v8
-  // fwp_delta_node_sepsis_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))                  #
+  // %75 = relu f64[64] -> v8
+  // fwp_delta_node_sepsis_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))                  #
   // Eq. 20
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
@@ -9095,8 +9631,8 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
       v8[i0 * L + l] = relu(v9[i0 * L + l]);
     }
   }
-  // %366 = contract f64[128,64] -> d.ff.down.weight
-  // fwp_delta_node_sepsis_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))                  #
+  // %461 = contract f64[128,64] -> d.ff.down.weight
+  // fwp_delta_node_sepsis_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))                  #
   // Eq. 20
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
@@ -9110,8 +9646,8 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
       }
     }
   }
-  // %61 = contract f64[128] -> v6
-  // fwp_delta_node_sepsis_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))                  #
+  // %76 = contract f64[128] -> v6
+  // fwp_delta_node_sepsis_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))                  #
   // Eq. 20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -9138,8 +9674,8 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %364 = contract f64[1,128] -> d.out.weight
-  // fwp_delta_node_sepsis_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))                  #
+  // %459 = contract f64[1,128] -> d.out.weight
+  // fwp_delta_node_sepsis_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))                  #
   // Eq. 20
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
@@ -9151,7 +9687,7 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
       theta_bar_out_weight[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.ln.bias = %517
+  // output d.ln.bias = %612
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
@@ -9162,8 +9698,8 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.ff.norm.bias = %371
-  // fwp_delta_node_sepsis_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))                  #
+  // output d.ff.norm.bias = %466
+  // fwp_delta_node_sepsis_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))                  #
   // Eq. 20
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
@@ -9175,8 +9711,8 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
       theta_bar_ff_norm_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.ff.up.bias = %369
-  // fwp_delta_node_sepsis_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))                  #
+  // output d.ff.up.bias = %464
+  // fwp_delta_node_sepsis_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))                  #
   // Eq. 20
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
@@ -9188,8 +9724,8 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
       theta_bar_ff_up_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.ff.down.bias = %365
-  // fwp_delta_node_sepsis_static.ode:51: out(ff(reshape(W(T) @ q, [d_model])))                  #
+  // output d.ff.down.bias = %460
+  // fwp_delta_node_sepsis_static.ode:58: out(ff(reshape(W(T) @ q, [d_model])))                  #
   // Eq. 20
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
@@ -9201,7 +9737,7 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
       theta_bar_ff_down_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.out.bias = %363
+  // output d.out.bias = %458
   {
     T sum[L];
     PLASTIC_SIMD
@@ -9211,8 +9747,8 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
     theta_bar_out_bias[0] += lane_sum<L>(sum);
   }
   if (u_bar) {
-    // %411 = reduce_sum f64[] -> v5
-    // fwp_delta_node_sepsis_static.ode:50: let q = softmax(Wq @ ln(x(T)))                         #
+    // %506 = reduce_sum f64[] -> v5
+    // fwp_delta_node_sepsis_static.ode:57: let q = softmax(Wq @ ln(x(T)))                         #
     // Eq. 31
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9228,8 +9764,8 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
     for (int64_t l = 0; l < L; ++l) {
       v5[l] = acc_v[l];
     }
-    // %416 = reduce_sum f64[] -> v4
-    // fwp_delta_node_sepsis_static.ode:50: let q = softmax(Wq @ ln(x(T)))                         #
+    // %511 = reduce_sum f64[] -> v4
+    // fwp_delta_node_sepsis_static.ode:57: let q = softmax(Wq @ ln(x(T)))                         #
     // Eq. 31
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9245,21 +9781,21 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = acc_v[l];
     }
-    // %420 = reciprocal f64[] -> v5
-    // fwp_delta_node_sepsis_static.ode:50: let q = softmax(Wq @ ln(x(T)))                         #
+    // %515 = reciprocal f64[] -> v5
+    // fwp_delta_node_sepsis_static.ode:57: let q = softmax(Wq @ ln(x(T)))                         #
     // Eq. 31
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[l] = T(1) / std::sqrt((v4[l] * 0.014492754f) + 1e-05f);
     }
-    // %520 = mul f64[69] -> v1
+    // %615 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = v3[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %521 = reduce_sum f64[] -> v4
+    // %616 = reduce_sum f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -9274,7 +9810,7 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = acc_v[l];
     }
-    // %525 = contract f64[] -> v8
+    // %620 = contract f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -9289,7 +9825,7 @@ extern "C" void fwp_delta_node_sepsis_static_output_vjp(const void* /*ctx*/, dou
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc0_v[l];
     }
-    // %530 = mul f64[69] -> d.x@T
+    // %625 = mul f64[69] -> d.x@T
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -9311,8 +9847,8 @@ extern "C" void fwp_delta_node_sepsis_static_loss(const void* /*ctx*/, const voi
   T* __restrict loss = static_cast<T*>(loss_ptr);
   T acc_v[L] = {};
   // fwp_delta_node_sepsis_static.loss: 6 nodes
-  // %44 = reduce_sum f64[] -> loss
-  // fwp_delta_node_sepsis_static.ode:56: loss bce_with_logits(logit, y, pos_weight = pos_weight)
+  // %59 = reduce_sum f64[] -> loss
+  // fwp_delta_node_sepsis_static.ode:63: loss bce_with_logits(logit, y, pos_weight = pos_weight)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -9334,8 +9870,8 @@ extern "C" void fwp_delta_node_sepsis_static_loss_vjp(const void* /*ctx*/, const
   T* __restrict y_bar = static_cast<T*>(y_bar_ptr);
   T* y_bar_logit = y_bar;
   // fwp_delta_node_sepsis_static.loss.vjp: 8 nodes
-  // %568 = sub f64[1] -> d.logit
-  // fwp_delta_node_sepsis_static.ode:56: loss bce_with_logits(logit, y, pos_weight = pos_weight)
+  // %663 = sub f64[1] -> d.logit
+  // fwp_delta_node_sepsis_static.ode:63: loss bce_with_logits(logit, y, pos_weight = pos_weight)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_bar_logit[l] += (sigmoid(y_logit[l]) * loss_bar[l]) - (target_y[l] * loss_bar[l]);
@@ -9523,25 +10059,47 @@ const plastic_param kParams[] = {
      .init_group = -1,
      .init_index = 0,
      .init_args = {0.0, 0.0, 0.0, 0.0}},
-    {.name = "w0.weight",
+    {.name = "s_in.weight",
      .rank = 2,
      .init = PLASTIC_INIT_UNIFORM_FAN_IN,
-     .shape = {1024, 7},
+     .shape = {256, 7},
      .offset = 44699,
-     .size = 7168,
+     .size = 1792,
      .fan_in = 7,
-     .fan_out = 1024,
+     .fan_out = 256,
      .init_group = -1,
      .init_index = 0,
      .init_args = {0.0, 0.0, 0.0, 0.0}},
-    {.name = "w0.bias",
+    {.name = "s_in.bias",
      .rank = 1,
      .init = PLASTIC_INIT_UNIFORM_FAN_IN,
-     .shape = {1024},
-     .offset = 51867,
-     .size = 1024,
+     .shape = {256},
+     .offset = 46491,
+     .size = 256,
      .fan_in = 7,
-     .fan_out = 1024,
+     .fan_out = 256,
+     .init_group = -1,
+     .init_index = 0,
+     .init_args = {0.0, 0.0, 0.0, 0.0}},
+    {.name = "s_kvl.weight",
+     .rank = 2,
+     .init = PLASTIC_INIT_UNIFORM_FAN_IN,
+     .shape = {272, 256},
+     .offset = 46747,
+     .size = 69632,
+     .fan_in = 256,
+     .fan_out = 272,
+     .init_group = -1,
+     .init_index = 0,
+     .init_args = {0.0, 0.0, 0.0, 0.0}},
+    {.name = "s_kvl.bias",
+     .rank = 1,
+     .init = PLASTIC_INIT_UNIFORM_FAN_IN,
+     .shape = {272},
+     .offset = 116379,
+     .size = 272,
+     .fan_in = 256,
+     .fan_out = 272,
      .init_group = -1,
      .init_index = 0,
      .init_args = {0.0, 0.0, 0.0, 0.0}},
@@ -9554,14 +10112,14 @@ const plastic_model kModel = {
     .dtype = PLASTIC_F32,
     .lanes = L,
     .n_state = 1024,
-    .n_params = 52891,
+    .n_params = 116651,
     .n_input = 76,
     .n_static = 7,
     .n_outputs = 1,
     .n_targets = 1,
     .n_input_slots = 2,
     .input_slots = kInputSlots,
-    .n_param_entries = 16,
+    .n_param_entries = 18,
     .params = kParams,
     .solver = {.method = "rk4",
                .step = 1.0,
@@ -9583,8 +10141,8 @@ const plastic_model kModel = {
     .ctx = nullptr,
     .scratch =
         {
-            .init_state = 32768,
-            .init_state_vjp = 0,
+            .init_state = 33792,
+            .init_state_vjp = 60672,
             .field = 20864,
             .field_vjp = 109184,
             .adjoint_field = 213376,

@@ -15,36 +15,36 @@ extern "C" {
 #endif
 
 /* fwp_delta_node_sepsis_static_init_state: f32 elements (float), tile of L = 8 lane-interleaved
- * samples. ctx: opaque, not accessed theta: uniform[52891] = 52891 floats, read-only u0:
- * varying[76] = 608 floats, read-only z0: varying[1024] = 8192 floats scratch: scratch arena, 32768
+ * samples. ctx: opaque, not accessed theta: uniform[116651] = 116651 floats, read-only u0:
+ * varying[76] = 608 floats, read-only z0: varying[1024] = 8192 floats scratch: scratch arena, 33792
  * bytes, 64-byte aligned
  */
 void fwp_delta_node_sepsis_static_init_state(const void* ctx, const void* theta, const void* u0,
                                              void* z0, void* scratch);
 enum {
   fwp_delta_node_sepsis_static_init_state_lanes = 8,
-  fwp_delta_node_sepsis_static_init_state_scratch_bytes = 32768
+  fwp_delta_node_sepsis_static_init_state_scratch_bytes = 33792
 };
 
 /* fwp_delta_node_sepsis_static_init_state_vjp: f32 elements (float), tile of L = 8 lane-interleaved
- * samples. ctx: opaque, not accessed theta: uniform[52891] = 52891 floats, read-only u0:
+ * samples. ctx: opaque, not accessed theta: uniform[116651] = 116651 floats, read-only u0:
  * varying[76] = 608 floats, read-only z0_bar: varying[1024] = 8192 floats, read-only theta_bar:
- * uniform[52891] = 52891 floats u0_bar: varying[76] = 608 floats, may be NULL scratch: scratch
- * arena, 0 bytes, 64-byte aligned
+ * uniform[116651] = 116651 floats u0_bar: varying[76] = 608 floats, may be NULL scratch: scratch
+ * arena, 60672 bytes, 64-byte aligned
  */
 void fwp_delta_node_sepsis_static_init_state_vjp(const void* ctx, const void* theta, const void* u0,
                                                  const void* z0_bar, void* theta_bar, void* u0_bar,
                                                  void* scratch);
 enum {
   fwp_delta_node_sepsis_static_init_state_vjp_lanes = 8,
-  fwp_delta_node_sepsis_static_init_state_vjp_scratch_bytes = 0
+  fwp_delta_node_sepsis_static_init_state_vjp_scratch_bytes = 60672
 };
 
 /* fwp_delta_node_sepsis_static_field: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
  *   t: scalar
  *   z: varying[1024] = 8192 floats, read-only
- *   theta: uniform[52891] = 52891 floats, read-only
+ *   theta: uniform[116651] = 116651 floats, read-only
  *   u: varying[76] = 608 floats, read-only
  *   dz: varying[1024] = 8192 floats
  *   scratch: scratch arena, 20864 bytes, 64-byte aligned
@@ -58,10 +58,10 @@ enum {
 
 /* fwp_delta_node_sepsis_static_field_vjp: f32 elements (float), tile of L = 8 lane-interleaved
  * samples. ctx: opaque, not accessed t: scalar z: varying[1024] = 8192 floats, read-only theta:
- * uniform[52891] = 52891 floats, read-only u: varying[76] = 608 floats, read-only a: varying[1024]
- * = 8192 floats, read-only z_bar: varying[1024] = 8192 floats theta_bar: uniform[52891] = 52891
- * floats u_bar: varying[76] = 608 floats, may be NULL scratch: scratch arena, 109184 bytes, 64-byte
- * aligned
+ * uniform[116651] = 116651 floats, read-only u: varying[76] = 608 floats, read-only a:
+ * varying[1024] = 8192 floats, read-only z_bar: varying[1024] = 8192 floats theta_bar:
+ * uniform[116651] = 116651 floats u_bar: varying[76] = 608 floats, may be NULL scratch: scratch
+ * arena, 109184 bytes, 64-byte aligned
  */
 void fwp_delta_node_sepsis_static_field_vjp(const void* ctx, double t, const void* z,
                                             const void* theta, const void* u, const void* a,
@@ -74,9 +74,9 @@ enum {
 
 /* fwp_delta_node_sepsis_static_adjoint_field: f32 elements (float), tile of L = 8 lane-interleaved
  * samples. ctx: opaque, not accessed t: scalar z: varying[1024] = 8192 floats, read-only a:
- * varying[1024] = 8192 floats, read-only theta: uniform[52891] = 52891 floats, read-only u:
+ * varying[1024] = 8192 floats, read-only theta: uniform[116651] = 116651 floats, read-only u:
  * varying[76] = 608 floats, read-only dz: varying[1024] = 8192 floats da: varying[1024] = 8192
- * floats dtheta: uniform[52891] = 52891 floats u_bar: varying[76] = 608 floats, may be NULL
+ * floats dtheta: uniform[116651] = 116651 floats u_bar: varying[76] = 608 floats, may be NULL
  *   scratch: scratch arena, 213376 bytes, 64-byte aligned
  */
 void fwp_delta_node_sepsis_static_adjoint_field(const void* ctx, double t, const void* z,
@@ -93,7 +93,7 @@ enum {
  *   t: scalar
  *   h: scalar
  *   z0: varying[1024] = 8192 floats, read-only, may alias
- *   theta: uniform[52891] = 52891 floats, read-only
+ *   theta: uniform[116651] = 116651 floats, read-only
  *   u_stages: varying[304] = 2432 floats, read-only
  *   z1: varying[1024] = 8192 floats, may alias
  *   scratch: scratch arena, 55552 bytes, 64-byte aligned
@@ -108,11 +108,11 @@ enum {
 
 /* fwp_delta_node_sepsis_static_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved
  * samples. ctx: opaque, not accessed t: scalar h: scalar z0: varying[1024] = 8192 floats, read-only
- *   theta: uniform[52891] = 52891 floats, read-only
+ *   theta: uniform[116651] = 116651 floats, read-only
  *   u_stages: varying[304] = 2432 floats, read-only
  *   z1_bar: varying[1024] = 8192 floats, read-only
  *   z0_bar: varying[1024] = 8192 floats
- *   theta_bar: uniform[52891] = 52891 floats
+ *   theta_bar: uniform[116651] = 116651 floats
  *   u_stages_bar: varying[304] = 2432 floats, may be NULL
  *   scratch: scratch arena, 343168 bytes, 64-byte aligned
  */
@@ -128,13 +128,13 @@ enum {
 /* fwp_delta_node_sepsis_static_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved
  * samples. ctx: opaque, not accessed t: scalar h: scalar z0: varying[1024] = 8192 floats, read-only
  *   a0: varying[1024] = 8192 floats, read-only
- *   theta: uniform[52891] = 52891 floats, read-only
+ *   theta: uniform[116651] = 116651 floats, read-only
  *   u_stages: varying[304] = 2432 floats, read-only
  *   z1: varying[1024] = 8192 floats
  *   a1: varying[1024] = 8192 floats
- *   dtheta: uniform[52891] = 52891 floats
+ *   dtheta: uniform[116651] = 116651 floats
  *   err: varying[2048] = 16384 floats, may be NULL
- *   dtheta_err: uniform[52891] = 52891 floats, may be NULL
+ *   dtheta_err: uniform[116651] = 116651 floats, may be NULL
  *   scratch: scratch arena, 343424 bytes, 64-byte aligned
  */
 void fwp_delta_node_sepsis_static_adjoint_step(const void* ctx, double t, double h, const void* z0,
@@ -149,8 +149,8 @@ enum {
 
 /* fwp_delta_node_sepsis_static_output: f32 elements (float), tile of L = 8 lane-interleaved
  * samples. ctx: opaque, not accessed t: scalar z: varying[1024] = 8192 floats, read-only theta:
- * uniform[52891] = 52891 floats, read-only u: varying[76] = 608 floats, read-only y: varying[1] = 8
- * floats scratch: scratch arena, 16768 bytes, 64-byte aligned
+ * uniform[116651] = 116651 floats, read-only u: varying[76] = 608 floats, read-only y: varying[1] =
+ * 8 floats scratch: scratch arena, 16768 bytes, 64-byte aligned
  */
 void fwp_delta_node_sepsis_static_output(const void* ctx, double t, const void* z,
                                          const void* theta, const void* u, void* y, void* scratch);
@@ -161,10 +161,10 @@ enum {
 
 /* fwp_delta_node_sepsis_static_output_vjp: f32 elements (float), tile of L = 8 lane-interleaved
  * samples. ctx: opaque, not accessed t: scalar z: varying[1024] = 8192 floats, read-only theta:
- * uniform[52891] = 52891 floats, read-only u: varying[76] = 608 floats, read-only y_bar: varying[1]
- * = 8 floats, read-only z_bar: varying[1024] = 8192 floats theta_bar: uniform[52891] = 52891 floats
- *   u_bar: varying[76] = 608 floats, may be NULL
- *   scratch: scratch arena, 43712 bytes, 64-byte aligned
+ * uniform[116651] = 116651 floats, read-only u: varying[76] = 608 floats, read-only y_bar:
+ * varying[1] = 8 floats, read-only z_bar: varying[1024] = 8192 floats theta_bar: uniform[116651] =
+ * 116651 floats u_bar: varying[76] = 608 floats, may be NULL scratch: scratch arena, 43712 bytes,
+ * 64-byte aligned
  */
 void fwp_delta_node_sepsis_static_output_vjp(const void* ctx, double t, const void* z,
                                              const void* theta, const void* u, const void* y_bar,

@@ -318,22 +318,29 @@ extern "C" void fwp_hebb_cde_sepsis_static_init_state(const void* /*ctx*/, const
                                                       const void* u0_ptr, void* z0_ptr,
                                                       void* scratch) {
   const T* __restrict theta = static_cast<const T*>(theta_ptr);
-  const T* w0_weight = theta + 24083;
-  const T* w0_bias = theta + 24979;
+  const T* s_in_weight = theta + 24083;
+  const T* s_in_bias = theta + 25875;
+  const T* s_kvl_weight = theta + 26131;
+  const T* s_kvl_bias = theta + 44563;
   const T* __restrict u0 = static_cast<const T*>(u0_ptr);
   const T* u0_s = u0 + 138 * L;
   T* __restrict z0 = static_cast<T*>(z0_ptr);
   T* z0_W = z0;
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8192);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16384);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16640);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
-  // fwp_hebb_cde_sepsis_static.init: 6 nodes
-  // %36 = contract f64[128] -> v0
-  // fwp_hebb_cde_sepsis_static.ode:39: state W : [heads, d_head, d_head] = reshape(w0(s), [heads,
-  // d_head, d_head])   # Sec. 4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  T rowmax_v[L] = {};
+  T rowsum_v[L] = {};
+  // fwp_hebb_cde_sepsis_static.init: 21 nodes
+  // %38 = contract f64[256] -> v0
+  // fwp_hebb_cde_sepsis_static.ode:42: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head +
+  // 1])
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -344,10 +351,10 @@ extern "C" void fwp_hebb_cde_sepsis_static_init_state(const void* /*ctx*/, const
     for (int64_t i1 = 0; i1 < 7; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(w0_weight[i0 * 28 + i1], u0_s[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(w0_weight[i0 * 28 + i1 + 7], u0_s[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(w0_weight[i0 * 28 + i1 + 14], u0_s[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(w0_weight[i0 * 28 + i1 + 21], u0_s[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(s_in_weight[i0 * 28 + i1], u0_s[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 7], u0_s[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 14], u0_s[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 21], u0_s[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -358,13 +365,125 @@ extern "C" void fwp_hebb_cde_sepsis_static_init_state(const void* /*ctx*/, const
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %38 = reshape f64[8,4,4] -> W
-  // fwp_hebb_cde_sepsis_static.ode:39: state W : [heads, d_head, d_head] = reshape(w0(s), [heads,
-  // d_head, d_head])   # Sec. 4
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
+  // %40 = relu f64[256] -> v1
+  // fwp_hebb_cde_sepsis_static.ode:42: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head +
+  // 1])
+  for (int64_t i0 = 0; i0 < 256; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z0_W[i0 * L + l] = w0_bias[i0] + v0[i0 * L + l];
+      v1[i0 * L + l] = relu(v0[i0 * L + l] + s_in_bias[i0]);
+    }
+  }
+  // %41 = contract f64[72] -> v0
+  // fwp_hebb_cde_sepsis_static.ode:42: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head +
+  // 1])
+  for (int64_t i0 = 0; i0 < 18; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 256; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 256], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 512], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 768], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %43 = reshape f64[8,9] -> v1
+  // fwp_hebb_cde_sepsis_static.ode:42: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head +
+  // 1])
+  for (int64_t i0 = 0; i0 < 72; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = s_kvl_bias[i0] + v0[i0 * L + l];
+    }
+  }
+  // %47 = sigmoid f64[8,1] -> v0
+  // fwp_hebb_cde_sepsis_static.ode:44: let v0  = sigmoid(kvl[..., 2 * d_head:2 * d_head + 1]) *
+  // tanh(kvl[..., d_head:2 * d_head])
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = sigmoid(v1[(i0 * 9 + 8) * L + l]);
+    }
+  }
+  // %50 = reshape f64[8] -> v2
+  // fwp_hebb_cde_sepsis_static.ode:44: let v0  = sigmoid(kvl[..., 2 * d_head:2 * d_head + 1]) *
+  // tanh(kvl[..., d_head:2 * d_head])
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = v0[i0 * L + l];
+    }
+  }
+  // %52 = mul f64[8,4] -> v0
+  // fwp_hebb_cde_sepsis_static.ode:44: let v0  = sigmoid(kvl[..., 2 * d_head:2 * d_head + 1]) *
+  // tanh(kvl[..., d_head:2 * d_head])
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[(i0 * 4 + i1) * L + l] = vm::tanh(v1[(i0 * 9 + i1 + 4) * L + l]) * v2[i0 * L + l];
+      }
+    }
+  }
+  // %45 = softmax f64[8,4] -> v3
+  // fwp_hebb_cde_sepsis_static.ode:43: let k0  = softmax(kvl[..., 0:d_head])
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v1[(i0 * 9 + i1) * L + l] > rowmax_v[l]) ? v1[(i0 * 9 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[i1 * L + l] = vm::exp(v1[(i0 * 9 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v1[(i0 * 9 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 4 + i1) * L + l] = v2[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %53 = contract f64[8,4,4] -> W
+  // fwp_hebb_cde_sepsis_static.ode:45: outer(v0, k0)
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      for (int64_t i2 = 0; i2 < 4; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          z0_W[(i0 * 16 + i1 * 4 + i2) * L + l] =
+              v0[(i0 * 4 + i1) * L + l] * v3[(i0 * 4 + i2) * L + l];
+        }
+      }
     }
   }
 }
@@ -374,54 +493,46 @@ extern "C" void fwp_hebb_cde_sepsis_static_init_state_vjp(const void* /*ctx*/,
                                                           const void* theta_ptr, const void* u0_ptr,
                                                           const void* z0_bar_ptr,
                                                           void* theta_bar_ptr, void* u0_bar_ptr,
-                                                          void* /*scratch*/) {
+                                                          void* scratch) {
   const T* __restrict theta = static_cast<const T*>(theta_ptr);
-  const T* w0_weight = theta + 24083;
+  const T* s_in_weight = theta + 24083;
+  const T* s_in_bias = theta + 25875;
+  const T* s_kvl_weight = theta + 26131;
+  const T* s_kvl_bias = theta + 44563;
   const T* __restrict u0 = static_cast<const T*>(u0_ptr);
   const T* u0_s = u0 + 138 * L;
   const T* __restrict z0_bar = static_cast<const T*>(z0_bar_ptr);
   const T* z0_bar_W = z0_bar;
   T* __restrict theta_bar = static_cast<T*>(theta_bar_ptr);
-  T* theta_bar_w0_weight = theta_bar + 24083;
-  T* theta_bar_w0_bias = theta_bar + 24979;
+  T* theta_bar_s_in_weight = theta_bar + 24083;
+  T* theta_bar_s_in_bias = theta_bar + 25875;
+  T* theta_bar_s_kvl_weight = theta_bar + 26131;
+  T* theta_bar_s_kvl_bias = theta_bar + 44563;
   T* __restrict u0_bar = static_cast<T*>(u0_bar_ptr);
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8192);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16384);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18688);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20992);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21248);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22272);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22400);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24704);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24960);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25984);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28288);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36480);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
-  // fwp_hebb_cde_sepsis_static.init.vjp: 6 nodes
-  // %310 = contract f64[128,7] -> d.w0.weight
-  // fwp_hebb_cde_sepsis_static.ode:39: state W : [heads, d_head, d_head] = reshape(w0(s), [heads,
-  // d_head, d_head])   # Sec. 4
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    for (int64_t i1 = 0; i1 < 7; ++i1) {
-      {
-        T sum[L];
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          sum[l] = z0_bar_W[i0 * L + l] * u0_s[i1 * L + l];
-        }
-        theta_bar_w0_weight[i0 * 7 + i1] += lane_sum<L>(sum);
-      }
-    }
-  }
-  // output d.w0.bias = %309
-  // fwp_hebb_cde_sepsis_static.ode:39: state W : [heads, d_head, d_head] = reshape(w0(s), [heads,
-  // d_head, d_head])   # Sec. 4
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] = z0_bar_W[i0 * L + l];
-      }
-      theta_bar_w0_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  if (u0_bar) {
-    // %311 = contract f64[7] -> d.s
-    // fwp_hebb_cde_sepsis_static.ode:39: state W : [heads, d_head, d_head] = reshape(w0(s), [heads,
-    // d_head, d_head])   # Sec. 4
+  T rowmax_v[L] = {};
+  T rowsum_v[L] = {};
+  // fwp_hebb_cde_sepsis_static.init.vjp: 50 nodes
+  // %38 = contract f64[256] -> v0
+  // fwp_hebb_cde_sepsis_static.ode:42: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head +
+  // 1])
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -429,13 +540,425 @@ extern "C" void fwp_hebb_cde_sepsis_static_init_state_vjp(const void* /*ctx*/,
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
     }
-    for (int64_t i0 = 0; i0 < 128; ++i0) {
+    for (int64_t i1 = 0; i1 < 7; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(w0_weight[i0 * 7], z0_bar_W[i0 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(w0_weight[i0 * 7 + 1], z0_bar_W[i0 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(w0_weight[i0 * 7 + 2], z0_bar_W[i0 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(w0_weight[i0 * 7 + 3], z0_bar_W[i0 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(s_in_weight[i0 * 28 + i1], u0_s[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 7], u0_s[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 14], u0_s[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_in_weight[i0 * 28 + i1 + 21], u0_s[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %39 = add f64[256] -> v1
+  // fwp_hebb_cde_sepsis_static.ode:42: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head +
+  // 1])
+  for (int64_t i0 = 0; i0 < 256; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = v0[i0 * L + l] + s_in_bias[i0];
+    }
+  }
+  // %40 = relu f64[256] -> v0
+  // fwp_hebb_cde_sepsis_static.ode:42: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head +
+  // 1])
+  for (int64_t i0 = 0; i0 < 256; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = relu(v1[i0 * L + l]);
+    }
+  }
+  // %41 = contract f64[72] -> v2
+  // fwp_hebb_cde_sepsis_static.ode:42: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head +
+  // 1])
+  for (int64_t i0 = 0; i0 < 18; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 256; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 256], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 512], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_kvl_weight[i0 * 1024 + i1 + 768], v0[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %43 = reshape f64[8,9] -> v3
+  // fwp_hebb_cde_sepsis_static.ode:42: let kvl = reshape(s_kvl(relu(s_in(s))), [heads, 2 * d_head +
+  // 1])
+  for (int64_t i0 = 0; i0 < 72; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = s_kvl_bias[i0] + v2[i0 * L + l];
+    }
+  }
+  // %49 = tanh f64[8,4] -> v2
+  // fwp_hebb_cde_sepsis_static.ode:44: let v0  = sigmoid(kvl[..., 2 * d_head:2 * d_head + 1]) *
+  // tanh(kvl[..., d_head:2 * d_head])
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 4 + i1) * L + l] = vm::tanh(v3[(i0 * 9 + i1 + 4) * L + l]);
+      }
+    }
+  }
+  // %47 = sigmoid f64[8,1] -> v4
+  // fwp_hebb_cde_sepsis_static.ode:44: let v0  = sigmoid(kvl[..., 2 * d_head:2 * d_head + 1]) *
+  // tanh(kvl[..., d_head:2 * d_head])
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = sigmoid(v3[(i0 * 9 + 8) * L + l]);
+    }
+  }
+  // %45 = softmax f64[8,4] -> v5
+  // fwp_hebb_cde_sepsis_static.ode:43: let k0  = softmax(kvl[..., 0:d_head])
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v3[(i0 * 9 + i1) * L + l] > rowmax_v[l]) ? v3[(i0 * 9 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[i1 * L + l] = vm::exp(v3[(i0 * 9 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v3[(i0 * 9 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5[(i0 * 4 + i1) * L + l] = v6[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %328 = contract f64[8,4] -> v3
+  // fwp_hebb_cde_sepsis_static.ode:45: outer(v0, k0)
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_bar_W[(i0 * 16 + i1) * L + l], v5[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_bar_W[(i0 * 16 + i1 + 4) * L + l], v5[(i0 * 4 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_bar_W[(i0 * 16 + i1 + 8) * L + l], v5[(i0 * 4 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_bar_W[(i0 * 16 + i1 + 12) * L + l], v5[(i0 * 4 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %349 = pad f64[8,9] -> v7
+  // fwp_hebb_cde_sepsis_static.ode:44: let v0  = sigmoid(kvl[..., 2 * d_head:2 * d_head + 1]) *
+  // tanh(kvl[..., d_head:2 * d_head])
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 9 + i1) * L + l] = 0.0f;
+      }
+    }
+  }
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 9 + 8) * L + l] = 0.0f;
+    }
+  }
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 9 + i1 + 4) * L + l] = (1.0f - square(v2[(i0 * 4 + i1) * L + l])) *
+                                        (v4[i0 * L + l] * v3[(i0 * 4 + i1) * L + l]);
+      }
+    }
+  }
+  // %379 = contract f64[8] -> v8
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v2[(i0 * 16 + i1) * L + l], v3[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v2[(i0 * 16 + i1 + 4) * L + l], v3[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v2[(i0 * 16 + i1 + 8) * L + l], v3[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v2[(i0 * 16 + i1 + 12) * L + l], v3[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %393 = pad f64[8,9] -> v3
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 9 + i1) * L + l] = 0.0f;
+      }
+    }
+  }
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 9 + 8) * L + l] = (v4[i0 * L + l] * (1.0f - v4[i0 * L + l])) * v8[i0 * L + l];
+    }
+  }
+  // %52 = mul f64[8,4] -> v9
+  // fwp_hebb_cde_sepsis_static.ode:44: let v0  = sigmoid(kvl[..., 2 * d_head:2 * d_head + 1]) *
+  // tanh(kvl[..., d_head:2 * d_head])
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 4 + i1) * L + l] = v2[(i0 * 4 + i1) * L + l] * v4[i0 * L + l];
+      }
+    }
+  }
+  // %329 = contract f64[8,4] -> v2
+  // fwp_hebb_cde_sepsis_static.ode:45: outer(v0, k0)
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_bar_W[(i0 * 16 + i1 * 4) * L + l], v9[(i0 * 4 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(z0_bar_W[(i0 * 16 + i1 * 4 + 1) * L + l], v9[(i0 * 4 + i1) * L + l],
+                             acc1_v[l]);
+        acc2_v[l] = std::fma(z0_bar_W[(i0 * 16 + i1 * 4 + 2) * L + l], v9[(i0 * 4 + i1) * L + l],
+                             acc2_v[l]);
+        acc3_v[l] = std::fma(z0_bar_W[(i0 * 16 + i1 * 4 + 3) * L + l], v9[(i0 * 4 + i1) * L + l],
+                             acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %372 = contract f64[8] -> v4
+  for (int64_t i0 = 0; i0 < 2; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v2[(i0 * 16 + i1) * L + l], v5[(i0 * 16 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v2[(i0 * 16 + i1 + 4) * L + l], v5[(i0 * 16 + i1 + 4) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v2[(i0 * 16 + i1 + 8) * L + l], v5[(i0 * 16 + i1 + 8) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v2[(i0 * 16 + i1 + 12) * L + l], v5[(i0 * 16 + i1 + 12) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %390 = pad f64[8,9] -> v10
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 4; i1 < 9; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 9 + i1) * L + l] = 0.0f;
+      }
+    }
+  }
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 9 + i1) * L + l] =
+            (v2[(i0 * 4 + i1) * L + l] - v4[i0 * L + l]) * v5[(i0 * 4 + i1) * L + l];
+      }
+    }
+  }
+  // %396 = reshape f64[72] -> v2
+  for (int64_t i0 = 0; i0 < 72; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = v7[i0 * L + l] + (v3[i0 * L + l] + v10[i0 * L + l]);
+    }
+  }
+  // %397 = contract f64[256] -> v11
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 72; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(s_kvl_weight[i0 * 4 + i1 * 256], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_kvl_weight[i0 * 4 + i1 * 256 + 1], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_kvl_weight[i0 * 4 + i1 * 256 + 2], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_kvl_weight[i0 * 4 + i1 * 256 + 3], v2[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %398 = mul f64[256] -> v12
+  for (int64_t i0 = 0; i0 < 256; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = step(v1[i0 * L + l]) * v11[i0 * L + l];
+    }
+  }
+  // %399 = contract f64[256,7] -> d.s_in.weight
+  for (int64_t i0 = 0; i0 < 256; ++i0) {
+    for (int64_t i1 = 0; i1 < 7; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = v12[i0 * L + l] * u0_s[i1 * L + l];
+        }
+        theta_bar_s_in_weight[i0 * 7 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %400 = contract f64[72,256] -> d.s_kvl.weight
+  for (int64_t i0 = 0; i0 < 72; ++i0) {
+    for (int64_t i1 = 0; i1 < 256; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = v2[i0 * L + l] * v0[i1 * L + l];
+        }
+        theta_bar_s_kvl_weight[i0 * 256 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // output d.s_in.bias = %398
+  for (int64_t i0 = 0; i0 < 256; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = v12[i0 * L + l];
+      }
+      theta_bar_s_in_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // output d.s_kvl.bias = %396
+  for (int64_t i0 = 0; i0 < 72; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = v2[i0 * L + l];
+      }
+      theta_bar_s_kvl_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  if (u0_bar) {
+    // %401 = contract f64[7] -> d.s
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 256; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(s_in_weight[i0 * 7], v12[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(s_in_weight[i0 * 7 + 1], v12[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(s_in_weight[i0 * 7 + 2], v12[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(s_in_weight[i0 * 7 + 3], v12[i0 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -450,10 +973,10 @@ extern "C" void fwp_hebb_cde_sepsis_static_init_state_vjp(const void* /*ctx*/,
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
       }
-      for (int64_t i1 = 0; i1 < 128; ++i1) {
+      for (int64_t i1 = 0; i1 < 256; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(w0_weight[i0 + i1 * 7], z0_bar_W[i1 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(s_in_weight[i0 + i1 * 7], v12[i1 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -494,7 +1017,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_field(const void* /*ctx*/, double /*t
   T rowsum_v[L] = {};
   // fwp_hebb_cde_sepsis_static.field: 20 nodes
   // %1 = layernorm f64[69] -> v0
-  // fwp_hebb_cde_sepsis_static.ode:42: let u    = ln(x(t))
+  // fwp_hebb_cde_sepsis_static.ode:48: let u    = ln(x(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -531,7 +1054,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_field(const void* /*ctx*/, double /*t
     }
   }
   // %5 = add f64[69] -> v1
-  // fwp_hebb_cde_sepsis_static.ode:42: let u    = ln(x(t))
+  // fwp_hebb_cde_sepsis_static.ode:48: let u    = ln(x(t))
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -539,7 +1062,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_field(const void* /*ctx*/, double /*t
     }
   }
   // %12 = contract f64[8,4] -> v0
-  // fwp_hebb_cde_sepsis_static.ode:44: let k    = softmax(Wk @ u)                             # key
+  // fwp_hebb_cde_sepsis_static.ode:50: let k    = softmax(Wk @ u)                             # key
   // from x
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
@@ -567,7 +1090,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_field(const void* /*ctx*/, double /*t
     }
   }
   // %13 = softmax f64[8,4] -> v2
-  // fwp_hebb_cde_sepsis_static.ode:44: let k    = softmax(Wk @ u)                             # key
+  // fwp_hebb_cde_sepsis_static.ode:50: let k    = softmax(Wk @ u)                             # key
   // from x
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
@@ -601,7 +1124,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_field(const void* /*ctx*/, double /*t
     }
   }
   // %7 = contract f64[8] -> v0
-  // fwp_hebb_cde_sepsis_static.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_hebb_cde_sepsis_static.ode:49: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -628,14 +1151,14 @@ extern "C" void fwp_hebb_cde_sepsis_static_field(const void* /*ctx*/, double /*t
     }
   }
   // %8 = sigmoid f64[8] -> v1
-  // fwp_hebb_cde_sepsis_static.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_hebb_cde_sepsis_static.ode:49: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = sigmoid(v0[i0 * L + l]);
     }
   }
-  // %70 = contract f64[8,4] -> v0
+  // %85 = contract f64[8,4] -> v0
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -645,7 +1168,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_field(const void* /*ctx*/, double /*t
     }
   }
   // %17 = contract f64[8,4] -> v2
-  // fwp_hebb_cde_sepsis_static.ode:45: let v    = tanh(Wv @ dx(t))                            #
+  // fwp_hebb_cde_sepsis_static.ode:51: let v    = tanh(Wv @ dx(t))                            #
   // value from x'
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
@@ -673,7 +1196,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_field(const void* /*ctx*/, double /*t
     }
   }
   // %18 = tanh f64[8,4] -> v1
-  // fwp_hebb_cde_sepsis_static.ode:45: let v    = tanh(Wv @ dx(t))                            #
+  // fwp_hebb_cde_sepsis_static.ode:51: let v    = tanh(Wv @ dx(t))                            #
   // value from x'
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -681,7 +1204,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_field(const void* /*ctx*/, double /*t
       v1[i0 * L + l] = vm::tanh(v2[i0 * L + l]);
     }
   }
-  // %71 = contract f64[8,4,4] -> W
+  // %86 = contract f64[8,4,4] -> W
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
@@ -748,7 +1271,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_field_vjp(const void* /*ctx*/, double
   T acc_v[L] = {};
   // fwp_hebb_cde_sepsis_static.field.vjp: 68 nodes
   // %1 = layernorm f64[69] -> v0
-  // fwp_hebb_cde_sepsis_static.ode:42: let u    = ln(x(t))
+  // fwp_hebb_cde_sepsis_static.ode:48: let u    = ln(x(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -785,7 +1308,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_field_vjp(const void* /*ctx*/, double
     }
   }
   // %5 = add f64[69] -> v1
-  // fwp_hebb_cde_sepsis_static.ode:42: let u    = ln(x(t))
+  // fwp_hebb_cde_sepsis_static.ode:48: let u    = ln(x(t))
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -793,7 +1316,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_field_vjp(const void* /*ctx*/, double
     }
   }
   // %12 = contract f64[8,4] -> v2
-  // fwp_hebb_cde_sepsis_static.ode:44: let k    = softmax(Wk @ u)                             # key
+  // fwp_hebb_cde_sepsis_static.ode:50: let k    = softmax(Wk @ u)                             # key
   // from x
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
@@ -821,7 +1344,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_field_vjp(const void* /*ctx*/, double
     }
   }
   // %13 = softmax f64[8,4] -> v3
-  // fwp_hebb_cde_sepsis_static.ode:44: let k    = softmax(Wk @ u)                             # key
+  // fwp_hebb_cde_sepsis_static.ode:50: let k    = softmax(Wk @ u)                             # key
   // from x
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
@@ -855,7 +1378,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_field_vjp(const void* /*ctx*/, double
     }
   }
   // %17 = contract f64[8,4] -> v2
-  // fwp_hebb_cde_sepsis_static.ode:45: let v    = tanh(Wv @ dx(t))                            #
+  // fwp_hebb_cde_sepsis_static.ode:51: let v    = tanh(Wv @ dx(t))                            #
   // value from x'
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
@@ -883,7 +1406,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_field_vjp(const void* /*ctx*/, double
     }
   }
   // %18 = tanh f64[8,4] -> v5
-  // fwp_hebb_cde_sepsis_static.ode:45: let v    = tanh(Wv @ dx(t))                            #
+  // fwp_hebb_cde_sepsis_static.ode:51: let v    = tanh(Wv @ dx(t))                            #
   // value from x'
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -891,7 +1414,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_field_vjp(const void* /*ctx*/, double
       v5[i0 * L + l] = vm::tanh(v2[i0 * L + l]);
     }
   }
-  // %80 = contract f64[8,4] -> v2
+  // %97 = contract f64[8,4] -> v2
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -919,7 +1442,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_field_vjp(const void* /*ctx*/, double
     }
   }
   // %7 = contract f64[8] -> v6
-  // fwp_hebb_cde_sepsis_static.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_hebb_cde_sepsis_static.ode:49: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -946,14 +1469,14 @@ extern "C" void fwp_hebb_cde_sepsis_static_field_vjp(const void* /*ctx*/, double
     }
   }
   // %8 = sigmoid f64[8] -> v7
-  // fwp_hebb_cde_sepsis_static.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_hebb_cde_sepsis_static.ode:49: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = sigmoid(v6[i0 * L + l]);
     }
   }
-  // %89 = contract f64[8,4] -> v8
+  // %106 = contract f64[8,4] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -962,8 +1485,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_field_vjp(const void* /*ctx*/, double
       }
     }
   }
-  // %143 = contract f64[8] -> v6
-  // %90 = contract f64[8] -> v9
+  // %161 = contract f64[8] -> v6
+  // %107 = contract f64[8] -> v9
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1007,7 +1530,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_field_vjp(const void* /*ctx*/, double
       v9[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %201 = mul f64[8,4] -> v2
+  // %219 = mul f64[8,4] -> v2
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -1017,7 +1540,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_field_vjp(const void* /*ctx*/, double
       }
     }
   }
-  // %202 = contract f64[69] -> v10
+  // %220 = contract f64[69] -> v10
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1065,16 +1588,16 @@ extern "C" void fwp_hebb_cde_sepsis_static_field_vjp(const void* /*ctx*/, double
   for (int64_t l = 0; l < L; ++l) {
     v10[68 * L + l] = acc0_v[l];
   }
-  // %94 = mul f64[8] -> v6
-  // fwp_hebb_cde_sepsis_static.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // %111 = mul f64[8] -> v6
+  // fwp_hebb_cde_sepsis_static.ode:49: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = ((1.0f - v7[i0 * L + l]) * v7[i0 * L + l]) * v9[i0 * L + l];
     }
   }
-  // %96 = contract f64[69] -> v11
-  // fwp_hebb_cde_sepsis_static.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // %113 = contract f64[69] -> v11
+  // fwp_hebb_cde_sepsis_static.ode:49: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1114,14 +1637,14 @@ extern "C" void fwp_hebb_cde_sepsis_static_field_vjp(const void* /*ctx*/, double
   for (int64_t l = 0; l < L; ++l) {
     v11[68 * L + l] = acc0_v[l];
   }
-  // %203 = add f64[69] -> v12
+  // %221 = add f64[69] -> v12
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = v10[i0 * L + l] + v11[i0 * L + l];
     }
   }
-  // %204 = mul f64[69] -> d.ln.gain
+  // %222 = mul f64[69] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
@@ -1132,8 +1655,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_field_vjp(const void* /*ctx*/, double
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %95 = contract f64[8,69] -> d.Wb
-  // fwp_hebb_cde_sepsis_static.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // %112 = contract f64[8,69] -> d.Wb
+  // fwp_hebb_cde_sepsis_static.ode:49: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
@@ -1146,7 +1669,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_field_vjp(const void* /*ctx*/, double
       }
     }
   }
-  // %205 = contract f64[8,4,69] -> d.Wk
+  // %223 = contract f64[8,4,69] -> d.Wk
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -1161,7 +1684,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_field_vjp(const void* /*ctx*/, double
       }
     }
   }
-  // %70 = contract f64[8,4] -> v2
+  // %85 = contract f64[8,4] -> v2
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -1170,7 +1693,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_field_vjp(const void* /*ctx*/, double
       }
     }
   }
-  // %81 = contract f64[8,4] -> v3
+  // %98 = contract f64[8,4] -> v3
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1199,8 +1722,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_field_vjp(const void* /*ctx*/, double
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %85 = mul f64[8,4] -> v2
-  // fwp_hebb_cde_sepsis_static.ode:45: let v    = tanh(Wv @ dx(t))                            #
+  // %102 = mul f64[8,4] -> v2
+  // fwp_hebb_cde_sepsis_static.ode:51: let v    = tanh(Wv @ dx(t))                            #
   // value from x'
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -1208,8 +1731,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_field_vjp(const void* /*ctx*/, double
       v2[i0 * L + l] = (1.0f - square(v5[i0 * L + l])) * v3[i0 * L + l];
     }
   }
-  // %86 = contract f64[8,4,69] -> d.Wv
-  // fwp_hebb_cde_sepsis_static.ode:45: let v    = tanh(Wv @ dx(t))                            #
+  // %103 = contract f64[8,4,69] -> d.Wv
+  // fwp_hebb_cde_sepsis_static.ode:51: let v    = tanh(Wv @ dx(t))                            #
   // value from x'
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
@@ -1225,7 +1748,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_field_vjp(const void* /*ctx*/, double
       }
     }
   }
-  // output d.ln.bias = %203
+  // output d.ln.bias = %221
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
@@ -1237,8 +1760,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_field_vjp(const void* /*ctx*/, double
     }
   }
   if (u_bar) {
-    // %108 = reduce_sum f64[] -> v4
-    // fwp_hebb_cde_sepsis_static.ode:42: let u    = ln(x(t))
+    // %125 = reduce_sum f64[] -> v4
+    // fwp_hebb_cde_sepsis_static.ode:48: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1253,8 +1776,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_field_vjp(const void* /*ctx*/, double
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = acc_v[l];
     }
-    // %114 = reduce_sum f64[] -> v6
-    // fwp_hebb_cde_sepsis_static.ode:42: let u    = ln(x(t))
+    // %131 = reduce_sum f64[] -> v6
+    // fwp_hebb_cde_sepsis_static.ode:48: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1269,20 +1792,20 @@ extern "C" void fwp_hebb_cde_sepsis_static_field_vjp(const void* /*ctx*/, double
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %119 = reciprocal f64[] -> v4
-    // fwp_hebb_cde_sepsis_static.ode:42: let u    = ln(x(t))
+    // %136 = reciprocal f64[] -> v4
+    // fwp_hebb_cde_sepsis_static.ode:48: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = T(1) / std::sqrt((v6[l] * 0.014492754f) + 1e-05f);
     }
-    // %206 = mul f64[69] -> v1
+    // %224 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = ln_gain[i0] * v12[i0 * L + l];
       }
     }
-    // %207 = reduce_sum f64[] -> v6
+    // %225 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1297,7 +1820,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_field_vjp(const void* /*ctx*/, double
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %211 = contract f64[] -> v7
+    // %229 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -1312,7 +1835,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_field_vjp(const void* /*ctx*/, double
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = acc0_v[l];
     }
-    // %216 = mul f64[69] -> d.x
+    // %234 = mul f64[69] -> d.x
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1320,7 +1843,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_field_vjp(const void* /*ctx*/, double
                                       ((v7[l] * 0.014492754f) * v0[i0 * L + l]));
       }
     }
-    // %199 = contract f64[69] -> d.dx
+    // %217 = contract f64[69] -> d.dx
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1461,7 +1984,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
   }
   // fwp_hebb_cde_sepsis_static.field.adjoint: 50 nodes
   // %1 = layernorm f64[69] -> v0
-  // fwp_hebb_cde_sepsis_static.ode:42: let u    = ln(x(t))
+  // fwp_hebb_cde_sepsis_static.ode:48: let u    = ln(x(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -1498,7 +2021,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
     }
   }
   // %5 = add f64[69] -> v1
-  // fwp_hebb_cde_sepsis_static.ode:42: let u    = ln(x(t))
+  // fwp_hebb_cde_sepsis_static.ode:48: let u    = ln(x(t))
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1506,7 +2029,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
     }
   }
   // %12 = contract f64[8,4] -> v2
-  // fwp_hebb_cde_sepsis_static.ode:44: let k    = softmax(Wk @ u)                             # key
+  // fwp_hebb_cde_sepsis_static.ode:50: let k    = softmax(Wk @ u)                             # key
   // from x
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
@@ -1534,7 +2057,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
     }
   }
   // %13 = softmax f64[8,4] -> v3
-  // fwp_hebb_cde_sepsis_static.ode:44: let k    = softmax(Wk @ u)                             # key
+  // fwp_hebb_cde_sepsis_static.ode:50: let k    = softmax(Wk @ u)                             # key
   // from x
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
@@ -1568,7 +2091,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
     }
   }
   // %7 = contract f64[8] -> v2
-  // fwp_hebb_cde_sepsis_static.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_hebb_cde_sepsis_static.ode:49: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1595,14 +2118,14 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
     }
   }
   // %8 = sigmoid f64[8] -> v5
-  // fwp_hebb_cde_sepsis_static.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_hebb_cde_sepsis_static.ode:49: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = sigmoid(v2[i0 * L + l]);
     }
   }
-  // %70 = contract f64[8,4] -> v2
+  // %85 = contract f64[8,4] -> v2
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -1612,7 +2135,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
     }
   }
   // %17 = contract f64[8,4] -> v6
-  // fwp_hebb_cde_sepsis_static.ode:45: let v    = tanh(Wv @ dx(t))                            #
+  // fwp_hebb_cde_sepsis_static.ode:51: let v    = tanh(Wv @ dx(t))                            #
   // value from x'
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
@@ -1640,7 +2163,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
     }
   }
   // %18 = tanh f64[8,4] -> v7
-  // fwp_hebb_cde_sepsis_static.ode:45: let v    = tanh(Wv @ dx(t))                            #
+  // fwp_hebb_cde_sepsis_static.ode:51: let v    = tanh(Wv @ dx(t))                            #
   // value from x'
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -1648,7 +2171,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
       v7[i0 * L + l] = vm::tanh(v6[i0 * L + l]);
     }
   }
-  // %71 = contract f64[8,4,4] -> W
+  // %86 = contract f64[8,4,4] -> W
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
@@ -1660,7 +2183,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
       }
     }
   }
-  // %238 = contract f64[8,4] -> v6
+  // %256 = contract f64[8,4] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1687,7 +2210,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %242 = contract f64[8,4] -> v8
+  // %260 = contract f64[8,4] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -1696,8 +2219,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
       }
     }
   }
-  // %273 = contract f64[8] -> v9
-  // %243 = contract f64[8] -> v10
+  // %292 = contract f64[8] -> v9
+  // %261 = contract f64[8] -> v10
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1741,7 +2264,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
       v10[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %296 = mul f64[8,4] -> v6
+  // %315 = mul f64[8,4] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -1751,7 +2274,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
       }
     }
   }
-  // %297 = contract f64[69] -> v11
+  // %316 = contract f64[69] -> v11
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1799,16 +2322,16 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
   for (int64_t l = 0; l < L; ++l) {
     v11[68 * L + l] = acc0_v[l];
   }
-  // %244 = mul f64[8] -> v9
-  // fwp_hebb_cde_sepsis_static.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // %262 = mul f64[8] -> v9
+  // fwp_hebb_cde_sepsis_static.ode:49: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = v10[i0 * L + l] * ((1.0f - v5[i0 * L + l]) * v5[i0 * L + l]);
     }
   }
-  // %246 = contract f64[69] -> v12
-  // fwp_hebb_cde_sepsis_static.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // %264 = contract f64[69] -> v12
+  // fwp_hebb_cde_sepsis_static.ode:49: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1848,14 +2371,14 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
   for (int64_t l = 0; l < L; ++l) {
     v12[68 * L + l] = acc0_v[l];
   }
-  // %298 = add f64[69] -> v13
+  // %317 = add f64[69] -> v13
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = v11[i0 * L + l] + v12[i0 * L + l];
     }
   }
-  // %300 = neg f64[69] -> adj.ln.gain
+  // %319 = neg f64[69] -> adj.ln.gain
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
@@ -1866,7 +2389,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %301 = neg f64[69] -> adj.ln.bias
+  // %320 = neg f64[69] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
@@ -1877,7 +2400,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %260 = neg f64[8,69] -> adj.Wb
+  // %278 = neg f64[8,69] -> adj.Wb
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
@@ -1890,7 +2413,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
       }
     }
   }
-  // %303 = neg f64[8,4,69] -> adj.Wk
+  // %322 = neg f64[8,4,69] -> adj.Wk
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -1905,7 +2428,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
       }
     }
   }
-  // %239 = contract f64[8,4] -> v3
+  // %257 = contract f64[8,4] -> v3
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1934,8 +2457,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %240 = mul f64[8,4] -> v2
-  // fwp_hebb_cde_sepsis_static.ode:45: let v    = tanh(Wv @ dx(t))                            #
+  // %258 = mul f64[8,4] -> v2
+  // fwp_hebb_cde_sepsis_static.ode:51: let v    = tanh(Wv @ dx(t))                            #
   // value from x'
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -1943,7 +2466,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
       v2[i0 * L + l] = (1.0f - square(v7[i0 * L + l])) * v3[i0 * L + l];
     }
   }
-  // %262 = neg f64[8,4,69] -> adj.Wv
+  // %280 = neg f64[8,4,69] -> adj.Wv
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -1958,7 +2481,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
       }
     }
   }
-  // output adj.W = %257
+  // output adj.W = %275
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1967,8 +2490,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
   }
   // fwp_hebb_cde_sepsis_static.field.vjp: 64 nodes
   if (u_bar) {
-    // %108 = reduce_sum f64[] -> v0
-    // fwp_hebb_cde_sepsis_static.ode:42: let u    = ln(x(t))
+    // %125 = reduce_sum f64[] -> v0
+    // fwp_hebb_cde_sepsis_static.ode:48: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1983,8 +2506,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
     for (int64_t l = 0; l < L; ++l) {
       v0_2[l] = acc_v[l];
     }
-    // %114 = reduce_sum f64[] -> v1
-    // fwp_hebb_cde_sepsis_static.ode:42: let u    = ln(x(t))
+    // %131 = reduce_sum f64[] -> v1
+    // fwp_hebb_cde_sepsis_static.ode:48: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1999,14 +2522,14 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
     for (int64_t l = 0; l < L; ++l) {
       v1_2[l] = acc_v[l];
     }
-    // %119 = reciprocal f64[] -> v0
-    // fwp_hebb_cde_sepsis_static.ode:42: let u    = ln(x(t))
+    // %136 = reciprocal f64[] -> v0
+    // fwp_hebb_cde_sepsis_static.ode:48: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0_2[l] = T(1) / std::sqrt((v1_2[l] * 0.014492754f) + 1e-05f);
     }
     // %1 = layernorm f64[69] -> v2
-    // fwp_hebb_cde_sepsis_static.ode:42: let u    = ln(x(t))
+    // fwp_hebb_cde_sepsis_static.ode:48: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       mean_v_2[l] = 0.0f;
@@ -2043,7 +2566,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
       }
     }
     // %5 = add f64[69] -> v3
-    // fwp_hebb_cde_sepsis_static.ode:42: let u    = ln(x(t))
+    // fwp_hebb_cde_sepsis_static.ode:48: let u    = ln(x(t))
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2051,7 +2574,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
       }
     }
     // %12 = contract f64[8,4] -> v4
-    // fwp_hebb_cde_sepsis_static.ode:44: let k    = softmax(Wk @ u)                             #
+    // fwp_hebb_cde_sepsis_static.ode:50: let k    = softmax(Wk @ u)                             #
     // key from x
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
@@ -2079,7 +2602,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
       }
     }
     // %13 = softmax f64[8,4] -> v5
-    // fwp_hebb_cde_sepsis_static.ode:44: let k    = softmax(Wk @ u)                             #
+    // fwp_hebb_cde_sepsis_static.ode:50: let k    = softmax(Wk @ u)                             #
     // key from x
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
@@ -2114,7 +2637,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
       }
     }
     // %17 = contract f64[8,4] -> v4
-    // fwp_hebb_cde_sepsis_static.ode:45: let v    = tanh(Wv @ dx(t))                            #
+    // fwp_hebb_cde_sepsis_static.ode:51: let v    = tanh(Wv @ dx(t))                            #
     // value from x'
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
@@ -2142,7 +2665,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
       }
     }
     // %18 = tanh f64[8,4] -> v7
-    // fwp_hebb_cde_sepsis_static.ode:45: let v    = tanh(Wv @ dx(t))                            #
+    // fwp_hebb_cde_sepsis_static.ode:51: let v    = tanh(Wv @ dx(t))                            #
     // value from x'
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
@@ -2150,7 +2673,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
         v7_2[i0 * L + l] = vm::tanh(v4_2[i0 * L + l]);
       }
     }
-    // %80 = contract f64[8,4] -> v4
+    // %97 = contract f64[8,4] -> v4
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2181,7 +2704,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
       }
     }
     // %7 = contract f64[8] -> v8
-    // fwp_hebb_cde_sepsis_static.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    // fwp_hebb_cde_sepsis_static.ode:49: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2208,14 +2731,14 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
       }
     }
     // %8 = sigmoid f64[8] -> v3
-    // fwp_hebb_cde_sepsis_static.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    // fwp_hebb_cde_sepsis_static.ode:49: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v3_2[i0 * L + l] = sigmoid(v8_2[i0 * L + l]);
       }
     }
-    // %89 = contract f64[8,4] -> v9
+    // %106 = contract f64[8,4] -> v9
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       for (int64_t i1 = 0; i1 < 4; ++i1) {
         PLASTIC_SIMD
@@ -2224,8 +2747,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
         }
       }
     }
-    // %143 = contract f64[8] -> v8
-    // %90 = contract f64[8] -> v10
+    // %161 = contract f64[8] -> v8
+    // %107 = contract f64[8] -> v10
     for (int64_t i0 = 0; i0 < 2; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2271,7 +2794,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
         v10_2[(i0 * 4 + 3) * L + l] = acc7_v_2[l];
       }
     }
-    // %201 = mul f64[8,4] -> v4
+    // %219 = mul f64[8,4] -> v4
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       for (int64_t i1 = 0; i1 < 4; ++i1) {
         PLASTIC_SIMD
@@ -2281,7 +2804,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
         }
       }
     }
-    // %202 = contract f64[69] -> v11
+    // %220 = contract f64[69] -> v11
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2330,16 +2853,16 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
     for (int64_t l = 0; l < L; ++l) {
       v11_2[68 * L + l] = acc0_v_2[l];
     }
-    // %94 = mul f64[8] -> v8
-    // fwp_hebb_cde_sepsis_static.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    // %111 = mul f64[8] -> v8
+    // fwp_hebb_cde_sepsis_static.ode:49: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v8_2[i0 * L + l] = ((1.0f - v3_2[i0 * L + l]) * v3_2[i0 * L + l]) * v10_2[i0 * L + l];
       }
     }
-    // %96 = contract f64[69] -> v12
-    // fwp_hebb_cde_sepsis_static.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    // %113 = contract f64[69] -> v12
+    // fwp_hebb_cde_sepsis_static.ode:49: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2379,14 +2902,14 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
     for (int64_t l = 0; l < L; ++l) {
       v12_2[68 * L + l] = acc0_v_2[l];
     }
-    // %206 = mul f64[69] -> v13
+    // %224 = mul f64[69] -> v13
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v13_2[i0 * L + l] = ln_gain[i0] * (v11_2[i0 * L + l] + v12_2[i0 * L + l]);
       }
     }
-    // %207 = reduce_sum f64[] -> v1
+    // %225 = reduce_sum f64[] -> v1
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -2401,7 +2924,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
     for (int64_t l = 0; l < L; ++l) {
       v1_2[l] = acc_v[l];
     }
-    // %211 = contract f64[] -> v6
+    // %229 = contract f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v_2[l] = 0.0f;
@@ -2416,7 +2939,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
     for (int64_t l = 0; l < L; ++l) {
       v6_2[l] = acc0_v_2[l];
     }
-    // %216 = mul f64[69] -> d.x
+    // %234 = mul f64[69] -> d.x
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2424,7 +2947,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
                                         ((v6_2[l] * 0.014492754f) * v2_2[i0 * L + l]));
       }
     }
-    // %70 = contract f64[8,4] -> v4
+    // %85 = contract f64[8,4] -> v4
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       for (int64_t i1 = 0; i1 < 4; ++i1) {
         PLASTIC_SIMD
@@ -2433,7 +2956,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
         }
       }
     }
-    // %81 = contract f64[8,4] -> v5
+    // %98 = contract f64[8,4] -> v5
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2463,8 +2986,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
         v5_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
       }
     }
-    // %85 = mul f64[8,4] -> v4
-    // fwp_hebb_cde_sepsis_static.ode:45: let v    = tanh(Wv @ dx(t))                            #
+    // %102 = mul f64[8,4] -> v4
+    // fwp_hebb_cde_sepsis_static.ode:51: let v    = tanh(Wv @ dx(t))                            #
     // value from x'
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
@@ -2472,7 +2995,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_field(const void* /*ctx*/, do
         v4_2[i0 * L + l] = (1.0f - square(v7_2[i0 * L + l])) * v5_2[i0 * L + l];
       }
     }
-    // %199 = contract f64[69] -> d.dx
+    // %217 = contract f64[69] -> d.dx
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2569,7 +3092,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_hebb_cde_sepsis_static.field.step.rk4: 64 nodes
-  // %569 = layernorm f64[69] -> v0
+  // %660 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -2605,14 +3128,14 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
       v0[i0 * L + l] = (u_stages[(i0 + 435) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %571 = add f64[69] -> v1
+  // %662 = add f64[69] -> v1
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %528 = layernorm f64[69] -> v0
+  // %619 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -2648,14 +3171,14 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
       v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %530 = add f64[69] -> v2
+  // %621 = add f64[69] -> v2
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
     }
   }
-  // %549 = layernorm f64[69] -> v0
+  // %640 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -2691,16 +3214,16 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
       v0[i0 * L + l] = (u_stages[(i0 + 145) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %551 = add f64[69] -> v3
+  // %642 = add f64[69] -> v3
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %575 = contract f64[8] -> v0
-  // %534 = contract f64[8] -> v4
-  // %555 = contract f64[8] -> v5
+  // %666 = contract f64[8] -> v0
+  // %625 = contract f64[8] -> v4
+  // %646 = contract f64[8] -> v5
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2750,23 +3273,23 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
       v5[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %792 = contract f64[8] -> v6
+  // %883 = contract f64[8] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = sigmoid(v0[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
-  // %787 = contract f64[8] -> v0
+  // %878 = contract f64[8] -> v0
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = sigmoid(v4[i0 * L + l]) * (T(h) * 0.16666667f);
     }
   }
-  // %573 = contract f64[8,4] -> v7
-  // %532 = contract f64[8,4] -> v8
-  // %553 = contract f64[8,4] -> v9
+  // %664 = contract f64[8,4] -> v7
+  // %623 = contract f64[8,4] -> v8
+  // %644 = contract f64[8,4] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2816,7 +3339,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
       v9[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %574 = softmax f64[8,4] -> v1
+  // %665 = softmax f64[8,4] -> v1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2848,7 +3371,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %793 = contract f64[8,4] -> v7
+  // %884 = contract f64[8,4] -> v7
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -2857,7 +3380,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %533 = softmax f64[8,4] -> v1
+  // %624 = softmax f64[8,4] -> v1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2889,7 +3412,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %554 = softmax f64[8,4] -> v8
+  // %645 = softmax f64[8,4] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2921,14 +3444,14 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %781 = contract f64[8] -> v4
+  // %872 = contract f64[8] -> v4
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = sigmoid(v5[i0 * L + l]) * (T(h) * 0.33333334f);
     }
   }
-  // %782 = contract f64[8,4] -> v9
+  // %873 = contract f64[8,4] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -2937,9 +3460,9 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %579 = contract f64[8,4] -> v8
-  // %538 = contract f64[8,4] -> v2
-  // %559 = contract f64[8,4] -> v3
+  // %670 = contract f64[8,4] -> v8
+  // %629 = contract f64[8,4] -> v2
+  // %650 = contract f64[8,4] -> v3
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2989,14 +3512,14 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
       v3[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %580 = tanh f64[8,4] -> v10
+  // %671 = tanh f64[8,4] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = vm::tanh(v8[i0 * L + l]);
     }
   }
-  // %788 = contract f64[8,4] -> v8
+  // %879 = contract f64[8,4] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -3005,14 +3528,14 @@ extern "C" void fwp_hebb_cde_sepsis_static_step(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %560 = tanh f64[8,4] -> v0
+  // %651 = tanh f64[8,4] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = vm::tanh(v3[i0 * L + l]);
     }
   }
-  // %804 = add f64[8,4,4] -> W
+  // %895 = add f64[8,4,4] -> W
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
@@ -3103,7 +3626,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
   T rowsum_v[L] = {};
   T acc_v[L] = {};
   // fwp_hebb_cde_sepsis_static.field.step.rk4.vjp: 201 nodes
-  // %569 = layernorm f64[69] -> v0
+  // %660 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3139,14 +3662,14 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       v0[i0 * L + l] = (u_stages[(i0 + 435) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %571 = add f64[69] -> v1
+  // %662 = add f64[69] -> v1
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %528 = layernorm f64[69] -> v2
+  // %619 = layernorm f64[69] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3182,14 +3705,14 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       v2[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %530 = add f64[69] -> v3
+  // %621 = add f64[69] -> v3
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v2[i0 * L + l]);
     }
   }
-  // %549 = layernorm f64[69] -> v4
+  // %640 = layernorm f64[69] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3225,16 +3748,16 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       v4[i0 * L + l] = (u_stages[(i0 + 145) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %551 = add f64[69] -> v5
+  // %642 = add f64[69] -> v5
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = (ln_gain[i0] * v4[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %575 = contract f64[8] -> v6
-  // %534 = contract f64[8] -> v7
-  // %555 = contract f64[8] -> v8
+  // %666 = contract f64[8] -> v6
+  // %625 = contract f64[8] -> v7
+  // %646 = contract f64[8] -> v8
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3284,23 +3807,23 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       v8[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %576 = sigmoid f64[8] -> v9
+  // %667 = sigmoid f64[8] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = sigmoid(v6[i0 * L + l]);
     }
   }
-  // %535 = sigmoid f64[8] -> v6
+  // %626 = sigmoid f64[8] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = sigmoid(v7[i0 * L + l]);
     }
   }
-  // %573 = contract f64[8,4] -> v10
-  // %532 = contract f64[8,4] -> v11
-  // %553 = contract f64[8,4] -> v12
+  // %664 = contract f64[8,4] -> v10
+  // %623 = contract f64[8,4] -> v11
+  // %644 = contract f64[8,4] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3350,7 +3873,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       v12[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %574 = softmax f64[8,4] -> v13
+  // %665 = softmax f64[8,4] -> v13
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3382,7 +3905,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %533 = softmax f64[8,4] -> v10
+  // %624 = softmax f64[8,4] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3414,7 +3937,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %554 = softmax f64[8,4] -> v11
+  // %645 = softmax f64[8,4] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3446,9 +3969,9 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %579 = contract f64[8,4] -> v12
-  // %538 = contract f64[8,4] -> v14
-  // %559 = contract f64[8,4] -> v15
+  // %670 = contract f64[8,4] -> v12
+  // %629 = contract f64[8,4] -> v14
+  // %650 = contract f64[8,4] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3498,30 +4021,30 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       v15[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %580 = tanh f64[8,4] -> v16
+  // %671 = tanh f64[8,4] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v16[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
     }
   }
-  // %539 = tanh f64[8,4] -> v12
+  // %630 = tanh f64[8,4] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = vm::tanh(v14[i0 * L + l]);
     }
   }
-  // %560 = tanh f64[8,4] -> v14
+  // %651 = tanh f64[8,4] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[i0 * L + l] = vm::tanh(v15[i0 * L + l]);
     }
   }
-  // %1031 = contract f64[8,4] -> v15
-  // %1019 = contract f64[8,4] -> v17
-  // %891 = contract f64[8,4] -> v18
+  // %1122 = contract f64[8,4] -> v15
+  // %1110 = contract f64[8,4] -> v17
+  // %982 = contract f64[8,4] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3583,7 +4106,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       v18[(i0 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.6666667f);
     }
   }
-  // %1032 = contract f64[8,4] -> v19
+  // %1123 = contract f64[8,4] -> v19
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -3592,8 +4115,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %1033 = contract f64[8] -> v7
-  // %1038 = contract f64[8] -> v20
+  // %1124 = contract f64[8] -> v7
+  // %1129 = contract f64[8] -> v20
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3637,7 +4160,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       v20[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1036 = mul f64[8,4] -> v15
+  // %1127 = mul f64[8,4] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -3647,14 +4170,14 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %1039 = mul f64[8] -> v7
+  // %1130 = mul f64[8] -> v7
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = ((1.0f - v9[i0 * L + l]) * v9[i0 * L + l]) * v20[i0 * L + l];
     }
   }
-  // %1023 = contract f64[8,4] -> v19
+  // %1114 = contract f64[8,4] -> v19
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -3663,7 +4186,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %1024 = contract f64[8] -> v20
+  // %1115 = contract f64[8] -> v20
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3692,7 +4215,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1027 = mul f64[8,4] -> v21
+  // %1118 = mul f64[8,4] -> v21
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -3702,7 +4225,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %1020 = contract f64[8] -> v20
+  // %1111 = contract f64[8] -> v20
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3731,21 +4254,21 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1021 = mul f64[8] -> v17
+  // %1112 = mul f64[8] -> v17
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v17[i0 * L + l] = v20[i0 * L + l] * ((1.0f - v6[i0 * L + l]) * v6[i0 * L + l]);
     }
   }
-  // %556 = sigmoid f64[8] -> v20
+  // %647 = sigmoid f64[8] -> v20
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v20[i0 * L + l] = sigmoid(v8[i0 * L + l]);
     }
   }
-  // %1047 = contract f64[8,4] -> v19
+  // %1138 = contract f64[8,4] -> v19
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -3754,7 +4277,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %1048 = contract f64[8] -> v8
+  // %1139 = contract f64[8] -> v8
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3783,7 +4306,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1051 = mul f64[8,4] -> v22
+  // %1142 = mul f64[8,4] -> v22
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -3793,9 +4316,9 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %1037 = contract f64[69] -> v23
-  // %1028 = contract f64[69] -> v24
-  // %1052 = contract f64[69] -> v25
+  // %1128 = contract f64[69] -> v23
+  // %1119 = contract f64[69] -> v24
+  // %1143 = contract f64[69] -> v25
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3881,7 +4404,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     v24[68 * L + l] = acc1_v[l];
     v25[68 * L + l] = acc2_v[l];
   }
-  // %1044 = contract f64[8] -> v8
+  // %1135 = contract f64[8] -> v8
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3910,16 +4433,16 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1045 = mul f64[8] -> v18
+  // %1136 = mul f64[8] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v18[i0 * L + l] = (v20[i0 * L + l] * (1.0f - v20[i0 * L + l])) * v8[i0 * L + l];
     }
   }
-  // %1040 = contract f64[69] -> v26
-  // %1022 = contract f64[69] -> v27
-  // %1046 = contract f64[69] -> v28
+  // %1131 = contract f64[69] -> v26
+  // %1113 = contract f64[69] -> v27
+  // %1137 = contract f64[69] -> v28
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3989,28 +4512,28 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     v27[68 * L + l] = acc1_v[l];
     v28[68 * L + l] = acc2_v[l];
   }
-  // %1041 = add f64[69] -> v29
+  // %1132 = add f64[69] -> v29
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v29[i0 * L + l] = v23[i0 * L + l] + v26[i0 * L + l];
     }
   }
-  // %1029 = add f64[69] -> v23
+  // %1120 = add f64[69] -> v23
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v23[i0 * L + l] = v24[i0 * L + l] + v27[i0 * L + l];
     }
   }
-  // %1053 = add f64[69] -> v24
+  // %1144 = add f64[69] -> v24
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = v25[i0 * L + l] + v28[i0 * L + l];
     }
   }
-  // %1055 = add f64[69] -> d.ln.gain
+  // %1146 = add f64[69] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
@@ -4022,7 +4545,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1057 = add f64[69] -> d.ln.bias
+  // %1148 = add f64[69] -> d.ln.bias
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
@@ -4033,7 +4556,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1062 = add f64[8,69] -> d.Wb
+  // %1153 = add f64[8,69] -> d.Wb
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
@@ -4047,7 +4570,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %1067 = add f64[8,4,69] -> d.Wk
+  // %1158 = add f64[8,4,69] -> d.Wk
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -4064,7 +4587,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %577 = contract f64[8,4] -> v15
+  // %668 = contract f64[8,4] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -4073,7 +4596,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %536 = contract f64[8,4] -> v13
+  // %627 = contract f64[8,4] -> v13
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -4082,7 +4605,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %557 = contract f64[8,4] -> v10
+  // %648 = contract f64[8,4] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -4091,9 +4614,9 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // %916 = contract f64[8,4] -> v11
-  // %910 = contract f64[8,4] -> v17
-  // %924 = contract f64[8,4] -> v18
+  // %1007 = contract f64[8,4] -> v11
+  // %1001 = contract f64[8,4] -> v17
+  // %1015 = contract f64[8,4] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4155,28 +4678,28 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       v18[(i0 * 4 + 3) * L + l] = acc11_v[l] * (T(h) * 0.6666667f);
     }
   }
-  // %1070 = mul f64[8,4] -> v10
+  // %1161 = mul f64[8,4] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = v11[i0 * L + l] * (1.0f - square(v16[i0 * L + l]));
     }
   }
-  // %1068 = mul f64[8,4] -> v11
+  // %1159 = mul f64[8,4] -> v11
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = (1.0f - square(v12[i0 * L + l])) * v17[i0 * L + l];
     }
   }
-  // %1073 = mul f64[8,4] -> v12
+  // %1164 = mul f64[8,4] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = (1.0f - square(v14[i0 * L + l])) * v18[i0 * L + l];
     }
   }
-  // %1075 = add f64[8,4,69] -> d.Wv
+  // %1166 = add f64[8,4,69] -> d.Wv
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -4193,7 +4716,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
       }
     }
   }
-  // output d.W = %79
+  // output d.W = %96
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4201,14 +4724,14 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     }
   }
   if (u_stages_bar) {
-    // %1076 = mul f64[69] -> v1
+    // %1167 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = ln_gain[i0] * v23[i0 * L + l];
       }
     }
-    // %1077 = reduce_sum f64[] -> v6
+    // %1168 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4223,7 +4746,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %1081 = contract f64[] -> v7
+    // %1172 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4238,7 +4761,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = acc0_v[l];
     }
-    // %667 = reduce_sum f64[] -> v8
+    // %758 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4253,7 +4776,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc_v[l];
     }
-    // %672 = reduce_sum f64[] -> v9
+    // %763 = reduce_sum f64[] -> v9
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4268,12 +4791,12 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v9[l] = acc_v[l];
     }
-    // %676 = reciprocal f64[] -> v8
+    // %767 = reciprocal f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = T(1) / std::sqrt((v9[l] * 0.014492754f) + 1e-05f);
     }
-    // %1086 = mul f64[69] -> d.x@0
+    // %1177 = mul f64[69] -> d.x@0
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4282,7 +4805,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
                                     v8[l];
       }
     }
-    // %1087 = contract f64[69] -> d.dx@0
+    // %1178 = contract f64[69] -> d.dx@0
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4330,14 +4853,14 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[137 * L + l] += acc0_v[l];
     }
-    // %1088 = mul f64[69] -> v1
+    // %1179 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = ln_gain[i0] * v24[i0 * L + l];
       }
     }
-    // %1089 = reduce_sum f64[] -> v6
+    // %1180 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4352,7 +4875,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %1093 = contract f64[] -> v7
+    // %1184 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4367,7 +4890,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = acc0_v[l];
     }
-    // %728 = reduce_sum f64[] -> v8
+    // %819 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4382,7 +4905,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc_v[l];
     }
-    // %733 = reduce_sum f64[] -> v9
+    // %824 = reduce_sum f64[] -> v9
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4397,12 +4920,12 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v9[l] = acc_v[l];
     }
-    // %737 = reciprocal f64[] -> v8
+    // %828 = reciprocal f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = T(1) / std::sqrt((v9[l] * 0.014492754f) + 1e-05f);
     }
-    // %1098 = mul f64[69] -> d.x@1
+    // %1189 = mul f64[69] -> d.x@1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4411,7 +4934,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
                                             v8[l];
       }
     }
-    // %1099 = contract f64[69] -> d.dx@1
+    // %1190 = contract f64[69] -> d.dx@1
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4459,14 +4982,14 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[282 * L + l] += acc0_v[l];
     }
-    // %1100 = mul f64[69] -> v1
+    // %1191 = mul f64[69] -> v1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = ln_gain[i0] * v29[i0 * L + l];
       }
     }
-    // %1101 = reduce_sum f64[] -> v6
+    // %1192 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4481,7 +5004,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %1105 = contract f64[] -> v7
+    // %1196 = contract f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4496,7 +5019,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = acc0_v[l];
     }
-    // %614 = reduce_sum f64[] -> v8
+    // %705 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4511,7 +5034,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = acc_v[l];
     }
-    // %619 = reduce_sum f64[] -> v9
+    // %710 = reduce_sum f64[] -> v9
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -4526,12 +5049,12 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
     for (int64_t l = 0; l < L; ++l) {
       v9[l] = acc_v[l];
     }
-    // %623 = reciprocal f64[] -> v8
+    // %714 = reciprocal f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = T(1) / std::sqrt((v9[l] * 0.014492754f) + 1e-05f);
     }
-    // %1110 = mul f64[69] -> d.x@2
+    // %1201 = mul f64[69] -> d.x@2
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4540,7 +5063,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_step_vjp(const void* /*ctx*/, double 
                                             v8[l];
       }
     }
-    // %1111 = contract f64[69] -> d.dx@2
+    // %1202 = contract f64[69] -> d.dx@2
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4624,8 +5147,10 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
   T* dtheta_ff_down_bias = dtheta + 24018;
   T* dtheta_out_weight = dtheta + 24050;
   T* dtheta_out_bias = dtheta + 24082;
-  T* dtheta_w0_weight = dtheta + 24083;
-  T* dtheta_w0_bias = dtheta + 24979;
+  T* dtheta_s_in_weight = dtheta + 24083;
+  T* dtheta_s_in_bias = dtheta + 25875;
+  T* dtheta_s_kvl_weight = dtheta + 26131;
+  T* dtheta_s_kvl_bias = dtheta + 44563;
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2240);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4480);
@@ -4680,8 +5205,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
   for (int64_t i = 0; i < 5106; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_hebb_cde_sepsis_static.field.adjoint.step.rk4: 182 nodes
-  // %569 = layernorm f64[69] -> v0
+  // fwp_hebb_cde_sepsis_static.field.adjoint.step.rk4: 183 nodes
+  // %660 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4717,14 +5242,14 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       v0[i0 * L + l] = (u_stages[(i0 + 435) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %571 = add f64[69] -> v1
+  // %662 = add f64[69] -> v1
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %549 = layernorm f64[69] -> v2
+  // %640 = layernorm f64[69] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4760,16 +5285,16 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       v2[i0 * L + l] = (u_stages[(i0 + 145) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %551 = add f64[69] -> v3
+  // %642 = add f64[69] -> v3
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = (ln_gain[i0] * v2[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %579 = contract f64[8,4] -> v4
-  // %559 = contract f64[8,4] -> v5
-  // %538 = contract f64[8,4] -> v6
+  // %670 = contract f64[8,4] -> v4
+  // %650 = contract f64[8,4] -> v5
+  // %629 = contract f64[8,4] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4819,28 +5344,28 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       v6[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %580 = tanh f64[8,4] -> v7
+  // %671 = tanh f64[8,4] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = vm::tanh(v4[i0 * L + l]);
     }
   }
-  // %560 = tanh f64[8,4] -> v4
+  // %651 = tanh f64[8,4] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = vm::tanh(v5[i0 * L + l]);
     }
   }
-  // %539 = tanh f64[8,4] -> v5
+  // %630 = tanh f64[8,4] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = vm::tanh(v6[i0 * L + l]);
     }
   }
-  // %528 = layernorm f64[69] -> v8
+  // %619 = layernorm f64[69] -> v8
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4876,16 +5401,16 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       v8[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %530 = add f64[69] -> v9
+  // %621 = add f64[69] -> v9
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v8[i0 * L + l]);
     }
   }
-  // %575 = contract f64[8] -> v6
-  // %555 = contract f64[8] -> v10
-  // %534 = contract f64[8] -> v11
+  // %666 = contract f64[8] -> v6
+  // %646 = contract f64[8] -> v10
+  // %625 = contract f64[8] -> v11
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4935,23 +5460,23 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       v11[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %576 = sigmoid f64[8] -> v12
+  // %667 = sigmoid f64[8] -> v12
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = sigmoid(v6[i0 * L + l]);
     }
   }
-  // %556 = sigmoid f64[8] -> v6
+  // %647 = sigmoid f64[8] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = sigmoid(v10[i0 * L + l]);
     }
   }
-  // %573 = contract f64[8,4] -> v13
-  // %553 = contract f64[8,4] -> v14
-  // %532 = contract f64[8,4] -> v15
+  // %664 = contract f64[8,4] -> v13
+  // %644 = contract f64[8,4] -> v14
+  // %623 = contract f64[8,4] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5001,7 +5526,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       v15[(i0 * 4 + 3) * L + l] = acc11_v[l];
     }
   }
-  // %574 = softmax f64[8,4] -> v16
+  // %665 = softmax f64[8,4] -> v16
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5033,7 +5558,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       }
     }
   }
-  // %577 = contract f64[8,4] -> v13
+  // %668 = contract f64[8,4] -> v13
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -5042,7 +5567,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       }
     }
   }
-  // %554 = softmax f64[8,4] -> v17
+  // %645 = softmax f64[8,4] -> v17
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5074,7 +5599,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       }
     }
   }
-  // %557 = contract f64[8,4] -> v14
+  // %648 = contract f64[8,4] -> v14
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -5083,7 +5608,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       }
     }
   }
-  // %533 = softmax f64[8,4] -> v18
+  // %624 = softmax f64[8,4] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5115,14 +5640,14 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       }
     }
   }
-  // %535 = sigmoid f64[8] -> v10
+  // %626 = sigmoid f64[8] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = sigmoid(v11[i0 * L + l]);
     }
   }
-  // %536 = contract f64[8,4] -> v15
+  // %627 = contract f64[8,4] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -5131,7 +5656,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       }
     }
   }
-  // %1713 = add f64[8,4,4] -> W
+  // %1809 = add f64[8,4,4] -> W
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
@@ -5148,14 +5673,14 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       }
     }
   }
-  // %1370 = add f64[8,4,4] -> a.W
+  // %1465 = add f64[8,4,4] -> a.W
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       a1[i0 * L + l] = (T(h) * -0.0f) + a0[i0 * L + l];
     }
   }
-  // %1201 = contract f64[8,4] -> v19
+  // %1292 = contract f64[8,4] -> v19
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5181,7 +5706,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1202 = contract f64[8,4] -> v20
+  // %1293 = contract f64[8,4] -> v20
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -5190,7 +5715,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       }
     }
   }
-  // %1473 = contract f64[8] -> v11
+  // %1569 = contract f64[8] -> v11
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5219,7 +5744,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1642 = mul f64[8,4] -> v21
+  // %1738 = mul f64[8,4] -> v21
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -5229,7 +5754,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       }
     }
   }
-  // %1210 = contract f64[8] -> v11
+  // %1301 = contract f64[8] -> v11
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5258,15 +5783,15 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1211 = mul f64[8] -> v18
+  // %1302 = mul f64[8] -> v18
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v18[i0 * L + l] = ((1.0f - v10[i0 * L + l]) * v10[i0 * L + l]) * v11[i0 * L + l];
     }
   }
-  // %1371 = contract f64[8,4] -> v19
-  // %1388 = contract f64[8,4] -> v20
+  // %1466 = contract f64[8,4] -> v19
+  // %1483 = contract f64[8,4] -> v20
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5304,7 +5829,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       v20[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1372 = contract f64[8,4] -> v22
+  // %1467 = contract f64[8,4] -> v22
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -5313,7 +5838,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       }
     }
   }
-  // %1490 = contract f64[8] -> v10
+  // %1586 = contract f64[8] -> v10
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5342,7 +5867,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1649 = mul f64[8,4] -> v23
+  // %1745 = mul f64[8,4] -> v23
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -5352,7 +5877,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       }
     }
   }
-  // %1380 = contract f64[8] -> v10
+  // %1475 = contract f64[8] -> v10
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5381,14 +5906,14 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1381 = mul f64[8] -> v11
+  // %1476 = mul f64[8] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = (v6[i0 * L + l] * (1.0f - v6[i0 * L + l])) * v10[i0 * L + l];
     }
   }
-  // %1389 = contract f64[8,4] -> v6
+  // %1484 = contract f64[8,4] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -5397,8 +5922,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       }
     }
   }
-  // %1508 = contract f64[8] -> v10
-  // %1397 = contract f64[8] -> v17
+  // %1604 = contract f64[8] -> v10
+  // %1492 = contract f64[8] -> v17
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5442,7 +5967,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       v17[(i0 * 4 + 3) * L + l] = acc7_v[l];
     }
   }
-  // %1657 = mul f64[8,4] -> v19
+  // %1753 = mul f64[8,4] -> v19
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -5452,9 +5977,9 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       }
     }
   }
-  // %1643 = contract f64[69] -> v24
-  // %1650 = contract f64[69] -> v25
-  // %1658 = contract f64[69] -> v26
+  // %1739 = contract f64[69] -> v24
+  // %1746 = contract f64[69] -> v25
+  // %1754 = contract f64[69] -> v26
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5540,16 +6065,16 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
     v25[68 * L + l] = acc1_v[l];
     v26[68 * L + l] = acc2_v[l];
   }
-  // %1398 = mul f64[8] -> v10
+  // %1493 = mul f64[8] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = ((1.0f - v12[i0 * L + l]) * v12[i0 * L + l]) * v17[i0 * L + l];
     }
   }
-  // %1212 = contract f64[69] -> v27
-  // %1382 = contract f64[69] -> v28
-  // %1399 = contract f64[69] -> v29
+  // %1303 = contract f64[69] -> v27
+  // %1477 = contract f64[69] -> v28
+  // %1494 = contract f64[69] -> v29
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5619,35 +6144,35 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
     v28[68 * L + l] = acc1_v[l];
     v29[68 * L + l] = acc2_v[l];
   }
-  // %1645 = mul f64[69] -> v30
+  // %1741 = mul f64[69] -> v30
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v30[i0 * L + l] = (v24[i0 * L + l] + v27[i0 * L + l]) * 0.16666667f;
     }
   }
-  // %1651 = add f64[69] -> v24
+  // %1747 = add f64[69] -> v24
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = v25[i0 * L + l] + v28[i0 * L + l];
     }
   }
-  // %1653 = mul f64[69] -> v25
+  // %1749 = mul f64[69] -> v25
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v25[i0 * L + l] = (v2[i0 * L + l] * v24[i0 * L + l]) * 0.33333334f;
     }
   }
-  // %1659 = add f64[69] -> v2
+  // %1755 = add f64[69] -> v2
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = v26[i0 * L + l] + v29[i0 * L + l];
     }
   }
-  // %1663 = mul f64[69] -> adj.ln.gain
+  // %1759 = mul f64[69] -> adj.ln.gain
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
@@ -5660,14 +6185,14 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1664 = mul f64[69] -> v0
+  // %1760 = mul f64[69] -> v0
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0[i0 * L + l] = v24[i0 * L + l] * 0.33333334f;
     }
   }
-  // %1670 = mul f64[69] -> adj.ln.bias
+  // %1766 = mul f64[69] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
@@ -5679,7 +6204,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1538 = contract f64[8,69] -> v31
+  // %1634 = contract f64[8,69] -> v31
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
@@ -5688,7 +6213,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       }
     }
   }
-  // %1547 = sub f64[8,69] -> adj.Wb
+  // %1643 = sub f64[8,69] -> adj.Wb
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
@@ -5704,7 +6229,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       }
     }
   }
-  // %1675 = contract f64[8,4,69] -> v32
+  // %1771 = contract f64[8,4,69] -> v32
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -5716,7 +6241,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       }
     }
   }
-  // %1680 = sub f64[8,4,69] -> adj.Wk
+  // %1776 = sub f64[8,4,69] -> adj.Wk
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -5734,7 +6259,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       }
     }
   }
-  // %1221 = contract f64[8,4] -> v6
+  // %1312 = contract f64[8,4] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5763,7 +6288,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1630 = contract f64[8,4] -> v15
+  // %1726 = contract f64[8,4] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -5774,8 +6299,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       }
     }
   }
-  // %1429 = contract f64[8,4] -> v5
-  // %1635 = contract f64[8,4] -> v6
+  // %1524 = contract f64[8,4] -> v5
+  // %1731 = contract f64[8,4] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5819,7 +6344,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       v6[(i0 * 4 + 3) * L + l] = acc7_v[l] * (T(h) * 0.16666667f);
     }
   }
-  // %1626 = contract f64[8,4] -> v13
+  // %1722 = contract f64[8,4] -> v13
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -5830,7 +6355,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       }
     }
   }
-  // %1627 = contract f64[8,4,69] -> v32
+  // %1723 = contract f64[8,4,69] -> v32
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -5842,7 +6367,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       }
     }
   }
-  // %1636 = contract f64[8,4] -> v4
+  // %1732 = contract f64[8,4] -> v4
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -5852,7 +6377,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       }
     }
   }
-  // %1639 = sub f64[8,4,69] -> adj.Wv
+  // %1735 = sub f64[8,4,69] -> adj.Wv
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -5870,41 +6395,46 @@ extern "C" void fwp_hebb_cde_sepsis_static_adjoint_step(
       }
     }
   }
-  // %1442 = broadcast f64[8,4,69] -> adj.Wq
+  // %1537 = broadcast f64[8,4,69] -> adj.Wq
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     dtheta_Wq[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1443 = broadcast f64[32] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
+  // %1538 = broadcast f64[32] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     dtheta_ff_norm_gain[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_norm_bias[i0] += (T(h) * -0.0f) * 8.0f;
     dtheta_ff_down_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1444 = broadcast f64[256,32] -> adj.ff.up.weight
+  // %1539 = broadcast f64[256,32] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 8192; ++i0) {
     dtheta_ff_up_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1445 = broadcast f64[256] -> adj.ff.up.bias
+  // %1540 = broadcast f64[256] -> adj.ff.up.bias, adj.s_in.bias
   for (int64_t i0 = 0; i0 < 256; ++i0) {
     dtheta_ff_up_bias[i0] += (T(h) * -0.0f) * 8.0f;
+    dtheta_s_in_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1446 = broadcast f64[32,256] -> adj.ff.down.weight
+  // %1541 = broadcast f64[32,256] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 8192; ++i0) {
     dtheta_ff_down_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1447 = broadcast f64[1,32] -> adj.out.weight
+  // %1542 = broadcast f64[1,32] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1448 = broadcast f64[1] -> adj.out.bias
+  // %1543 = broadcast f64[1] -> adj.out.bias
   dtheta_out_bias[0] += (T(h) * -0.0f) * 8.0f;
-  // %1449 = broadcast f64[128,7] -> adj.w0.weight
-  for (int64_t i0 = 0; i0 < 896; ++i0) {
-    dtheta_w0_weight[i0] += (T(h) * -0.0f) * 8.0f;
+  // %1544 = broadcast f64[256,7] -> adj.s_in.weight
+  for (int64_t i0 = 0; i0 < 1792; ++i0) {
+    dtheta_s_in_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1450 = broadcast f64[128] -> adj.w0.bias
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    dtheta_w0_bias[i0] += (T(h) * -0.0f) * 8.0f;
+  // %1545 = broadcast f64[72,256] -> adj.s_kvl.weight
+  for (int64_t i0 = 0; i0 < 18432; ++i0) {
+    dtheta_s_kvl_weight[i0] += (T(h) * -0.0f) * 8.0f;
+  }
+  // %1546 = broadcast f64[72] -> adj.s_kvl.bias
+  for (int64_t i0 = 0; i0 < 72; ++i0) {
+    dtheta_s_kvl_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
 }
 
@@ -5946,8 +6476,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_output(const void* /*ctx*/, double /*
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_hebb_cde_sepsis_static.final_outputs: 32 nodes
-  // %47 = layernorm f64[69] -> v0
-  // fwp_hebb_cde_sepsis_static.ode:49: let q = softmax(Wq @ ln(x(T)))
+  // %62 = layernorm f64[69] -> v0
+  // fwp_hebb_cde_sepsis_static.ode:55: let q = softmax(Wq @ ln(x(T)))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5983,16 +6513,16 @@ extern "C" void fwp_hebb_cde_sepsis_static_output(const void* /*ctx*/, double /*
       v0[i0 * L + l] = (x[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %49 = add f64[69] -> v1
-  // fwp_hebb_cde_sepsis_static.ode:49: let q = softmax(Wq @ ln(x(T)))
+  // %64 = add f64[69] -> v1
+  // fwp_hebb_cde_sepsis_static.ode:55: let q = softmax(Wq @ ln(x(T)))
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %51 = contract f64[8,4] -> v0
-  // fwp_hebb_cde_sepsis_static.ode:49: let q = softmax(Wq @ ln(x(T)))
+  // %66 = contract f64[8,4] -> v0
+  // fwp_hebb_cde_sepsis_static.ode:55: let q = softmax(Wq @ ln(x(T)))
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6018,8 +6548,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_output(const void* /*ctx*/, double /*
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %52 = softmax f64[8,4] -> v1
-  // fwp_hebb_cde_sepsis_static.ode:49: let q = softmax(Wq @ ln(x(T)))
+  // %67 = softmax f64[8,4] -> v1
+  // fwp_hebb_cde_sepsis_static.ode:55: let q = softmax(Wq @ ln(x(T)))
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6051,8 +6581,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_output(const void* /*ctx*/, double /*
       }
     }
   }
-  // %54 = contract f64[8,4] -> v0
-  // fwp_hebb_cde_sepsis_static.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
+  // %69 = contract f64[8,4] -> v0
+  // fwp_hebb_cde_sepsis_static.ode:56: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
   // 25, Hebb
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
@@ -6082,8 +6612,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_output(const void* /*ctx*/, double /*
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %56 = layernorm f64[32] -> v1
-  // fwp_hebb_cde_sepsis_static.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
+  // %71 = layernorm f64[32] -> v1
+  // fwp_hebb_cde_sepsis_static.ode:56: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
   // 25, Hebb
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -6120,8 +6650,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_output(const void* /*ctx*/, double /*
       v1[i0 * L + l] = (v0[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %58 = add f64[32] -> v3
-  // fwp_hebb_cde_sepsis_static.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
+  // %73 = add f64[32] -> v3
+  // fwp_hebb_cde_sepsis_static.ode:56: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
   // 25, Hebb
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -6129,8 +6659,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_output(const void* /*ctx*/, double /*
       v3[i0 * L + l] = (ff_norm_gain[i0] * v1[i0 * L + l]) + ff_norm_bias[i0];
     }
   }
-  // %59 = contract f64[256] -> v4
-  // fwp_hebb_cde_sepsis_static.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
+  // %74 = contract f64[256] -> v4
+  // fwp_hebb_cde_sepsis_static.ode:56: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
   // 25, Hebb
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
@@ -6157,8 +6687,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_output(const void* /*ctx*/, double /*
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %61 = relu f64[256] -> v5
-  // fwp_hebb_cde_sepsis_static.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
+  // %76 = relu f64[256] -> v5
+  // fwp_hebb_cde_sepsis_static.ode:56: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
   // 25, Hebb
   for (int64_t i0 = 0; i0 < 256; ++i0) {
     PLASTIC_SIMD
@@ -6166,8 +6696,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_output(const void* /*ctx*/, double /*
       v5[i0 * L + l] = relu(ff_up_bias[i0] + v4[i0 * L + l]);
     }
   }
-  // %62 = contract f64[32] -> v3
-  // fwp_hebb_cde_sepsis_static.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
+  // %77 = contract f64[32] -> v3
+  // fwp_hebb_cde_sepsis_static.ode:56: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
   // 25, Hebb
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
@@ -6194,8 +6724,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_output(const void* /*ctx*/, double /*
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %65 = contract f64[1] -> v2
-  // fwp_hebb_cde_sepsis_static.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
+  // %80 = contract f64[1] -> v2
+  // fwp_hebb_cde_sepsis_static.ode:56: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
   // 25, Hebb
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -6212,8 +6742,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_output(const void* /*ctx*/, double /*
   for (int64_t l = 0; l < L; ++l) {
     v2[l] = acc0_v[l];
   }
-  // %66 = add f64[1] -> logit
-  // fwp_hebb_cde_sepsis_static.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
+  // %81 = add f64[1] -> logit
+  // fwp_hebb_cde_sepsis_static.ode:56: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
   // 25, Hebb
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -6289,8 +6819,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
   T rowsum_v[L] = {};
   T acc_v[L] = {};
   // fwp_hebb_cde_sepsis_static.final_outputs.vjp: 97 nodes
-  // %316 = contract f64[32] -> v0
-  // fwp_hebb_cde_sepsis_static.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
+  // %407 = contract f64[32] -> v0
+  // fwp_hebb_cde_sepsis_static.ode:56: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
   // 25, Hebb
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
@@ -6309,8 +6839,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %47 = layernorm f64[69] -> v1
-  // fwp_hebb_cde_sepsis_static.ode:49: let q = softmax(Wq @ ln(x(T)))
+  // %62 = layernorm f64[69] -> v1
+  // fwp_hebb_cde_sepsis_static.ode:55: let q = softmax(Wq @ ln(x(T)))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6346,16 +6876,16 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
       v1[i0 * L + l] = (x[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %49 = add f64[69] -> v2
-  // fwp_hebb_cde_sepsis_static.ode:49: let q = softmax(Wq @ ln(x(T)))
+  // %64 = add f64[69] -> v2
+  // fwp_hebb_cde_sepsis_static.ode:55: let q = softmax(Wq @ ln(x(T)))
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = ln_bias[i0] + (v1[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %51 = contract f64[8,4] -> v3
-  // fwp_hebb_cde_sepsis_static.ode:49: let q = softmax(Wq @ ln(x(T)))
+  // %66 = contract f64[8,4] -> v3
+  // fwp_hebb_cde_sepsis_static.ode:55: let q = softmax(Wq @ ln(x(T)))
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6381,8 +6911,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %52 = softmax f64[8,4] -> v4
-  // fwp_hebb_cde_sepsis_static.ode:49: let q = softmax(Wq @ ln(x(T)))
+  // %67 = softmax f64[8,4] -> v4
+  // fwp_hebb_cde_sepsis_static.ode:55: let q = softmax(Wq @ ln(x(T)))
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6414,8 +6944,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
       }
     }
   }
-  // %54 = contract f64[8,4] -> v3
-  // fwp_hebb_cde_sepsis_static.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
+  // %69 = contract f64[8,4] -> v3
+  // fwp_hebb_cde_sepsis_static.ode:56: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
   // 25, Hebb
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
@@ -6445,8 +6975,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %56 = layernorm f64[32] -> v6
-  // fwp_hebb_cde_sepsis_static.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
+  // %71 = layernorm f64[32] -> v6
+  // fwp_hebb_cde_sepsis_static.ode:56: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
   // 25, Hebb
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -6483,8 +7013,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
       v6[i0 * L + l] = (v3[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %58 = add f64[32] -> v7
-  // fwp_hebb_cde_sepsis_static.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
+  // %73 = add f64[32] -> v7
+  // fwp_hebb_cde_sepsis_static.ode:56: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
   // 25, Hebb
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -6492,8 +7022,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
       v7[i0 * L + l] = (ff_norm_gain[i0] * v6[i0 * L + l]) + ff_norm_bias[i0];
     }
   }
-  // %59 = contract f64[256] -> v8
-  // fwp_hebb_cde_sepsis_static.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
+  // %74 = contract f64[256] -> v8
+  // fwp_hebb_cde_sepsis_static.ode:56: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
   // 25, Hebb
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
@@ -6520,8 +7050,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %60 = add f64[256] -> v9
-  // fwp_hebb_cde_sepsis_static.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
+  // %75 = add f64[256] -> v9
+  // fwp_hebb_cde_sepsis_static.ode:56: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
   // 25, Hebb
   for (int64_t i0 = 0; i0 < 256; ++i0) {
     PLASTIC_SIMD
@@ -6529,8 +7059,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
       v9[i0 * L + l] = ff_up_bias[i0] + v8[i0 * L + l];
     }
   }
-  // %318 = contract f64[256] -> v8
-  // fwp_hebb_cde_sepsis_static.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
+  // %409 = contract f64[256] -> v8
+  // fwp_hebb_cde_sepsis_static.ode:56: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
   // 25, Hebb
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
@@ -6557,8 +7087,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %320 = mul f64[256] -> v10
-  // fwp_hebb_cde_sepsis_static.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
+  // %411 = mul f64[256] -> v10
+  // fwp_hebb_cde_sepsis_static.ode:56: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
   // 25, Hebb
   for (int64_t i0 = 0; i0 < 256; ++i0) {
     PLASTIC_SIMD
@@ -6566,8 +7096,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
       v10[i0 * L + l] = step(v9[i0 * L + l]) * v8[i0 * L + l];
     }
   }
-  // %322 = contract f64[32] -> v8
-  // fwp_hebb_cde_sepsis_static.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
+  // %413 = contract f64[32] -> v8
+  // fwp_hebb_cde_sepsis_static.ode:56: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
   // 25, Hebb
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
@@ -6594,8 +7124,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %324 = mul f64[32] -> v11
-  // fwp_hebb_cde_sepsis_static.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
+  // %415 = mul f64[32] -> v11
+  // fwp_hebb_cde_sepsis_static.ode:56: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
   // 25, Hebb
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -6603,8 +7133,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
       v11[i0 * L + l] = v8[i0 * L + l] * ff_norm_gain[i0];
     }
   }
-  // %341 = reduce_sum f64[] -> v5
-  // fwp_hebb_cde_sepsis_static.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
+  // %432 = reduce_sum f64[] -> v5
+  // fwp_hebb_cde_sepsis_static.ode:56: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
   // 25, Hebb
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -6620,7 +7150,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
   for (int64_t l = 0; l < L; ++l) {
     v5[l] = acc_v[l];
   }
-  // %399 = contract f64[] -> v12
+  // %490 = contract f64[] -> v12
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6635,8 +7165,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
   for (int64_t l = 0; l < L; ++l) {
     v12[l] = acc0_v[l];
   }
-  // %325 = reduce_sum f64[] -> v13
-  // fwp_hebb_cde_sepsis_static.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
+  // %416 = reduce_sum f64[] -> v13
+  // fwp_hebb_cde_sepsis_static.ode:56: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
   // 25, Hebb
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -6652,8 +7182,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
   for (int64_t l = 0; l < L; ++l) {
     v13[l] = acc_v[l];
   }
-  // %331 = reduce_sum f64[] -> v14
-  // fwp_hebb_cde_sepsis_static.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
+  // %422 = reduce_sum f64[] -> v14
+  // fwp_hebb_cde_sepsis_static.ode:56: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
   // 25, Hebb
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -6669,14 +7199,14 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
   for (int64_t l = 0; l < L; ++l) {
     v14[l] = acc_v[l];
   }
-  // %335 = reciprocal f64[] -> v13
-  // fwp_hebb_cde_sepsis_static.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
+  // %426 = reciprocal f64[] -> v13
+  // fwp_hebb_cde_sepsis_static.ode:56: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
   // 25, Hebb
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v13[l] = T(1) / std::sqrt((v14[l] * 0.03125f) + 1e-05f);
   }
-  // %459 = reshape f64[8,4] -> v15
+  // %550 = reshape f64[8,4] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6686,7 +7216,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
            v13[l]);
     }
   }
-  // %460 = contract f64[8,4,4] -> d.W
+  // %551 = contract f64[8,4,4] -> d.W
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
@@ -6698,7 +7228,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
       }
     }
   }
-  // %461 = contract f64[8,4] -> v11
+  // %552 = contract f64[8,4] -> v11
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6724,7 +7254,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
       v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %462 = contract f64[8] -> v15
+  // %553 = contract f64[8] -> v15
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6753,7 +7283,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
       v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %465 = mul f64[8,4] -> v16
+  // %556 = mul f64[8,4] -> v16
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -6763,7 +7293,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
       }
     }
   }
-  // %466 = contract f64[69] -> v17
+  // %557 = contract f64[69] -> v17
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6811,7 +7341,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
   for (int64_t l = 0; l < L; ++l) {
     v17[68 * L + l] = acc0_v[l];
   }
-  // %467 = mul f64[69] -> d.ln.gain
+  // %558 = mul f64[69] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
@@ -6822,7 +7352,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %468 = contract f64[8,4,69] -> d.Wq
+  // %559 = contract f64[8,4,69] -> d.Wq
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -6837,8 +7367,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
       }
     }
   }
-  // %323 = mul f64[32] -> d.ff.norm.gain
-  // fwp_hebb_cde_sepsis_static.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
+  // %414 = mul f64[32] -> d.ff.norm.gain
+  // fwp_hebb_cde_sepsis_static.ode:56: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
   // 25, Hebb
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     {
@@ -6850,8 +7380,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
       theta_bar_ff_norm_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %321 = contract f64[256,32] -> d.ff.up.weight
-  // fwp_hebb_cde_sepsis_static.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
+  // %412 = contract f64[256,32] -> d.ff.up.weight
+  // fwp_hebb_cde_sepsis_static.ode:56: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
   // 25, Hebb
   for (int64_t i0 = 0; i0 < 256; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
@@ -6865,8 +7395,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
       }
     }
   }
-  // %61 = relu f64[256] -> v18
-  // fwp_hebb_cde_sepsis_static.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
+  // %76 = relu f64[256] -> v18
+  // fwp_hebb_cde_sepsis_static.ode:56: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
   // 25, Hebb
   for (int64_t i0 = 0; i0 < 256; ++i0) {
     PLASTIC_SIMD
@@ -6874,8 +7404,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
       v18[i0 * L + l] = relu(v9[i0 * L + l]);
     }
   }
-  // %317 = contract f64[32,256] -> d.ff.down.weight
-  // fwp_hebb_cde_sepsis_static.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
+  // %408 = contract f64[32,256] -> d.ff.down.weight
+  // fwp_hebb_cde_sepsis_static.ode:56: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
   // 25, Hebb
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 256; ++i1) {
@@ -6889,8 +7419,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
       }
     }
   }
-  // %62 = contract f64[32] -> v4
-  // fwp_hebb_cde_sepsis_static.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
+  // %77 = contract f64[32] -> v4
+  // fwp_hebb_cde_sepsis_static.ode:56: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
   // 25, Hebb
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
@@ -6917,8 +7447,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %315 = contract f64[1,32] -> d.out.weight
-  // fwp_hebb_cde_sepsis_static.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
+  // %406 = contract f64[1,32] -> d.out.weight
+  // fwp_hebb_cde_sepsis_static.ode:56: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
   // 25, Hebb
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     {
@@ -6930,7 +7460,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
       theta_bar_out_weight[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.ln.bias = %466
+  // output d.ln.bias = %557
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
@@ -6941,8 +7471,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.ff.norm.bias = %322
-  // fwp_hebb_cde_sepsis_static.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
+  // output d.ff.norm.bias = %413
+  // fwp_hebb_cde_sepsis_static.ode:56: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
   // 25, Hebb
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     {
@@ -6954,8 +7484,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
       theta_bar_ff_norm_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.ff.up.bias = %320
-  // fwp_hebb_cde_sepsis_static.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
+  // output d.ff.up.bias = %411
+  // fwp_hebb_cde_sepsis_static.ode:56: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
   // 25, Hebb
   for (int64_t i0 = 0; i0 < 256; ++i0) {
     {
@@ -6967,8 +7497,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
       theta_bar_ff_up_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.ff.down.bias = %316
-  // fwp_hebb_cde_sepsis_static.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
+  // output d.ff.down.bias = %407
+  // fwp_hebb_cde_sepsis_static.ode:56: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq.
   // 25, Hebb
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     {
@@ -6980,7 +7510,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
       theta_bar_ff_down_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.out.bias = %314
+  // output d.out.bias = %405
   {
     T sum[L];
     PLASTIC_SIMD
@@ -6990,14 +7520,14 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
     theta_bar_out_bias[0] += lane_sum<L>(sum);
   }
   if (u_bar) {
-    // %469 = mul f64[69] -> v2
+    // %560 = mul f64[69] -> v2
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v2[i0 * L + l] = v17[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %470 = reduce_sum f64[] -> v12
+    // %561 = reduce_sum f64[] -> v12
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -7012,7 +7542,7 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
     for (int64_t l = 0; l < L; ++l) {
       v12[l] = acc_v[l];
     }
-    // %474 = contract f64[] -> v13
+    // %565 = contract f64[] -> v13
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -7027,8 +7557,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
     for (int64_t l = 0; l < L; ++l) {
       v13[l] = acc0_v[l];
     }
-    // %362 = reduce_sum f64[] -> v14
-    // fwp_hebb_cde_sepsis_static.ode:49: let q = softmax(Wq @ ln(x(T)))
+    // %453 = reduce_sum f64[] -> v14
+    // fwp_hebb_cde_sepsis_static.ode:55: let q = softmax(Wq @ ln(x(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -7043,8 +7573,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
     for (int64_t l = 0; l < L; ++l) {
       v14[l] = acc_v[l];
     }
-    // %367 = reduce_sum f64[] -> v5
-    // fwp_hebb_cde_sepsis_static.ode:49: let q = softmax(Wq @ ln(x(T)))
+    // %458 = reduce_sum f64[] -> v5
+    // fwp_hebb_cde_sepsis_static.ode:55: let q = softmax(Wq @ ln(x(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -7059,13 +7589,13 @@ extern "C" void fwp_hebb_cde_sepsis_static_output_vjp(const void* /*ctx*/, doubl
     for (int64_t l = 0; l < L; ++l) {
       v5[l] = acc_v[l];
     }
-    // %371 = reciprocal f64[] -> v14
-    // fwp_hebb_cde_sepsis_static.ode:49: let q = softmax(Wq @ ln(x(T)))
+    // %462 = reciprocal f64[] -> v14
+    // fwp_hebb_cde_sepsis_static.ode:55: let q = softmax(Wq @ ln(x(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[l] = T(1) / std::sqrt((v5[l] * 0.014492754f) + 1e-05f);
     }
-    // %479 = mul f64[69] -> d.x@T
+    // %570 = mul f64[69] -> d.x@T
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -7088,8 +7618,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_loss(const void* /*ctx*/, const void*
   T* __restrict loss = static_cast<T*>(loss_ptr);
   T acc_v[L] = {};
   // fwp_hebb_cde_sepsis_static.loss: 6 nodes
-  // %44 = reduce_sum f64[] -> loss
-  // fwp_hebb_cde_sepsis_static.ode:55: loss bce_with_logits(logit, y, pos_weight = pos_weight)
+  // %59 = reduce_sum f64[] -> loss
+  // fwp_hebb_cde_sepsis_static.ode:61: loss bce_with_logits(logit, y, pos_weight = pos_weight)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -7111,8 +7641,8 @@ extern "C" void fwp_hebb_cde_sepsis_static_loss_vjp(const void* /*ctx*/, const v
   T* __restrict y_bar = static_cast<T*>(y_bar_ptr);
   T* y_bar_logit = y_bar;
   // fwp_hebb_cde_sepsis_static.loss.vjp: 8 nodes
-  // %516 = sub f64[1] -> d.logit
-  // fwp_hebb_cde_sepsis_static.ode:55: loss bce_with_logits(logit, y, pos_weight = pos_weight)
+  // %607 = sub f64[1] -> d.logit
+  // fwp_hebb_cde_sepsis_static.ode:61: loss bce_with_logits(logit, y, pos_weight = pos_weight)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_bar_logit[l] += (sigmoid(y_logit[l]) * loss_bar[l]) - (target_y[l] * loss_bar[l]);
@@ -7310,25 +7840,47 @@ const plastic_param kParams[] = {
      .init_group = -1,
      .init_index = 0,
      .init_args = {0.0, 0.0, 0.0, 0.0}},
-    {.name = "w0.weight",
+    {.name = "s_in.weight",
      .rank = 2,
      .init = PLASTIC_INIT_UNIFORM_FAN_IN,
-     .shape = {128, 7},
+     .shape = {256, 7},
      .offset = 24083,
-     .size = 896,
+     .size = 1792,
      .fan_in = 7,
-     .fan_out = 128,
+     .fan_out = 256,
      .init_group = -1,
      .init_index = 0,
      .init_args = {0.0, 0.0, 0.0, 0.0}},
-    {.name = "w0.bias",
+    {.name = "s_in.bias",
      .rank = 1,
      .init = PLASTIC_INIT_UNIFORM_FAN_IN,
-     .shape = {128},
-     .offset = 24979,
-     .size = 128,
+     .shape = {256},
+     .offset = 25875,
+     .size = 256,
      .fan_in = 7,
-     .fan_out = 128,
+     .fan_out = 256,
+     .init_group = -1,
+     .init_index = 0,
+     .init_args = {0.0, 0.0, 0.0, 0.0}},
+    {.name = "s_kvl.weight",
+     .rank = 2,
+     .init = PLASTIC_INIT_UNIFORM_FAN_IN,
+     .shape = {72, 256},
+     .offset = 26131,
+     .size = 18432,
+     .fan_in = 256,
+     .fan_out = 72,
+     .init_group = -1,
+     .init_index = 0,
+     .init_args = {0.0, 0.0, 0.0, 0.0}},
+    {.name = "s_kvl.bias",
+     .rank = 1,
+     .init = PLASTIC_INIT_UNIFORM_FAN_IN,
+     .shape = {72},
+     .offset = 44563,
+     .size = 72,
+     .fan_in = 256,
+     .fan_out = 72,
      .init_group = -1,
      .init_index = 0,
      .init_args = {0.0, 0.0, 0.0, 0.0}},
@@ -7341,14 +7893,14 @@ const plastic_model kModel = {
     .dtype = PLASTIC_F32,
     .lanes = L,
     .n_state = 128,
-    .n_params = 25107,
+    .n_params = 44635,
     .n_input = 145,
     .n_static = 7,
     .n_outputs = 1,
     .n_targets = 1,
     .n_input_slots = 3,
     .input_slots = kInputSlots,
-    .n_param_entries = 16,
+    .n_param_entries = 18,
     .params = kParams,
     .solver = {.method = "rk4",
                .step = 1.0,
@@ -7370,8 +7922,8 @@ const plastic_model kModel = {
     .ctx = nullptr,
     .scratch =
         {
-            .init_state = 4096,
-            .init_state_vjp = 0,
+            .init_state = 17664,
+            .init_state_vjp = 44672,
             .field = 5632,
             .field_vjp = 16192,
             .adjoint_field = 33280,

@@ -15,36 +15,36 @@ extern "C" {
 #endif
 
 /* fwp_hebb_cde_sepsis_static_init_state: f32 elements (float), tile of L = 8 lane-interleaved
- * samples. ctx: opaque, not accessed theta: uniform[25107] = 25107 floats, read-only u0:
- * varying[145] = 1160 floats, read-only z0: varying[128] = 1024 floats scratch: scratch arena, 4096
- * bytes, 64-byte aligned
+ * samples. ctx: opaque, not accessed theta: uniform[44635] = 44635 floats, read-only u0:
+ * varying[145] = 1160 floats, read-only z0: varying[128] = 1024 floats scratch: scratch arena,
+ * 17664 bytes, 64-byte aligned
  */
 void fwp_hebb_cde_sepsis_static_init_state(const void* ctx, const void* theta, const void* u0,
                                            void* z0, void* scratch);
 enum {
   fwp_hebb_cde_sepsis_static_init_state_lanes = 8,
-  fwp_hebb_cde_sepsis_static_init_state_scratch_bytes = 4096
+  fwp_hebb_cde_sepsis_static_init_state_scratch_bytes = 17664
 };
 
 /* fwp_hebb_cde_sepsis_static_init_state_vjp: f32 elements (float), tile of L = 8 lane-interleaved
- * samples. ctx: opaque, not accessed theta: uniform[25107] = 25107 floats, read-only u0:
+ * samples. ctx: opaque, not accessed theta: uniform[44635] = 44635 floats, read-only u0:
  * varying[145] = 1160 floats, read-only z0_bar: varying[128] = 1024 floats, read-only theta_bar:
- * uniform[25107] = 25107 floats u0_bar: varying[145] = 1160 floats, may be NULL scratch: scratch
- * arena, 0 bytes, 64-byte aligned
+ * uniform[44635] = 44635 floats u0_bar: varying[145] = 1160 floats, may be NULL scratch: scratch
+ * arena, 44672 bytes, 64-byte aligned
  */
 void fwp_hebb_cde_sepsis_static_init_state_vjp(const void* ctx, const void* theta, const void* u0,
                                                const void* z0_bar, void* theta_bar, void* u0_bar,
                                                void* scratch);
 enum {
   fwp_hebb_cde_sepsis_static_init_state_vjp_lanes = 8,
-  fwp_hebb_cde_sepsis_static_init_state_vjp_scratch_bytes = 0
+  fwp_hebb_cde_sepsis_static_init_state_vjp_scratch_bytes = 44672
 };
 
 /* fwp_hebb_cde_sepsis_static_field: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
  *   t: scalar
  *   z: varying[128] = 1024 floats, read-only
- *   theta: uniform[25107] = 25107 floats, read-only
+ *   theta: uniform[44635] = 44635 floats, read-only
  *   u: varying[145] = 1160 floats, read-only
  *   dz: varying[128] = 1024 floats
  *   scratch: scratch arena, 5632 bytes, 64-byte aligned
@@ -58,8 +58,8 @@ enum {
 
 /* fwp_hebb_cde_sepsis_static_field_vjp: f32 elements (float), tile of L = 8 lane-interleaved
  * samples. ctx: opaque, not accessed t: scalar z: varying[128] = 1024 floats, read-only theta:
- * uniform[25107] = 25107 floats, read-only u: varying[145] = 1160 floats, read-only a: varying[128]
- * = 1024 floats, read-only z_bar: varying[128] = 1024 floats theta_bar: uniform[25107] = 25107
+ * uniform[44635] = 44635 floats, read-only u: varying[145] = 1160 floats, read-only a: varying[128]
+ * = 1024 floats, read-only z_bar: varying[128] = 1024 floats theta_bar: uniform[44635] = 44635
  * floats u_bar: varying[145] = 1160 floats, may be NULL scratch: scratch arena, 16192 bytes,
  * 64-byte aligned
  */
@@ -73,9 +73,9 @@ enum {
 
 /* fwp_hebb_cde_sepsis_static_adjoint_field: f32 elements (float), tile of L = 8 lane-interleaved
  * samples. ctx: opaque, not accessed t: scalar z: varying[128] = 1024 floats, read-only a:
- * varying[128] = 1024 floats, read-only theta: uniform[25107] = 25107 floats, read-only u:
+ * varying[128] = 1024 floats, read-only theta: uniform[44635] = 44635 floats, read-only u:
  * varying[145] = 1160 floats, read-only dz: varying[128] = 1024 floats da: varying[128] = 1024
- * floats dtheta: uniform[25107] = 25107 floats u_bar: varying[145] = 1160 floats, may be NULL
+ * floats dtheta: uniform[44635] = 44635 floats u_bar: varying[145] = 1160 floats, may be NULL
  *   scratch: scratch arena, 33280 bytes, 64-byte aligned
  */
 void fwp_hebb_cde_sepsis_static_adjoint_field(const void* ctx, double t, const void* z,
@@ -92,7 +92,7 @@ enum {
  *   t: scalar
  *   h: scalar
  *   z0: varying[128] = 1024 floats, read-only, may alias
- *   theta: uniform[25107] = 25107 floats, read-only
+ *   theta: uniform[44635] = 44635 floats, read-only
  *   u_stages: varying[580] = 4640 floats, read-only
  *   z1: varying[128] = 1024 floats, may alias
  *   scratch: scratch arena, 13824 bytes, 64-byte aligned
@@ -107,11 +107,11 @@ enum {
 
 /* fwp_hebb_cde_sepsis_static_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved
  * samples. ctx: opaque, not accessed t: scalar h: scalar z0: varying[128] = 1024 floats, read-only
- *   theta: uniform[25107] = 25107 floats, read-only
+ *   theta: uniform[44635] = 44635 floats, read-only
  *   u_stages: varying[580] = 4640 floats, read-only
  *   z1_bar: varying[128] = 1024 floats, read-only
  *   z0_bar: varying[128] = 1024 floats
- *   theta_bar: uniform[25107] = 25107 floats
+ *   theta_bar: uniform[44635] = 44635 floats
  *   u_stages_bar: varying[580] = 4640 floats, may be NULL
  *   scratch: scratch arena, 42688 bytes, 64-byte aligned
  */
@@ -127,13 +127,13 @@ enum {
 /* fwp_hebb_cde_sepsis_static_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved
  * samples. ctx: opaque, not accessed t: scalar h: scalar z0: varying[128] = 1024 floats, read-only
  *   a0: varying[128] = 1024 floats, read-only
- *   theta: uniform[25107] = 25107 floats, read-only
+ *   theta: uniform[44635] = 44635 floats, read-only
  *   u_stages: varying[580] = 4640 floats, read-only
  *   z1: varying[128] = 1024 floats
  *   a1: varying[128] = 1024 floats
- *   dtheta: uniform[25107] = 25107 floats
+ *   dtheta: uniform[44635] = 44635 floats
  *   err: varying[256] = 2048 floats, may be NULL
- *   dtheta_err: uniform[25107] = 25107 floats, may be NULL
+ *   dtheta_err: uniform[44635] = 44635 floats, may be NULL
  *   scratch: scratch arena, 133568 bytes, 64-byte aligned
  */
 void fwp_hebb_cde_sepsis_static_adjoint_step(const void* ctx, double t, double h, const void* z0,
@@ -149,7 +149,7 @@ enum {
  *   ctx: opaque, not accessed
  *   t: scalar
  *   z: varying[128] = 1024 floats, read-only
- *   theta: uniform[25107] = 25107 floats, read-only
+ *   theta: uniform[44635] = 44635 floats, read-only
  *   u: varying[145] = 1160 floats, read-only
  *   y: varying[1] = 8 floats
  *   scratch: scratch arena, 22016 bytes, 64-byte aligned
@@ -163,9 +163,9 @@ enum {
 
 /* fwp_hebb_cde_sepsis_static_output_vjp: f32 elements (float), tile of L = 8 lane-interleaved
  * samples. ctx: opaque, not accessed t: scalar z: varying[128] = 1024 floats, read-only theta:
- * uniform[25107] = 25107 floats, read-only u: varying[145] = 1160 floats, read-only y_bar:
- * varying[1] = 8 floats, read-only z_bar: varying[128] = 1024 floats theta_bar: uniform[25107] =
- * 25107 floats u_bar: varying[145] = 1160 floats, may be NULL scratch: scratch arena, 48000 bytes,
+ * uniform[44635] = 44635 floats, read-only u: varying[145] = 1160 floats, read-only y_bar:
+ * varying[1] = 8 floats, read-only z_bar: varying[128] = 1024 floats theta_bar: uniform[44635] =
+ * 44635 floats u_bar: varying[145] = 1160 floats, may be NULL scratch: scratch arena, 48000 bytes,
  * 64-byte aligned
  */
 void fwp_hebb_cde_sepsis_static_output_vjp(const void* ctx, double t, const void* z,

@@ -317,21 +317,24 @@ inline T max_nan(T a, T b) {
 extern "C" void ncde_sepsis_static_init_state(const void* /*ctx*/, const void* theta_ptr,
                                               const void* u0_ptr, void* z0_ptr, void* scratch) {
   const T* __restrict theta = static_cast<const T*>(theta_ptr);
-  const T* zeta_weight = theta;
-  const T* zeta_bias = theta + 224;
+  const T* zeta_layer0_weight = theta;
+  const T* zeta_layer0_bias = theta + 1792;
+  const T* zeta_layer1_weight = theta + 2048;
+  const T* zeta_layer1_bias = theta + 10240;
   const T* __restrict u0 = static_cast<const T*>(u0_ptr);
   const T* u0_s = u0 + 69 * L;
   T* __restrict z0 = static_cast<T*>(z0_ptr);
   T* z0_z = z0;
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8192);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
-  // ncde_sepsis_static.init: 5 nodes
-  // %30 = contract f64[32] -> v0
-  // ncde_sepsis_static.ode:38: state z : [hidden] = zeta(s)
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  // ncde_sepsis_static.init: 10 nodes
+  // %32 = contract f64[256] -> v0
+  // ncde_sepsis_static.ode:42: state z : [hidden] = zeta(s)
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -342,10 +345,10 @@ extern "C" void ncde_sepsis_static_init_state(const void* /*ctx*/, const void* t
     for (int64_t i1 = 0; i1 < 7; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(zeta_weight[i0 * 28 + i1], u0_s[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(zeta_weight[i0 * 28 + i1 + 7], u0_s[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(zeta_weight[i0 * 28 + i1 + 14], u0_s[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(zeta_weight[i0 * 28 + i1 + 21], u0_s[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(zeta_layer0_weight[i0 * 28 + i1], u0_s[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(zeta_layer0_weight[i0 * 28 + i1 + 7], u0_s[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(zeta_layer0_weight[i0 * 28 + i1 + 14], u0_s[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(zeta_layer0_weight[i0 * 28 + i1 + 21], u0_s[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -356,12 +359,50 @@ extern "C" void ncde_sepsis_static_init_state(const void* /*ctx*/, const void* t
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %31 = add f64[32] -> z
-  // ncde_sepsis_static.ode:38: state z : [hidden] = zeta(s)
+  // %34 = relu f64[256] -> v1
+  // ncde_sepsis_static.ode:4: # zeta applied to per-patient static features instead of (t0, x0);
+  // the
+  for (int64_t i0 = 0; i0 < 256; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = relu(v0[i0 * L + l] + zeta_layer0_bias[i0]);
+    }
+  }
+  // %35 = contract f64[32] -> v0
+  // ncde_sepsis_static.ode:4: # zeta applied to per-patient static features instead of (t0, x0);
+  // the
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 256; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(zeta_layer1_weight[i0 * 1024 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(zeta_layer1_weight[i0 * 1024 + i1 + 256], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(zeta_layer1_weight[i0 * 1024 + i1 + 512], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(zeta_layer1_weight[i0 * 1024 + i1 + 768], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %36 = add f64[32] -> z
+  // ncde_sepsis_static.ode:4: # zeta applied to per-patient static features instead of (t0, x0);
+  // the
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z0_z[i0 * L + l] = zeta_bias[i0] + v0[i0 * L + l];
+      z0_z[i0 * L + l] = zeta_layer1_bias[i0] + v0[i0 * L + l];
     }
   }
 }
@@ -370,50 +411,33 @@ extern "C" void ncde_sepsis_static_init_state(const void* /*ctx*/, const void* t
 extern "C" void ncde_sepsis_static_init_state_vjp(const void* /*ctx*/, const void* theta_ptr,
                                                   const void* u0_ptr, const void* z0_bar_ptr,
                                                   void* theta_bar_ptr, void* u0_bar_ptr,
-                                                  void* /*scratch*/) {
+                                                  void* scratch) {
   const T* __restrict theta = static_cast<const T*>(theta_ptr);
-  const T* zeta_weight = theta;
+  const T* zeta_layer0_weight = theta;
+  const T* zeta_layer0_bias = theta + 1792;
+  const T* zeta_layer1_weight = theta + 2048;
   const T* __restrict u0 = static_cast<const T*>(u0_ptr);
   const T* u0_s = u0 + 69 * L;
   const T* __restrict z0_bar = static_cast<const T*>(z0_bar_ptr);
   const T* z0_bar_z = z0_bar;
   T* __restrict theta_bar = static_cast<T*>(theta_bar_ptr);
-  T* theta_bar_zeta_weight = theta_bar;
-  T* theta_bar_zeta_bias = theta_bar + 224;
+  T* theta_bar_zeta_layer0_weight = theta_bar;
+  T* theta_bar_zeta_layer0_bias = theta_bar + 1792;
+  T* theta_bar_zeta_layer1_weight = theta_bar + 2048;
+  T* theta_bar_zeta_layer1_bias = theta_bar + 10240;
   T* __restrict u0_bar = static_cast<T*>(u0_bar_ptr);
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8192);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16384);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
-  // ncde_sepsis_static.init.vjp: 5 nodes
-  // %117 = contract f64[32,7] -> d.zeta.weight
-  // ncde_sepsis_static.ode:38: state z : [hidden] = zeta(s)
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 7; ++i1) {
-      {
-        T sum[L];
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          sum[l] = z0_bar_z[i0 * L + l] * u0_s[i1 * L + l];
-        }
-        theta_bar_zeta_weight[i0 * 7 + i1] += lane_sum<L>(sum);
-      }
-    }
-  }
-  // output d.zeta.bias = %43
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] = z0_bar_z[i0 * L + l];
-      }
-      theta_bar_zeta_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  if (u0_bar) {
-    // %118 = contract f64[7] -> d.s
-    // ncde_sepsis_static.ode:38: state z : [hidden] = zeta(s)
+  // ncde_sepsis_static.init.vjp: 14 nodes
+  // %125 = contract f64[256] -> v0
+  // ncde_sepsis_static.ode:4: # zeta applied to per-patient static features instead of (t0, x0);
+  // the
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -421,13 +445,150 @@ extern "C" void ncde_sepsis_static_init_state_vjp(const void* /*ctx*/, const voi
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
     }
-    for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(zeta_weight[i0 * 7], z0_bar_z[i0 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(zeta_weight[i0 * 7 + 1], z0_bar_z[i0 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(zeta_weight[i0 * 7 + 2], z0_bar_z[i0 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(zeta_weight[i0 * 7 + 3], z0_bar_z[i0 * L + l], acc3_v[l]);
+        acc0_v[l] =
+            std::fma(zeta_layer1_weight[i0 * 4 + i1 * 256], z0_bar_z[i1 * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(zeta_layer1_weight[i0 * 4 + i1 * 256 + 1], z0_bar_z[i1 * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(zeta_layer1_weight[i0 * 4 + i1 * 256 + 2], z0_bar_z[i1 * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(zeta_layer1_weight[i0 * 4 + i1 * 256 + 3], z0_bar_z[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %32 = contract f64[256] -> v1
+  // ncde_sepsis_static.ode:42: state z : [hidden] = zeta(s)
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 7; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(zeta_layer0_weight[i0 * 28 + i1], u0_s[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(zeta_layer0_weight[i0 * 28 + i1 + 7], u0_s[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(zeta_layer0_weight[i0 * 28 + i1 + 14], u0_s[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(zeta_layer0_weight[i0 * 28 + i1 + 21], u0_s[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[(i0 * 4) * L + l] = acc0_v[l];
+      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %33 = add f64[256] -> v2
+  // ncde_sepsis_static.ode:42: state z : [hidden] = zeta(s)
+  for (int64_t i0 = 0; i0 < 256; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = v1[i0 * L + l] + zeta_layer0_bias[i0];
+    }
+  }
+  // %127 = mul f64[256] -> v1
+  // ncde_sepsis_static.ode:4: # zeta applied to per-patient static features instead of (t0, x0);
+  // the
+  for (int64_t i0 = 0; i0 < 256; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = v0[i0 * L + l] * step(v2[i0 * L + l]);
+    }
+  }
+  // %128 = contract f64[256,7] -> d.zeta.layer0.weight
+  // ncde_sepsis_static.ode:42: state z : [hidden] = zeta(s)
+  for (int64_t i0 = 0; i0 < 256; ++i0) {
+    for (int64_t i1 = 0; i1 < 7; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = v1[i0 * L + l] * u0_s[i1 * L + l];
+        }
+        theta_bar_zeta_layer0_weight[i0 * 7 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %34 = relu f64[256] -> v0
+  // ncde_sepsis_static.ode:4: # zeta applied to per-patient static features instead of (t0, x0);
+  // the
+  for (int64_t i0 = 0; i0 < 256; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = relu(v2[i0 * L + l]);
+    }
+  }
+  // %124 = contract f64[32,256] -> d.zeta.layer1.weight
+  // ncde_sepsis_static.ode:4: # zeta applied to per-patient static features instead of (t0, x0);
+  // the
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 256; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = z0_bar_z[i0 * L + l] * v0[i1 * L + l];
+        }
+        theta_bar_zeta_layer1_weight[i0 * 256 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // output d.zeta.layer0.bias = %127
+  // ncde_sepsis_static.ode:4: # zeta applied to per-patient static features instead of (t0, x0);
+  // the
+  for (int64_t i0 = 0; i0 < 256; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = v1[i0 * L + l];
+      }
+      theta_bar_zeta_layer0_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // output d.zeta.layer1.bias = %48
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = z0_bar_z[i0 * L + l];
+      }
+      theta_bar_zeta_layer1_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  if (u0_bar) {
+    // %129 = contract f64[7] -> d.s
+    // ncde_sepsis_static.ode:42: state z : [hidden] = zeta(s)
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 256; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(zeta_layer0_weight[i0 * 7], v1[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(zeta_layer0_weight[i0 * 7 + 1], v1[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(zeta_layer0_weight[i0 * 7 + 2], v1[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(zeta_layer0_weight[i0 * 7 + 3], v1[i0 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -442,10 +603,10 @@ extern "C" void ncde_sepsis_static_init_state_vjp(const void* /*ctx*/, const voi
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
       }
-      for (int64_t i1 = 0; i1 < 32; ++i1) {
+      for (int64_t i1 = 0; i1 < 256; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(zeta_weight[i0 + i1 * 7], z0_bar_z[i1 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(zeta_layer0_weight[i0 + i1 * 7], v1[i1 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -463,14 +624,14 @@ extern "C" void ncde_sepsis_static_field(const void* /*ctx*/, double /*t*/, cons
   const T* __restrict z = static_cast<const T*>(z_ptr);
   const T* z_2 = z;
   const T* __restrict theta = static_cast<const T*>(theta_ptr);
-  const T* f_layer0_weight = theta + 256;
-  const T* f_layer0_bias = theta + 2304;
-  const T* f_layer1_weight = theta + 2368;
-  const T* f_layer1_bias = theta + 6464;
-  const T* f_layer2_weight = theta + 6528;
-  const T* f_layer2_bias = theta + 10624;
-  const T* f_layer3_weight = theta + 10688;
-  const T* f_layer3_bias = theta + 152000;
+  const T* f_layer0_weight = theta + 10272;
+  const T* f_layer0_bias = theta + 12320;
+  const T* f_layer1_weight = theta + 12384;
+  const T* f_layer1_bias = theta + 16480;
+  const T* f_layer2_weight = theta + 16544;
+  const T* f_layer2_bias = theta + 20640;
+  const T* f_layer3_weight = theta + 20704;
+  const T* f_layer3_bias = theta + 162016;
   const T* __restrict u = static_cast<const T*>(u_ptr);
   const T* dx = u;
   T* __restrict dz = static_cast<T*>(dz_ptr);
@@ -484,7 +645,7 @@ extern "C" void ncde_sepsis_static_field(const void* /*ctx*/, double /*t*/, cons
   T acc3_v[L] = {};
   // ncde_sepsis_static.field: 24 nodes
   // %2 = contract f64[64] -> v0
-  // ncde_sepsis_static.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // ncde_sepsis_static.ode:44: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -516,7 +677,7 @@ extern "C" void ncde_sepsis_static_field(const void* /*ctx*/, double /*t*/, cons
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = relu(v0[i0 * L + l] + f_layer0_bias[i0]);
+      v1[i0 * L + l] = relu(f_layer0_bias[i0] + v0[i0 * L + l]);
     }
   }
   // %7 = contract f64[64] -> v0
@@ -553,7 +714,7 @@ extern "C" void ncde_sepsis_static_field(const void* /*ctx*/, double /*t*/, cons
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = relu(v0[i0 * L + l] + f_layer1_bias[i0]);
+      v1[i0 * L + l] = relu(f_layer1_bias[i0] + v0[i0 * L + l]);
     }
   }
   // %12 = contract f64[64] -> v0
@@ -622,7 +783,7 @@ extern "C" void ncde_sepsis_static_field(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %23 = contract f64[32] -> z
-  // ncde_sepsis_static.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // ncde_sepsis_static.ode:44: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -665,14 +826,14 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
   const T* __restrict z = static_cast<const T*>(z_ptr);
   const T* z_2 = z;
   const T* __restrict theta = static_cast<const T*>(theta_ptr);
-  const T* f_layer0_weight = theta + 256;
-  const T* f_layer0_bias = theta + 2304;
-  const T* f_layer1_weight = theta + 2368;
-  const T* f_layer1_bias = theta + 6464;
-  const T* f_layer2_weight = theta + 6528;
-  const T* f_layer2_bias = theta + 10624;
-  const T* f_layer3_weight = theta + 10688;
-  const T* f_layer3_bias = theta + 152000;
+  const T* f_layer0_weight = theta + 10272;
+  const T* f_layer0_bias = theta + 12320;
+  const T* f_layer1_weight = theta + 12384;
+  const T* f_layer1_bias = theta + 16480;
+  const T* f_layer2_weight = theta + 16544;
+  const T* f_layer2_bias = theta + 20640;
+  const T* f_layer3_weight = theta + 20704;
+  const T* f_layer3_bias = theta + 162016;
   const T* __restrict u = static_cast<const T*>(u_ptr);
   const T* dx = u;
   const T* __restrict a = static_cast<const T*>(a_ptr);
@@ -680,14 +841,14 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
   T* __restrict z_bar = static_cast<T*>(z_bar_ptr);
   T* z_bar_z = z_bar;
   T* __restrict theta_bar = static_cast<T*>(theta_bar_ptr);
-  T* theta_bar_f_layer0_weight = theta_bar + 256;
-  T* theta_bar_f_layer0_bias = theta_bar + 2304;
-  T* theta_bar_f_layer1_weight = theta_bar + 2368;
-  T* theta_bar_f_layer1_bias = theta_bar + 6464;
-  T* theta_bar_f_layer2_weight = theta_bar + 6528;
-  T* theta_bar_f_layer2_bias = theta_bar + 10624;
-  T* theta_bar_f_layer3_weight = theta_bar + 10688;
-  T* theta_bar_f_layer3_bias = theta_bar + 152000;
+  T* theta_bar_f_layer0_weight = theta_bar + 10272;
+  T* theta_bar_f_layer0_bias = theta_bar + 12320;
+  T* theta_bar_f_layer1_weight = theta_bar + 12384;
+  T* theta_bar_f_layer1_bias = theta_bar + 16480;
+  T* theta_bar_f_layer2_weight = theta_bar + 16544;
+  T* theta_bar_f_layer2_bias = theta_bar + 20640;
+  T* theta_bar_f_layer3_weight = theta_bar + 20704;
+  T* theta_bar_f_layer3_bias = theta_bar + 162016;
   T* __restrict u_bar = static_cast<T*>(u_bar_ptr);
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2048);
@@ -705,7 +866,7 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
   T acc3_v[L] = {};
   // ncde_sepsis_static.field.vjp: 45 nodes
   // %2 = contract f64[64] -> v0
-  // ncde_sepsis_static.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // ncde_sepsis_static.ode:44: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -732,11 +893,11 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %4 = add f64[64] -> v1
-  // ncde_sepsis_static.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // ncde_sepsis_static.ode:44: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v0[i0 * L + l] + f_layer0_bias[i0];
+      v1[i0 * L + l] = f_layer0_bias[i0] + v0[i0 * L + l];
     }
   }
   // %5 = relu f64[64] -> v0
@@ -782,7 +943,7 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v2[i0 * L + l] + f_layer1_bias[i0];
+      v3[i0 * L + l] = f_layer1_bias[i0] + v2[i0 * L + l];
     }
   }
   // %10 = relu f64[64] -> v2
@@ -877,8 +1038,8 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
       v7[i0 * L + l] = vm::tanh(v6[i0 * L + l] + f_layer3_bias[i0]);
     }
   }
-  // %44 = contract f64[32,69] -> v6
-  // ncde_sepsis_static.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // %49 = contract f64[32,69] -> v6
+  // ncde_sepsis_static.ode:44: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
@@ -887,7 +1048,7 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
       }
     }
   }
-  // %50 = mul f64[2208] -> v8
+  // %55 = mul f64[2208] -> v8
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
@@ -896,7 +1057,7 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
       v8[i0 * L + l] = (1.0f - square(v7[i0 * L + l])) * v6[i0 * L + l];
     }
   }
-  // %52 = contract f64[64] -> v6
+  // %57 = contract f64[64] -> v6
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -924,7 +1085,7 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %54 = mul f64[64] -> v9
+  // %59 = mul f64[64] -> v9
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
   for (int64_t i0 = 0; i0 < 64; ++i0) {
@@ -933,7 +1094,7 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
       v9[i0 * L + l] = v6[i0 * L + l] * step(v5[i0 * L + l]);
     }
   }
-  // %56 = contract f64[64] -> v5
+  // %61 = contract f64[64] -> v5
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -961,16 +1122,16 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %58 = mul f64[64] -> v6
+  // %63 = mul f64[64] -> v6
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v5[i0 * L + l] * step(v3[i0 * L + l]);
+      v6[i0 * L + l] = step(v3[i0 * L + l]) * v5[i0 * L + l];
     }
   }
-  // %60 = contract f64[64] -> v3
+  // %65 = contract f64[64] -> v3
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -998,17 +1159,17 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %62 = mul f64[64] -> v5
+  // %67 = mul f64[64] -> v5
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = step(v1[i0 * L + l]) * v3[i0 * L + l];
+      v5[i0 * L + l] = v3[i0 * L + l] * step(v1[i0 * L + l]);
     }
   }
-  // %64 = contract f64[32] -> d.z
-  // ncde_sepsis_static.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // %69 = contract f64[32] -> d.z
+  // ncde_sepsis_static.ode:44: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1034,8 +1195,8 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
       z_bar_z[(i0 * 4 + 3) * L + l] += acc3_v[l];
     }
   }
-  // %63 = contract f64[64,32] -> d.f.layer0.weight
-  // ncde_sepsis_static.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // %68 = contract f64[64,32] -> d.f.layer0.weight
+  // ncde_sepsis_static.ode:44: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       {
@@ -1048,7 +1209,7 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
       }
     }
   }
-  // %59 = contract f64[64,64] -> d.f.layer1.weight
+  // %64 = contract f64[64,64] -> d.f.layer1.weight
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
   for (int64_t i0 = 0; i0 < 64; ++i0) {
@@ -1057,13 +1218,13 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = v6[i0 * L + l] * v0[i1 * L + l];
+          sum[l] = v0[i1 * L + l] * v6[i0 * L + l];
         }
         theta_bar_f_layer1_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %55 = contract f64[64,64] -> d.f.layer2.weight
+  // %60 = contract f64[64,64] -> d.f.layer2.weight
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
   for (int64_t i0 = 0; i0 < 64; ++i0) {
@@ -1072,13 +1233,13 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = v2[i1 * L + l] * v9[i0 * L + l];
+          sum[l] = v9[i0 * L + l] * v2[i1 * L + l];
         }
         theta_bar_f_layer2_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %51 = contract f64[2208,64] -> d.f.layer3.weight
+  // %56 = contract f64[2208,64] -> d.f.layer3.weight
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
@@ -1093,7 +1254,7 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
       }
     }
   }
-  // output d.f.layer0.bias = %62
+  // output d.f.layer0.bias = %67
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
   for (int64_t i0 = 0; i0 < 64; ++i0) {
@@ -1106,7 +1267,7 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
       theta_bar_f_layer0_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.f.layer1.bias = %58
+  // output d.f.layer1.bias = %63
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
   for (int64_t i0 = 0; i0 < 64; ++i0) {
@@ -1119,7 +1280,7 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
       theta_bar_f_layer1_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.f.layer2.bias = %54
+  // output d.f.layer2.bias = %59
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
   for (int64_t i0 = 0; i0 < 64; ++i0) {
@@ -1132,7 +1293,7 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
       theta_bar_f_layer2_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.f.layer3.bias = %50
+  // output d.f.layer3.bias = %55
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
@@ -1146,8 +1307,8 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   if (u_bar) {
-    // %45 = contract f64[69] -> d.dx
-    // ncde_sepsis_static.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+    // %50 = contract f64[69] -> d.dx
+    // ncde_sepsis_static.ode:44: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1201,14 +1362,14 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
   const T* __restrict a = static_cast<const T*>(a_ptr);
   const T* a_z = a;
   const T* __restrict theta = static_cast<const T*>(theta_ptr);
-  const T* f_layer0_weight = theta + 256;
-  const T* f_layer0_bias = theta + 2304;
-  const T* f_layer1_weight = theta + 2368;
-  const T* f_layer1_bias = theta + 6464;
-  const T* f_layer2_weight = theta + 6528;
-  const T* f_layer2_bias = theta + 10624;
-  const T* f_layer3_weight = theta + 10688;
-  const T* f_layer3_bias = theta + 152000;
+  const T* f_layer0_weight = theta + 10272;
+  const T* f_layer0_bias = theta + 12320;
+  const T* f_layer1_weight = theta + 12384;
+  const T* f_layer1_bias = theta + 16480;
+  const T* f_layer2_weight = theta + 16544;
+  const T* f_layer2_bias = theta + 20640;
+  const T* f_layer3_weight = theta + 20704;
+  const T* f_layer3_bias = theta + 162016;
   const T* __restrict u = static_cast<const T*>(u_ptr);
   const T* dx = u;
   T* __restrict dz = static_cast<T*>(dz_ptr);
@@ -1216,14 +1377,14 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
   T* __restrict da = static_cast<T*>(da_ptr);
   T* da_z = da;
   T* __restrict dtheta = static_cast<T*>(dtheta_ptr);
-  T* dtheta_f_layer0_weight = dtheta + 256;
-  T* dtheta_f_layer0_bias = dtheta + 2304;
-  T* dtheta_f_layer1_weight = dtheta + 2368;
-  T* dtheta_f_layer1_bias = dtheta + 6464;
-  T* dtheta_f_layer2_weight = dtheta + 6528;
-  T* dtheta_f_layer2_bias = dtheta + 10624;
-  T* dtheta_f_layer3_weight = dtheta + 10688;
-  T* dtheta_f_layer3_bias = dtheta + 152000;
+  T* dtheta_f_layer0_weight = dtheta + 10272;
+  T* dtheta_f_layer0_bias = dtheta + 12320;
+  T* dtheta_f_layer1_weight = dtheta + 12384;
+  T* dtheta_f_layer1_bias = dtheta + 16480;
+  T* dtheta_f_layer2_weight = dtheta + 16544;
+  T* dtheta_f_layer2_bias = dtheta + 20640;
+  T* dtheta_f_layer3_weight = dtheta + 20704;
+  T* dtheta_f_layer3_bias = dtheta + 162016;
   T* __restrict u_bar = static_cast<T*>(u_bar_ptr);
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2048);
@@ -1246,12 +1407,12 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
   T acc2_v_2[L] = {};
   T acc3_v_2[L] = {};
   // dtheta[span] = 0, then += lane sums of -a^T df/dtheta
-  for (int64_t i = 256; i < 154208; ++i) {
+  for (int64_t i = 10272; i < 164224; ++i) {
     dtheta[i] = 0.0f;
   }
   // ncde_sepsis_static.field.adjoint: 54 nodes
   // %2 = contract f64[64] -> v0
-  // ncde_sepsis_static.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // ncde_sepsis_static.ode:44: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1278,11 +1439,11 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %4 = add f64[64] -> v1
-  // ncde_sepsis_static.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // ncde_sepsis_static.ode:44: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v0[i0 * L + l] + f_layer0_bias[i0];
+      v1[i0 * L + l] = f_layer0_bias[i0] + v0[i0 * L + l];
     }
   }
   // %5 = relu f64[64] -> v0
@@ -1328,7 +1489,7 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v2[i0 * L + l] + f_layer1_bias[i0];
+      v3[i0 * L + l] = f_layer1_bias[i0] + v2[i0 * L + l];
     }
   }
   // %10 = relu f64[64] -> v2
@@ -1424,7 +1585,7 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %23 = contract f64[32] -> z
-  // ncde_sepsis_static.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // ncde_sepsis_static.ode:44: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1450,8 +1611,8 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
       dz_z[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %79 = contract f64[32,69] -> v6
-  // ncde_sepsis_static.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // %86 = contract f64[32,69] -> v6
+  // ncde_sepsis_static.ode:44: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
@@ -1460,7 +1621,7 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
       }
     }
   }
-  // %81 = mul f64[2208] -> v8
+  // %88 = mul f64[2208] -> v8
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
@@ -1469,7 +1630,7 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
       v8[i0 * L + l] = v6[i0 * L + l] * (1.0f - square(v7[i0 * L + l]));
     }
   }
-  // %83 = contract f64[64] -> v6
+  // %90 = contract f64[64] -> v6
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -1497,7 +1658,7 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %84 = mul f64[64] -> v7
+  // %91 = mul f64[64] -> v7
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
   for (int64_t i0 = 0; i0 < 64; ++i0) {
@@ -1506,7 +1667,7 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
       v7[i0 * L + l] = v6[i0 * L + l] * step(v5[i0 * L + l]);
     }
   }
-  // %86 = contract f64[64] -> v5
+  // %93 = contract f64[64] -> v5
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -1534,16 +1695,16 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %87 = mul f64[64] -> v6
+  // %94 = mul f64[64] -> v6
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = step(v3[i0 * L + l]) * v5[i0 * L + l];
+      v6[i0 * L + l] = v5[i0 * L + l] * step(v3[i0 * L + l]);
     }
   }
-  // %89 = contract f64[64] -> v3
+  // %96 = contract f64[64] -> v3
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
   for (int64_t i0 = 0; i0 < 16; ++i0) {
@@ -1571,7 +1732,7 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %90 = mul f64[64] -> v5
+  // %97 = mul f64[64] -> v5
   // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
   // ODE").
   for (int64_t i0 = 0; i0 < 64; ++i0) {
@@ -1580,8 +1741,8 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
       v5[i0 * L + l] = step(v1[i0 * L + l]) * v3[i0 * L + l];
     }
   }
-  // %92 = contract f64[32] -> v1
-  // ncde_sepsis_static.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // %99 = contract f64[32] -> v1
+  // ncde_sepsis_static.ode:44: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1607,27 +1768,27 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %93 = neg f64[32] -> adj.z
+  // %100 = neg f64[32] -> adj.z
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       da_z[i0 * L + l] = -v1[i0 * L + l];
     }
   }
-  // %96 = neg f64[64,32] -> adj.f.layer0.weight
+  // %105 = neg f64[64,32] -> adj.f.layer0.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(z_2[i1 * L + l] * v5[i0 * L + l]);
+          sum[l] = -(v5[i0 * L + l] * z_2[i1 * L + l]);
         }
         dtheta_f_layer0_weight[i0 * 32 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %97 = neg f64[64] -> adj.f.layer0.bias
+  // %106 = neg f64[64] -> adj.f.layer0.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
@@ -1638,7 +1799,7 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
       dtheta_f_layer0_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %98 = neg f64[64,64] -> adj.f.layer1.weight
+  // %107 = neg f64[64,64] -> adj.f.layer1.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -1651,7 +1812,7 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
       }
     }
   }
-  // %99 = neg f64[64] -> adj.f.layer1.bias
+  // %108 = neg f64[64] -> adj.f.layer1.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
@@ -1662,7 +1823,7 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
       dtheta_f_layer1_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %100 = neg f64[64,64] -> adj.f.layer2.weight
+  // %109 = neg f64[64,64] -> adj.f.layer2.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -1675,7 +1836,7 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
       }
     }
   }
-  // %101 = neg f64[64] -> adj.f.layer2.bias
+  // %110 = neg f64[64] -> adj.f.layer2.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
@@ -1686,20 +1847,20 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
       dtheta_f_layer2_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %102 = neg f64[2208,64] -> adj.f.layer3.weight
+  // %111 = neg f64[2208,64] -> adj.f.layer3.weight
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v4[i1 * L + l] * v8[i0 * L + l]);
+          sum[l] = -(v8[i0 * L + l] * v4[i1 * L + l]);
         }
         dtheta_f_layer3_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %103 = neg f64[2208] -> adj.f.layer3.bias
+  // %112 = neg f64[2208] -> adj.f.layer3.bias
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     {
       T sum[L];
@@ -1713,7 +1874,7 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
   // ncde_sepsis_static.field.vjp: 24 nodes
   if (u_bar) {
     // %2 = contract f64[64] -> v0
-    // ncde_sepsis_static.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+    // ncde_sepsis_static.ode:44: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1745,7 +1906,7 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
     for (int64_t i0 = 0; i0 < 64; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1_2[i0 * L + l] = relu(v0_2[i0 * L + l] + f_layer0_bias[i0]);
+        v1_2[i0 * L + l] = relu(f_layer0_bias[i0] + v0_2[i0 * L + l]);
       }
     }
     // %7 = contract f64[64] -> v0
@@ -1785,7 +1946,7 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
     for (int64_t i0 = 0; i0 < 64; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1_2[i0 * L + l] = relu(v0_2[i0 * L + l] + f_layer1_bias[i0]);
+        v1_2[i0 * L + l] = relu(f_layer1_bias[i0] + v0_2[i0 * L + l]);
       }
     }
     // %12 = contract f64[64] -> v0
@@ -1859,8 +2020,8 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
         v2_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
       }
     }
-    // %45 = contract f64[69] -> d.dx
-    // ncde_sepsis_static.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+    // %50 = contract f64[69] -> d.dx
+    // ncde_sepsis_static.ode:44: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1919,14 +2080,14 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
   const T* z0 = static_cast<const T*>(z0_ptr);
   const T* z0_z = z0;
   const T* __restrict theta = static_cast<const T*>(theta_ptr);
-  const T* f_layer0_weight = theta + 256;
-  const T* f_layer0_bias = theta + 2304;
-  const T* f_layer1_weight = theta + 2368;
-  const T* f_layer1_bias = theta + 6464;
-  const T* f_layer2_weight = theta + 6528;
-  const T* f_layer2_bias = theta + 10624;
-  const T* f_layer3_weight = theta + 10688;
-  const T* f_layer3_bias = theta + 152000;
+  const T* f_layer0_weight = theta + 10272;
+  const T* f_layer0_bias = theta + 12320;
+  const T* f_layer1_weight = theta + 12384;
+  const T* f_layer1_bias = theta + 16480;
+  const T* f_layer2_weight = theta + 16544;
+  const T* f_layer2_bias = theta + 20640;
+  const T* f_layer3_weight = theta + 20704;
+  const T* f_layer3_bias = theta + 162016;
   const T* __restrict u_stages = static_cast<const T*>(u_stages_ptr);
   T* z1 = static_cast<T*>(z1_ptr);
   T* z1_z = z1;
@@ -1941,7 +2102,7 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
   T acc3_v[L] = {};
   // ncde_sepsis_static.field.step.rk4: 89 nodes
   // %2 = contract f64[64] -> v0
-  // ncde_sepsis_static.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // ncde_sepsis_static.ode:44: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1973,7 +2134,7 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = relu(v0[i0 * L + l] + f_layer0_bias[i0]);
+      v1[i0 * L + l] = relu(f_layer0_bias[i0] + v0[i0 * L + l]);
     }
   }
   // %7 = contract f64[64] -> v0
@@ -2010,7 +2171,7 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = relu(v0[i0 * L + l] + f_layer1_bias[i0]);
+      v1[i0 * L + l] = relu(f_layer1_bias[i0] + v0[i0 * L + l]);
     }
   }
   // %12 = contract f64[64] -> v0
@@ -2078,7 +2239,7 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %145 = contract f64[32] -> v0
+  // %157 = contract f64[32] -> v0
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2111,14 +2272,14 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %332 = add f64[32] -> v1
+  // %343 = add f64[32] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = (v0[i0 * L + l] * (T(h) * 0.5f)) + z0_z[i0 * L + l];
     }
   }
-  // %348 = contract f64[64] -> v2
+  // %360 = contract f64[64] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2144,14 +2305,14 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %350 = relu f64[64] -> v1
+  // %362 = relu f64[64] -> v1
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = relu(v2[i0 * L + l] + f_layer0_bias[i0]);
+      v1[i0 * L + l] = relu(f_layer0_bias[i0] + v2[i0 * L + l]);
     }
   }
-  // %351 = contract f64[64] -> v2
+  // %363 = contract f64[64] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2177,14 +2338,14 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %353 = relu f64[64] -> v1
+  // %365 = relu f64[64] -> v1
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = relu(v2[i0 * L + l] + f_layer1_bias[i0]);
+      v1[i0 * L + l] = relu(f_layer1_bias[i0] + v2[i0 * L + l]);
     }
   }
-  // %354 = contract f64[64] -> v2
+  // %366 = contract f64[64] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2210,14 +2371,14 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %356 = relu f64[64] -> v1
+  // %368 = relu f64[64] -> v1
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = relu(v2[i0 * L + l] + f_layer2_bias[i0]);
     }
   }
-  // %357 = contract f64[2208] -> v2
+  // %369 = contract f64[2208] -> v2
   for (int64_t i0 = 0; i0 < 552; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2243,7 +2404,7 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %361 = contract f64[32] -> v1
+  // %373 = contract f64[32] -> v1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2276,14 +2437,14 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %363 = add f64[32] -> v2
+  // %375 = add f64[32] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = (v1[i0 * L + l] * (T(h) * 0.5f)) + z0_z[i0 * L + l];
     }
   }
-  // %364 = contract f64[64] -> v3
+  // %376 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2309,14 +2470,14 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %366 = relu f64[64] -> v2
+  // %378 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = relu(v3[i0 * L + l] + f_layer0_bias[i0]);
+      v2[i0 * L + l] = relu(f_layer0_bias[i0] + v3[i0 * L + l]);
     }
   }
-  // %367 = contract f64[64] -> v3
+  // %379 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2342,14 +2503,14 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %369 = relu f64[64] -> v2
+  // %381 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = relu(v3[i0 * L + l] + f_layer1_bias[i0]);
+      v2[i0 * L + l] = relu(f_layer1_bias[i0] + v3[i0 * L + l]);
     }
   }
-  // %370 = contract f64[64] -> v3
+  // %382 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2375,14 +2536,14 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %372 = relu f64[64] -> v2
+  // %384 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = relu(v3[i0 * L + l] + f_layer2_bias[i0]);
+      v2[i0 * L + l] = relu(f_layer2_bias[i0] + v3[i0 * L + l]);
     }
   }
-  // %373 = contract f64[2208] -> v4
+  // %385 = contract f64[2208] -> v4
   for (int64_t i0 = 0; i0 < 552; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2408,7 +2569,7 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %377 = contract f64[32] -> v3
+  // %389 = contract f64[32] -> v3
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2441,14 +2602,14 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %379 = add f64[32] -> v2
+  // %391 = add f64[32] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (T(h) * v3[i0 * L + l]) + z0_z[i0 * L + l];
+      v2[i0 * L + l] = z0_z[i0 * L + l] + (T(h) * v3[i0 * L + l]);
     }
   }
-  // %380 = contract f64[64] -> v4
+  // %392 = contract f64[64] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2474,14 +2635,14 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %382 = relu f64[64] -> v2
+  // %394 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = relu(v4[i0 * L + l] + f_layer0_bias[i0]);
+      v2[i0 * L + l] = relu(f_layer0_bias[i0] + v4[i0 * L + l]);
     }
   }
-  // %383 = contract f64[64] -> v4
+  // %395 = contract f64[64] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2507,14 +2668,14 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %385 = relu f64[64] -> v2
+  // %397 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = relu(v4[i0 * L + l] + f_layer1_bias[i0]);
+      v2[i0 * L + l] = relu(f_layer1_bias[i0] + v4[i0 * L + l]);
     }
   }
-  // %386 = contract f64[64] -> v4
+  // %398 = contract f64[64] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2540,14 +2701,14 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %388 = relu f64[64] -> v2
+  // %400 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = relu(v4[i0 * L + l] + f_layer2_bias[i0]);
     }
   }
-  // %389 = contract f64[2208] -> v4
+  // %401 = contract f64[2208] -> v4
   for (int64_t i0 = 0; i0 < 552; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2573,7 +2734,7 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %393 = contract f64[32] -> v2
+  // %405 = contract f64[32] -> v2
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2606,15 +2767,15 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %401 = add f64[32] -> z
+  // %413 = add f64[32] -> z
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z1_z[i0 * L + l] =
-          (T(h) * ((v2[i0 * L + l] * 0.16666667f) +
-                   ((v3[i0 * L + l] * 0.33333334f) +
-                    ((v1[i0 * L + l] * 0.33333334f) + (v0[i0 * L + l] * 0.16666667f))))) +
-          z0_z[i0 * L + l];
+      z1_z[i0 * L + l] = z0_z[i0 * L + l] +
+                         (((v2[i0 * L + l] * 0.16666667f) +
+                           ((v3[i0 * L + l] * 0.33333334f) +
+                            ((v1[i0 * L + l] * 0.33333334f) + (v0[i0 * L + l] * 0.16666667f)))) *
+                          T(h));
     }
   }
 }
@@ -2628,28 +2789,28 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
   const T* __restrict z0 = static_cast<const T*>(z0_ptr);
   const T* z0_z = z0;
   const T* __restrict theta = static_cast<const T*>(theta_ptr);
-  const T* f_layer0_weight = theta + 256;
-  const T* f_layer0_bias = theta + 2304;
-  const T* f_layer1_weight = theta + 2368;
-  const T* f_layer1_bias = theta + 6464;
-  const T* f_layer2_weight = theta + 6528;
-  const T* f_layer2_bias = theta + 10624;
-  const T* f_layer3_weight = theta + 10688;
-  const T* f_layer3_bias = theta + 152000;
+  const T* f_layer0_weight = theta + 10272;
+  const T* f_layer0_bias = theta + 12320;
+  const T* f_layer1_weight = theta + 12384;
+  const T* f_layer1_bias = theta + 16480;
+  const T* f_layer2_weight = theta + 16544;
+  const T* f_layer2_bias = theta + 20640;
+  const T* f_layer3_weight = theta + 20704;
+  const T* f_layer3_bias = theta + 162016;
   const T* __restrict u_stages = static_cast<const T*>(u_stages_ptr);
   const T* __restrict z1_bar = static_cast<const T*>(z1_bar_ptr);
   const T* z1_bar_z = z1_bar;
   T* __restrict z0_bar = static_cast<T*>(z0_bar_ptr);
   T* z0_bar_z = z0_bar;
   T* __restrict theta_bar = static_cast<T*>(theta_bar_ptr);
-  T* theta_bar_f_layer0_weight = theta_bar + 256;
-  T* theta_bar_f_layer0_bias = theta_bar + 2304;
-  T* theta_bar_f_layer1_weight = theta_bar + 2368;
-  T* theta_bar_f_layer1_bias = theta_bar + 6464;
-  T* theta_bar_f_layer2_weight = theta_bar + 6528;
-  T* theta_bar_f_layer2_bias = theta_bar + 10624;
-  T* theta_bar_f_layer3_weight = theta_bar + 10688;
-  T* theta_bar_f_layer3_bias = theta_bar + 152000;
+  T* theta_bar_f_layer0_weight = theta_bar + 10272;
+  T* theta_bar_f_layer0_bias = theta_bar + 12320;
+  T* theta_bar_f_layer1_weight = theta_bar + 12384;
+  T* theta_bar_f_layer1_bias = theta_bar + 16480;
+  T* theta_bar_f_layer2_weight = theta_bar + 16544;
+  T* theta_bar_f_layer2_bias = theta_bar + 20640;
+  T* theta_bar_f_layer3_weight = theta_bar + 20704;
+  T* theta_bar_f_layer3_bias = theta_bar + 162016;
   T* __restrict u_stages_bar = static_cast<T*>(u_stages_bar_ptr);
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2048);
@@ -2700,7 +2861,7 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
   T acc3_v[L] = {};
   // ncde_sepsis_static.field.step.rk4.vjp: 203 nodes
   // %2 = contract f64[64] -> v0
-  // ncde_sepsis_static.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // ncde_sepsis_static.ode:44: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2727,11 +2888,11 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %4 = add f64[64] -> v1
-  // ncde_sepsis_static.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // ncde_sepsis_static.ode:44: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v0[i0 * L + l] + f_layer0_bias[i0];
+      v1[i0 * L + l] = f_layer0_bias[i0] + v0[i0 * L + l];
     }
   }
   // %5 = relu f64[64] -> v0
@@ -2777,7 +2938,7 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v2[i0 * L + l] + f_layer1_bias[i0];
+      v3[i0 * L + l] = f_layer1_bias[i0] + v2[i0 * L + l];
     }
   }
   // %10 = relu f64[64] -> v2
@@ -2872,7 +3033,7 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v7[i0 * L + l] = vm::tanh(v6[i0 * L + l] + f_layer3_bias[i0]);
     }
   }
-  // %145 = contract f64[32] -> v6
+  // %157 = contract f64[32] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2898,14 +3059,14 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %153 = add f64[32] -> v8
+  // %165 = add f64[32] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = z0_z[i0 * L + l] + (T(h) * (v6[i0 * L + l] * 0.5f));
+      v8[i0 * L + l] = ((v6[i0 * L + l] * 0.5f) * T(h)) + z0_z[i0 * L + l];
     }
   }
-  // %154 = contract f64[64] -> v6
+  // %166 = contract f64[64] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2931,21 +3092,21 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %155 = add f64[64] -> v9
+  // %167 = add f64[64] -> v9
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = f_layer0_bias[i0] + v6[i0 * L + l];
+      v9[i0 * L + l] = v6[i0 * L + l] + f_layer0_bias[i0];
     }
   }
-  // %156 = relu f64[64] -> v6
+  // %168 = relu f64[64] -> v6
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = relu(v9[i0 * L + l]);
     }
   }
-  // %157 = contract f64[64] -> v10
+  // %169 = contract f64[64] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2971,21 +3132,21 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %158 = add f64[64] -> v11
+  // %170 = add f64[64] -> v11
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v10[i0 * L + l] + f_layer1_bias[i0];
+      v11[i0 * L + l] = f_layer1_bias[i0] + v10[i0 * L + l];
     }
   }
-  // %159 = relu f64[64] -> v10
+  // %171 = relu f64[64] -> v10
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = relu(v11[i0 * L + l]);
     }
   }
-  // %160 = contract f64[64] -> v12
+  // %172 = contract f64[64] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3011,21 +3172,21 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %161 = add f64[64] -> v13
+  // %173 = add f64[64] -> v13
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v12[i0 * L + l] + f_layer2_bias[i0];
+      v13[i0 * L + l] = f_layer2_bias[i0] + v12[i0 * L + l];
     }
   }
-  // %162 = relu f64[64] -> v12
+  // %174 = relu f64[64] -> v12
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = relu(v13[i0 * L + l]);
     }
   }
-  // %163 = contract f64[2208] -> v14
+  // %175 = contract f64[2208] -> v14
   for (int64_t i0 = 0; i0 < 552; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3051,14 +3212,14 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %165 = tanh f64[2208] -> v15
+  // %177 = tanh f64[2208] -> v15
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = vm::tanh(f_layer3_bias[i0] + v14[i0 * L + l]);
+      v15[i0 * L + l] = vm::tanh(v14[i0 * L + l] + f_layer3_bias[i0]);
     }
   }
-  // %167 = contract f64[32] -> v14
+  // %179 = contract f64[32] -> v14
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3087,14 +3248,14 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %170 = add f64[32] -> v16
+  // %182 = add f64[32] -> v16
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = ((v14[i0 * L + l] * 0.5f) * T(h)) + z0_z[i0 * L + l];
+      v16[i0 * L + l] = (T(h) * (v14[i0 * L + l] * 0.5f)) + z0_z[i0 * L + l];
     }
   }
-  // %171 = contract f64[64] -> v14
+  // %183 = contract f64[64] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3120,21 +3281,21 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %172 = add f64[64] -> v17
+  // %184 = add f64[64] -> v17
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = v14[i0 * L + l] + f_layer0_bias[i0];
+      v17[i0 * L + l] = f_layer0_bias[i0] + v14[i0 * L + l];
     }
   }
-  // %173 = relu f64[64] -> v14
+  // %185 = relu f64[64] -> v14
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[i0 * L + l] = relu(v17[i0 * L + l]);
     }
   }
-  // %174 = contract f64[64] -> v18
+  // %186 = contract f64[64] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3160,21 +3321,21 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %175 = add f64[64] -> v19
+  // %187 = add f64[64] -> v19
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = v18[i0 * L + l] + f_layer1_bias[i0];
+      v19[i0 * L + l] = f_layer1_bias[i0] + v18[i0 * L + l];
     }
   }
-  // %176 = relu f64[64] -> v18
+  // %188 = relu f64[64] -> v18
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v18[i0 * L + l] = relu(v19[i0 * L + l]);
     }
   }
-  // %177 = contract f64[64] -> v20
+  // %189 = contract f64[64] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3200,21 +3361,21 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %178 = add f64[64] -> v21
+  // %190 = add f64[64] -> v21
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = v20[i0 * L + l] + f_layer2_bias[i0];
+      v21[i0 * L + l] = f_layer2_bias[i0] + v20[i0 * L + l];
     }
   }
-  // %179 = relu f64[64] -> v20
+  // %191 = relu f64[64] -> v20
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v20[i0 * L + l] = relu(v21[i0 * L + l]);
     }
   }
-  // %180 = contract f64[2208] -> v22
+  // %192 = contract f64[2208] -> v22
   for (int64_t i0 = 0; i0 < 552; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3240,14 +3401,14 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %182 = tanh f64[2208] -> v23
+  // %194 = tanh f64[2208] -> v23
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v23[i0 * L + l] = vm::tanh(v22[i0 * L + l] + f_layer3_bias[i0]);
     }
   }
-  // %184 = contract f64[32] -> v22
+  // %196 = contract f64[32] -> v22
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3276,14 +3437,14 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %188 = add f64[32] -> v24
+  // %200 = add f64[32] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = (T(h) * v22[i0 * L + l]) + z0_z[i0 * L + l];
     }
   }
-  // %189 = contract f64[64] -> v22
+  // %201 = contract f64[64] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3309,21 +3470,21 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %190 = add f64[64] -> v25
+  // %202 = add f64[64] -> v25
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v25[i0 * L + l] = f_layer0_bias[i0] + v22[i0 * L + l];
     }
   }
-  // %191 = relu f64[64] -> v22
+  // %203 = relu f64[64] -> v22
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v22[i0 * L + l] = relu(v25[i0 * L + l]);
     }
   }
-  // %192 = contract f64[64] -> v26
+  // %204 = contract f64[64] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3349,21 +3510,21 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %193 = add f64[64] -> v27
+  // %205 = add f64[64] -> v27
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = v26[i0 * L + l] + f_layer1_bias[i0];
+      v27[i0 * L + l] = f_layer1_bias[i0] + v26[i0 * L + l];
     }
   }
-  // %194 = relu f64[64] -> v26
+  // %206 = relu f64[64] -> v26
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v26[i0 * L + l] = relu(v27[i0 * L + l]);
     }
   }
-  // %195 = contract f64[64] -> v28
+  // %207 = contract f64[64] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3389,21 +3550,31 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %196 = add f64[64] -> v29
+  // %208 = add f64[64] -> v29
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = v28[i0 * L + l] + f_layer2_bias[i0];
+      v29[i0 * L + l] = f_layer2_bias[i0] + v28[i0 * L + l];
     }
   }
-  // %197 = relu f64[64] -> v28
+  // %447 = contract f64[32,69] -> v30
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v30[(i0 * 69 + i1) * L + l] =
+            u_stages[(i1 + 228) * L + l] * (z1_bar_z[i0 * L + l] * (T(h) * 0.16666667f));
+      }
+    }
+  }
+  // %209 = relu f64[64] -> v28
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v28[i0 * L + l] = relu(v29[i0 * L + l]);
     }
   }
-  // %198 = contract f64[2208] -> v30
+  // %210 = contract f64[2208] -> v31
   for (int64_t i0 = 0; i0 < 552; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3423,37 +3594,27 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 4) * L + l] = acc0_v[l];
-      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v31[(i0 * 4) * L + l] = acc0_v[l];
+      v31[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v31[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v31[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %200 = tanh f64[2208] -> v31
+  // %212 = tanh f64[2208] -> v32
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = vm::tanh(v30[i0 * L + l] + f_layer3_bias[i0]);
+      v32[i0 * L + l] = vm::tanh(v31[i0 * L + l] + f_layer3_bias[i0]);
     }
   }
-  // %435 = contract f64[32,69] -> v30
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 69 + i1) * L + l] =
-            u_stages[(i1 + 228) * L + l] * (z1_bar_z[i0 * L + l] * (T(h) * 0.16666667f));
-      }
-    }
-  }
-  // %514 = mul f64[2208] -> v32
+  // %517 = mul f64[2208] -> v31
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] = (1.0f - square(v31[i0 * L + l])) * v30[i0 * L + l];
+      v31[i0 * L + l] = v30[i0 * L + l] * (1.0f - square(v32[i0 * L + l]));
     }
   }
-  // %515 = contract f64[64] -> v30
+  // %518 = contract f64[64] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3465,10 +3626,10 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 2208; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v32[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v32[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v32[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v32[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v31[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v31[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v31[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v31[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3479,14 +3640,14 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %516 = mul f64[64] -> v33
+  // %519 = mul f64[64] -> v33
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = v30[i0 * L + l] * step(v29[i0 * L + l]);
+      v33[i0 * L + l] = step(v29[i0 * L + l]) * v30[i0 * L + l];
     }
   }
-  // %517 = contract f64[64] -> v29
+  // %520 = contract f64[64] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3512,14 +3673,14 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v29[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %518 = mul f64[64] -> v30
+  // %521 = mul f64[64] -> v30
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = step(v27[i0 * L + l]) * v29[i0 * L + l];
+      v30[i0 * L + l] = v29[i0 * L + l] * step(v27[i0 * L + l]);
     }
   }
-  // %519 = contract f64[64] -> v27
+  // %522 = contract f64[64] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3545,14 +3706,14 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %520 = mul f64[64] -> v29
+  // %523 = mul f64[64] -> v29
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v29[i0 * L + l] = v27[i0 * L + l] * step(v25[i0 * L + l]);
     }
   }
-  // %521 = contract f64[32] -> v25
+  // %524 = contract f64[32] -> v25
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3578,14 +3739,14 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %524 = add f64[32] -> v27
+  // %526 = add f64[32] -> v27
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = (v25[i0 * L + l] * T(h)) + (z1_bar_z[i0 * L + l] * (T(h) * 0.33333334f));
+      v27[i0 * L + l] = (z1_bar_z[i0 * L + l] * (T(h) * 0.33333334f)) + (T(h) * v25[i0 * L + l]);
     }
   }
-  // %525 = contract f64[32,69] -> v34
+  // %527 = contract f64[32,69] -> v34
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
@@ -3594,14 +3755,14 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       }
     }
   }
-  // %527 = mul f64[2208] -> v35
+  // %529 = mul f64[2208] -> v35
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v35[i0 * L + l] = (1.0f - square(v23[i0 * L + l])) * v34[i0 * L + l];
     }
   }
-  // %528 = contract f64[64] -> v34
+  // %530 = contract f64[64] -> v34
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3627,14 +3788,14 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %529 = mul f64[64] -> v36
+  // %531 = mul f64[64] -> v36
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v36[i0 * L + l] = v34[i0 * L + l] * step(v21[i0 * L + l]);
+      v36[i0 * L + l] = step(v21[i0 * L + l]) * v34[i0 * L + l];
     }
   }
-  // %530 = contract f64[64] -> v21
+  // %532 = contract f64[64] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3660,14 +3821,14 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %531 = mul f64[64] -> v34
+  // %533 = mul f64[64] -> v34
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v34[i0 * L + l] = v21[i0 * L + l] * step(v19[i0 * L + l]);
     }
   }
-  // %532 = contract f64[64] -> v19
+  // %534 = contract f64[64] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3693,14 +3854,14 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %533 = mul f64[64] -> v21
+  // %535 = mul f64[64] -> v21
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = step(v17[i0 * L + l]) * v19[i0 * L + l];
+      v21[i0 * L + l] = v19[i0 * L + l] * step(v17[i0 * L + l]);
     }
   }
-  // %534 = contract f64[32] -> v17
+  // %536 = contract f64[32] -> v17
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3726,7 +3887,7 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %537 = add f64[32] -> v19
+  // %538 = add f64[32] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3734,23 +3895,23 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
           (v17[i0 * L + l] * (T(h) * 0.5f)) + (z1_bar_z[i0 * L + l] * (T(h) * 0.33333334f));
     }
   }
-  // %538 = contract f64[32,69] -> v37
+  // %539 = contract f64[32,69] -> v37
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v37[(i0 * 69 + i1) * L + l] = u_stages[(i1 + 76) * L + l] * v19[i0 * L + l];
+        v37[(i0 * 69 + i1) * L + l] = v19[i0 * L + l] * u_stages[(i1 + 76) * L + l];
       }
     }
   }
-  // %540 = mul f64[2208] -> v38
+  // %541 = mul f64[2208] -> v38
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[i0 * L + l] = v37[i0 * L + l] * (1.0f - square(v15[i0 * L + l]));
+      v38[i0 * L + l] = (1.0f - square(v15[i0 * L + l])) * v37[i0 * L + l];
     }
   }
-  // %541 = contract f64[64] -> v37
+  // %542 = contract f64[64] -> v37
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3776,14 +3937,14 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v37[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %542 = mul f64[64] -> v39
+  // %543 = mul f64[64] -> v39
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v39[i0 * L + l] = v37[i0 * L + l] * step(v13[i0 * L + l]);
+      v39[i0 * L + l] = step(v13[i0 * L + l]) * v37[i0 * L + l];
     }
   }
-  // %543 = contract f64[64] -> v13
+  // %544 = contract f64[64] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3809,14 +3970,14 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %544 = mul f64[64] -> v37
+  // %545 = mul f64[64] -> v37
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v37[i0 * L + l] = v13[i0 * L + l] * step(v11[i0 * L + l]);
     }
   }
-  // %545 = contract f64[64] -> v11
+  // %546 = contract f64[64] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3842,14 +4003,14 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %546 = mul f64[64] -> v13
+  // %547 = mul f64[64] -> v13
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = step(v9[i0 * L + l]) * v11[i0 * L + l];
+      v13[i0 * L + l] = v11[i0 * L + l] * step(v9[i0 * L + l]);
     }
   }
-  // %547 = contract f64[32] -> v9
+  // %548 = contract f64[32] -> v9
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3896,7 +4057,7 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v41[i0 * L + l] = (1.0f - square(v7[i0 * L + l])) * v40[i0 * L + l];
+      v41[i0 * L + l] = v40[i0 * L + l] * (1.0f - square(v7[i0 * L + l]));
     }
   }
   // %554 = contract f64[64] -> v40
@@ -3962,7 +4123,7 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v40[i0 * L + l] = v5[i0 * L + l] * step(v3[i0 * L + l]);
+      v40[i0 * L + l] = step(v3[i0 * L + l]) * v5[i0 * L + l];
     }
   }
   // %558 = contract f64[64] -> v3
@@ -4024,42 +4185,42 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %561 = add f64[32] -> d.z
+  // %564 = add f64[32] -> d.z
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       z0_bar_z[i0 * L + l] =
-          (v9[i0 * L + l] + (v17[i0 * L + l] + (v25[i0 * L + l] + z1_bar_z[i0 * L + l]))) +
+          (v9[i0 * L + l] + (v17[i0 * L + l] + (z1_bar_z[i0 * L + l] + v25[i0 * L + l]))) +
           v1[i0 * L + l];
     }
   }
-  // %568 = add f64[64,32] -> d.f.layer0.weight
+  // %571 = add f64[64,32] -> d.f.layer0.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((v24[i1 * L + l] * v29[i0 * L + l]) + (v16[i1 * L + l] * v21[i0 * L + l])) +
-                    (v8[i1 * L + l] * v13[i0 * L + l])) +
-                   (v5[i0 * L + l] * z0_z[i1 * L + l]);
+          sum[l] = (v5[i0 * L + l] * z0_z[i1 * L + l]) +
+                   ((v13[i0 * L + l] * v8[i1 * L + l]) +
+                    ((v16[i1 * L + l] * v21[i0 * L + l]) + (v29[i0 * L + l] * v24[i1 * L + l])));
         }
         theta_bar_f_layer0_weight[i0 * 32 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %571 = add f64[64] -> d.f.layer0.bias
+  // %574 = add f64[64] -> d.f.layer0.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((v21[i0 * L + l] + v29[i0 * L + l]) + v13[i0 * L + l]) + v5[i0 * L + l];
+        sum[l] = ((v29[i0 * L + l] + v21[i0 * L + l]) + v13[i0 * L + l]) + v5[i0 * L + l];
       }
       theta_bar_f_layer0_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %578 = add f64[64,64] -> d.f.layer1.weight
+  // %581 = add f64[64,64] -> d.f.layer1.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -4067,78 +4228,78 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           sum[l] = (v40[i0 * L + l] * v0[i1 * L + l]) +
-                   (((v30[i0 * L + l] * v22[i1 * L + l]) + (v34[i0 * L + l] * v14[i1 * L + l])) +
+                   (((v14[i1 * L + l] * v34[i0 * L + l]) + (v22[i1 * L + l] * v30[i0 * L + l])) +
                     (v37[i0 * L + l] * v6[i1 * L + l]));
         }
         theta_bar_f_layer1_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %581 = add f64[64] -> d.f.layer1.bias
+  // %584 = add f64[64] -> d.f.layer1.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v40[i0 * L + l] + (v37[i0 * L + l] + (v30[i0 * L + l] + v34[i0 * L + l]));
+        sum[l] = (v37[i0 * L + l] + (v34[i0 * L + l] + v30[i0 * L + l])) + v40[i0 * L + l];
       }
       theta_bar_f_layer1_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %588 = add f64[64,64] -> d.f.layer2.weight
+  // %591 = add f64[64,64] -> d.f.layer2.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((v36[i0 * L + l] * v18[i1 * L + l]) + (v26[i1 * L + l] * v33[i0 * L + l])) +
-                    (v10[i1 * L + l] * v39[i0 * L + l])) +
-                   (v2[i1 * L + l] * v42[i0 * L + l]);
+          sum[l] = ((v39[i0 * L + l] * v10[i1 * L + l]) +
+                    ((v26[i1 * L + l] * v33[i0 * L + l]) + (v18[i1 * L + l] * v36[i0 * L + l]))) +
+                   (v42[i0 * L + l] * v2[i1 * L + l]);
         }
         theta_bar_f_layer2_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %591 = add f64[64] -> d.f.layer2.bias
+  // %594 = add f64[64] -> d.f.layer2.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v42[i0 * L + l] + (v39[i0 * L + l] + (v36[i0 * L + l] + v33[i0 * L + l]));
+        sum[l] = v42[i0 * L + l] + ((v33[i0 * L + l] + v36[i0 * L + l]) + v39[i0 * L + l]);
       }
       theta_bar_f_layer2_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %598 = add f64[2208,64] -> d.f.layer3.weight
+  // %601 = add f64[2208,64] -> d.f.layer3.weight
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((v35[i0 * L + l] * v20[i1 * L + l]) + (v32[i0 * L + l] * v28[i1 * L + l])) +
-                    (v12[i1 * L + l] * v38[i0 * L + l])) +
-                   (v41[i0 * L + l] * v4[i1 * L + l]);
+          sum[l] = (v41[i0 * L + l] * v4[i1 * L + l]) +
+                   (((v20[i1 * L + l] * v35[i0 * L + l]) + (v31[i0 * L + l] * v28[i1 * L + l])) +
+                    (v12[i1 * L + l] * v38[i0 * L + l]));
         }
         theta_bar_f_layer3_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %601 = add f64[2208] -> d.f.layer3.bias
+  // %604 = add f64[2208] -> d.f.layer3.bias
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v41[i0 * L + l] + (v38[i0 * L + l] + (v35[i0 * L + l] + v32[i0 * L + l]));
+        sum[l] = v41[i0 * L + l] + ((v31[i0 * L + l] + v35[i0 * L + l]) + v38[i0 * L + l]);
       }
       theta_bar_f_layer3_bias[i0] += lane_sum<L>(sum);
     }
   }
   if (u_stages_bar) {
-    // %602 = contract f64[69] -> d.dx@0
+    // %605 = contract f64[69] -> d.dx@0
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4178,7 +4339,7 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t l = 0; l < L; ++l) {
       u_stages_bar[68 * L + l] += acc0_v[l];
     }
-    // %603 = contract f64[69] -> v6
+    // %606 = contract f64[69] -> v6
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4218,7 +4379,7 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t l = 0; l < L; ++l) {
       v6[68 * L + l] = acc0_v[l];
     }
-    // %604 = contract f64[69] -> v7
+    // %607 = contract f64[69] -> v7
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4258,14 +4419,14 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t l = 0; l < L; ++l) {
       v7[68 * L + l] = acc0_v[l];
     }
-    // %605 = add f64[69] -> d.dx@1
+    // %608 = add f64[69] -> d.dx@1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 + 76) * L + l] += v6[i0 * L + l] + v7[i0 * L + l];
       }
     }
-    // %512 = contract f64[69] -> d.dx@2
+    // %515 = contract f64[69] -> d.dx@2
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4277,13 +4438,13 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v31[(i0 * 4 + i1 * 69) * L + l], z1_bar_z[i1 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(v32[(i0 * 4 + i1 * 69) * L + l], z1_bar_z[i1 * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(v31[(i0 * 4 + i1 * 69 + 1) * L + l], z1_bar_z[i1 * L + l], acc1_v[l]);
+              std::fma(v32[(i0 * 4 + i1 * 69 + 1) * L + l], z1_bar_z[i1 * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(v31[(i0 * 4 + i1 * 69 + 2) * L + l], z1_bar_z[i1 * L + l], acc2_v[l]);
+              std::fma(v32[(i0 * 4 + i1 * 69 + 2) * L + l], z1_bar_z[i1 * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(v31[(i0 * 4 + i1 * 69 + 3) * L + l], z1_bar_z[i1 * L + l], acc3_v[l]);
+              std::fma(v32[(i0 * 4 + i1 * 69 + 3) * L + l], z1_bar_z[i1 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -4301,7 +4462,7 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v31[(i0 * 69 + 68) * L + l], z1_bar_z[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v32[(i0 * 69 + 68) * L + l], z1_bar_z[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -4322,31 +4483,33 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
   const T* z0_z = z0;
   const T* __restrict a0 = static_cast<const T*>(a0_ptr);
   const T* __restrict theta = static_cast<const T*>(theta_ptr);
-  const T* f_layer0_weight = theta + 256;
-  const T* f_layer0_bias = theta + 2304;
-  const T* f_layer1_weight = theta + 2368;
-  const T* f_layer1_bias = theta + 6464;
-  const T* f_layer2_weight = theta + 6528;
-  const T* f_layer2_bias = theta + 10624;
-  const T* f_layer3_weight = theta + 10688;
-  const T* f_layer3_bias = theta + 152000;
+  const T* f_layer0_weight = theta + 10272;
+  const T* f_layer0_bias = theta + 12320;
+  const T* f_layer1_weight = theta + 12384;
+  const T* f_layer1_bias = theta + 16480;
+  const T* f_layer2_weight = theta + 16544;
+  const T* f_layer2_bias = theta + 20640;
+  const T* f_layer3_weight = theta + 20704;
+  const T* f_layer3_bias = theta + 162016;
   const T* __restrict u_stages = static_cast<const T*>(u_stages_ptr);
   T* __restrict z1 = static_cast<T*>(z1_ptr);
   T* z1_z = z1;
   T* __restrict a1 = static_cast<T*>(a1_ptr);
   T* __restrict dtheta = static_cast<T*>(dtheta_ptr);
-  T* dtheta_zeta_weight = dtheta;
-  T* dtheta_zeta_bias = dtheta + 224;
-  T* dtheta_f_layer0_weight = dtheta + 256;
-  T* dtheta_f_layer0_bias = dtheta + 2304;
-  T* dtheta_f_layer1_weight = dtheta + 2368;
-  T* dtheta_f_layer1_bias = dtheta + 6464;
-  T* dtheta_f_layer2_weight = dtheta + 6528;
-  T* dtheta_f_layer2_bias = dtheta + 10624;
-  T* dtheta_f_layer3_weight = dtheta + 10688;
-  T* dtheta_f_layer3_bias = dtheta + 152000;
-  T* dtheta_out_weight = dtheta + 154208;
-  T* dtheta_out_bias = dtheta + 154240;
+  T* dtheta_zeta_layer0_weight = dtheta;
+  T* dtheta_zeta_layer0_bias = dtheta + 1792;
+  T* dtheta_zeta_layer1_weight = dtheta + 2048;
+  T* dtheta_zeta_layer1_bias = dtheta + 10240;
+  T* dtheta_f_layer0_weight = dtheta + 10272;
+  T* dtheta_f_layer0_bias = dtheta + 12320;
+  T* dtheta_f_layer1_weight = dtheta + 12384;
+  T* dtheta_f_layer1_bias = dtheta + 16480;
+  T* dtheta_f_layer2_weight = dtheta + 16544;
+  T* dtheta_f_layer2_bias = dtheta + 20640;
+  T* dtheta_f_layer3_weight = dtheta + 20704;
+  T* dtheta_f_layer3_bias = dtheta + 162016;
+  T* dtheta_out_weight = dtheta + 164224;
+  T* dtheta_out_bias = dtheta + 164256;
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2048);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4096);
@@ -4389,12 +4552,12 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
   T acc2_v[L] = {};
   T acc3_v[L] = {};
   // theta span = 0, then += lane sums of the step's parameter quadrature
-  for (int64_t i = 256; i < 154208; ++i) {
+  for (int64_t i = 10272; i < 164224; ++i) {
     dtheta[i] = 0.0f;
   }
-  // ncde_sepsis_static.field.adjoint.step.rk4: 266 nodes
+  // ncde_sepsis_static.field.adjoint.step.rk4: 268 nodes
   // %2 = contract f64[64] -> v0
-  // ncde_sepsis_static.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // ncde_sepsis_static.ode:44: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4421,11 +4584,11 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
     }
   }
   // %4 = add f64[64] -> v1
-  // ncde_sepsis_static.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // ncde_sepsis_static.ode:44: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v0[i0 * L + l] + f_layer0_bias[i0];
+      v1[i0 * L + l] = f_layer0_bias[i0] + v0[i0 * L + l];
     }
   }
   // %5 = relu f64[64] -> v0
@@ -4471,7 +4634,7 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v2[i0 * L + l] + f_layer1_bias[i0];
+      v3[i0 * L + l] = f_layer1_bias[i0] + v2[i0 * L + l];
     }
   }
   // %10 = relu f64[64] -> v2
@@ -4566,7 +4729,7 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v7[i0 * L + l] = vm::tanh(v6[i0 * L + l] + f_layer3_bias[i0]);
     }
   }
-  // %145 = contract f64[32] -> v6
+  // %157 = contract f64[32] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4592,14 +4755,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %332 = add f64[32] -> v8
+  // %343 = add f64[32] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[i0 * L + l] = (v6[i0 * L + l] * (T(h) * 0.5f)) + z0_z[i0 * L + l];
     }
   }
-  // %348 = contract f64[64] -> v9
+  // %360 = contract f64[64] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4625,21 +4788,21 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %349 = add f64[64] -> v10
+  // %361 = add f64[64] -> v10
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v9[i0 * L + l] + f_layer0_bias[i0];
+      v10[i0 * L + l] = f_layer0_bias[i0] + v9[i0 * L + l];
     }
   }
-  // %350 = relu f64[64] -> v9
+  // %362 = relu f64[64] -> v9
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = relu(v10[i0 * L + l]);
     }
   }
-  // %351 = contract f64[64] -> v11
+  // %363 = contract f64[64] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4665,21 +4828,21 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %352 = add f64[64] -> v12
+  // %364 = add f64[64] -> v12
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v11[i0 * L + l] + f_layer1_bias[i0];
+      v12[i0 * L + l] = f_layer1_bias[i0] + v11[i0 * L + l];
     }
   }
-  // %353 = relu f64[64] -> v11
+  // %365 = relu f64[64] -> v11
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = relu(v12[i0 * L + l]);
     }
   }
-  // %354 = contract f64[64] -> v13
+  // %366 = contract f64[64] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4705,21 +4868,21 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %355 = add f64[64] -> v14
+  // %367 = add f64[64] -> v14
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[i0 * L + l] = v13[i0 * L + l] + f_layer2_bias[i0];
     }
   }
-  // %356 = relu f64[64] -> v13
+  // %368 = relu f64[64] -> v13
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = relu(v14[i0 * L + l]);
     }
   }
-  // %357 = contract f64[2208] -> v15
+  // %369 = contract f64[2208] -> v15
   for (int64_t i0 = 0; i0 < 552; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4745,14 +4908,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %359 = tanh f64[2208] -> v16
+  // %371 = tanh f64[2208] -> v16
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v16[i0 * L + l] = vm::tanh(v15[i0 * L + l] + f_layer3_bias[i0]);
     }
   }
-  // %361 = contract f64[32] -> v15
+  // %373 = contract f64[32] -> v15
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4781,14 +4944,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %363 = add f64[32] -> v17
+  // %375 = add f64[32] -> v17
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v17[i0 * L + l] = (v15[i0 * L + l] * (T(h) * 0.5f)) + z0_z[i0 * L + l];
     }
   }
-  // %364 = contract f64[64] -> v18
+  // %376 = contract f64[64] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4814,21 +4977,21 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %365 = add f64[64] -> v19
+  // %377 = add f64[64] -> v19
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = v18[i0 * L + l] + f_layer0_bias[i0];
+      v19[i0 * L + l] = f_layer0_bias[i0] + v18[i0 * L + l];
     }
   }
-  // %366 = relu f64[64] -> v18
+  // %378 = relu f64[64] -> v18
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v18[i0 * L + l] = relu(v19[i0 * L + l]);
     }
   }
-  // %367 = contract f64[64] -> v20
+  // %379 = contract f64[64] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4854,21 +5017,21 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %368 = add f64[64] -> v21
+  // %380 = add f64[64] -> v21
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = v20[i0 * L + l] + f_layer1_bias[i0];
+      v21[i0 * L + l] = f_layer1_bias[i0] + v20[i0 * L + l];
     }
   }
-  // %369 = relu f64[64] -> v20
+  // %381 = relu f64[64] -> v20
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v20[i0 * L + l] = relu(v21[i0 * L + l]);
     }
   }
-  // %370 = contract f64[64] -> v22
+  // %382 = contract f64[64] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4894,21 +5057,21 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %371 = add f64[64] -> v23
+  // %383 = add f64[64] -> v23
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = v22[i0 * L + l] + f_layer2_bias[i0];
+      v23[i0 * L + l] = f_layer2_bias[i0] + v22[i0 * L + l];
     }
   }
-  // %372 = relu f64[64] -> v22
+  // %384 = relu f64[64] -> v22
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v22[i0 * L + l] = relu(v23[i0 * L + l]);
     }
   }
-  // %373 = contract f64[2208] -> v24
+  // %385 = contract f64[2208] -> v24
   for (int64_t i0 = 0; i0 < 552; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4934,14 +5097,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %375 = tanh f64[2208] -> v25
+  // %387 = tanh f64[2208] -> v25
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v25[i0 * L + l] = vm::tanh(v24[i0 * L + l] + f_layer3_bias[i0]);
     }
   }
-  // %377 = contract f64[32] -> v24
+  // %389 = contract f64[32] -> v24
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4970,14 +5133,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %379 = add f64[32] -> v26
+  // %391 = add f64[32] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = (T(h) * v24[i0 * L + l]) + z0_z[i0 * L + l];
+      v26[i0 * L + l] = z0_z[i0 * L + l] + (T(h) * v24[i0 * L + l]);
     }
   }
-  // %380 = contract f64[64] -> v27
+  // %392 = contract f64[64] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5003,21 +5166,21 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %381 = add f64[64] -> v28
+  // %393 = add f64[64] -> v28
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = v27[i0 * L + l] + f_layer0_bias[i0];
+      v28[i0 * L + l] = f_layer0_bias[i0] + v27[i0 * L + l];
     }
   }
-  // %382 = relu f64[64] -> v27
+  // %394 = relu f64[64] -> v27
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v27[i0 * L + l] = relu(v28[i0 * L + l]);
     }
   }
-  // %383 = contract f64[64] -> v29
+  // %395 = contract f64[64] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5043,21 +5206,21 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v29[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %384 = add f64[64] -> v30
+  // %396 = add f64[64] -> v30
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = v29[i0 * L + l] + f_layer1_bias[i0];
+      v30[i0 * L + l] = f_layer1_bias[i0] + v29[i0 * L + l];
     }
   }
-  // %385 = relu f64[64] -> v29
+  // %397 = relu f64[64] -> v29
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v29[i0 * L + l] = relu(v30[i0 * L + l]);
     }
   }
-  // %386 = contract f64[64] -> v31
+  // %398 = contract f64[64] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5083,21 +5246,21 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v31[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %387 = add f64[64] -> v32
+  // %399 = add f64[64] -> v32
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v32[i0 * L + l] = v31[i0 * L + l] + f_layer2_bias[i0];
     }
   }
-  // %388 = relu f64[64] -> v31
+  // %400 = relu f64[64] -> v31
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v31[i0 * L + l] = relu(v32[i0 * L + l]);
     }
   }
-  // %389 = contract f64[2208] -> v33
+  // %401 = contract f64[2208] -> v33
   for (int64_t i0 = 0; i0 < 552; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5123,14 +5286,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %391 = tanh f64[2208] -> v34
+  // %403 = tanh f64[2208] -> v34
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v34[i0 * L + l] = vm::tanh(v33[i0 * L + l] + f_layer3_bias[i0]);
     }
   }
-  // %393 = contract f64[32] -> v33
+  // %405 = contract f64[32] -> v33
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5159,18 +5322,18 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %401 = add f64[32] -> z
+  // %413 = add f64[32] -> z
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z1_z[i0 * L + l] =
-          (T(h) * ((v33[i0 * L + l] * 0.16666667f) +
-                   ((v24[i0 * L + l] * 0.33333334f) +
-                    ((v15[i0 * L + l] * 0.33333334f) + (v6[i0 * L + l] * 0.16666667f))))) +
-          z0_z[i0 * L + l];
+      z1_z[i0 * L + l] = z0_z[i0 * L + l] +
+                         (((v33[i0 * L + l] * 0.16666667f) +
+                           ((v24[i0 * L + l] * 0.33333334f) +
+                            ((v15[i0 * L + l] * 0.33333334f) + (v6[i0 * L + l] * 0.16666667f)))) *
+                          T(h));
     }
   }
-  // %662 = contract f64[32,69] -> v6
+  // %661 = contract f64[32,69] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
@@ -5179,14 +5342,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %664 = mul f64[2208] -> v15
+  // %663 = mul f64[2208] -> v15
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v15[i0 * L + l] = (1.0f - square(v7[i0 * L + l])) * v6[i0 * L + l];
     }
   }
-  // %665 = contract f64[64] -> v6
+  // %664 = contract f64[64] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5212,14 +5375,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %666 = mul f64[64] -> v7
+  // %665 = mul f64[64] -> v7
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = step(v5[i0 * L + l]) * v6[i0 * L + l];
+      v7[i0 * L + l] = v6[i0 * L + l] * step(v5[i0 * L + l]);
     }
   }
-  // %667 = contract f64[64] -> v5
+  // %666 = contract f64[64] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5245,14 +5408,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %668 = mul f64[64] -> v6
+  // %667 = mul f64[64] -> v6
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v5[i0 * L + l] * step(v3[i0 * L + l]);
+      v6[i0 * L + l] = step(v3[i0 * L + l]) * v5[i0 * L + l];
     }
   }
-  // %669 = contract f64[64] -> v3
+  // %668 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5278,14 +5441,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %670 = mul f64[64] -> v5
+  // %669 = mul f64[64] -> v5
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = step(v1[i0 * L + l]) * v3[i0 * L + l];
     }
   }
-  // %671 = contract f64[32] -> v1
+  // %670 = contract f64[32] -> v1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5311,14 +5474,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %920 = sub f64[32] -> v3
+  // %929 = sub f64[32] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = a0[i0 * L + l] - (v1[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %1076 = contract f64[32,69] -> v24
+  // %1088 = contract f64[32,69] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
@@ -5327,14 +5490,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %1078 = mul f64[2208] -> v33
+  // %1090 = mul f64[2208] -> v33
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = v24[i0 * L + l] * (1.0f - square(v16[i0 * L + l]));
+      v33[i0 * L + l] = (1.0f - square(v16[i0 * L + l])) * v24[i0 * L + l];
     }
   }
-  // %1079 = contract f64[64] -> v3
+  // %1091 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5360,14 +5523,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1080 = mul f64[64] -> v16
+  // %1092 = mul f64[64] -> v16
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v16[i0 * L + l] = v3[i0 * L + l] * step(v14[i0 * L + l]);
     }
   }
-  // %1081 = contract f64[64] -> v3
+  // %1093 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5393,14 +5556,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1082 = mul f64[64] -> v14
+  // %1095 = mul f64[64] -> v14
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[i0 * L + l] = v3[i0 * L + l] * step(v12[i0 * L + l]);
     }
   }
-  // %1083 = contract f64[64] -> v3
+  // %1096 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5426,14 +5589,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1085 = mul f64[64] -> v12
+  // %1097 = mul f64[64] -> v12
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = step(v10[i0 * L + l]) * v3[i0 * L + l];
     }
   }
-  // %1086 = contract f64[32] -> v3
+  // %1098 = contract f64[32] -> v3
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5459,30 +5622,30 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1095 = sub f64[32] -> v10
+  // %1104 = sub f64[32] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = a0[i0 * L + l] - (v3[i0 * L + l] * (T(h) * 0.5f));
     }
   }
-  // %1096 = contract f64[32,69] -> v24
+  // %1105 = contract f64[32,69] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 69 + i1) * L + l] = u_stages[(i1 + 76) * L + l] * v10[i0 * L + l];
+        v24[(i0 * 69 + i1) * L + l] = v10[i0 * L + l] * u_stages[(i1 + 76) * L + l];
       }
     }
   }
-  // %1098 = mul f64[2208] -> v35
+  // %1107 = mul f64[2208] -> v35
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v35[i0 * L + l] = (1.0f - square(v25[i0 * L + l])) * v24[i0 * L + l];
+      v35[i0 * L + l] = v24[i0 * L + l] * (1.0f - square(v25[i0 * L + l]));
     }
   }
-  // %1099 = contract f64[64] -> v10
+  // %1108 = contract f64[64] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5508,14 +5671,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1101 = mul f64[64] -> v24
+  // %1110 = mul f64[64] -> v24
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v24[i0 * L + l] = v10[i0 * L + l] * step(v23[i0 * L + l]);
     }
   }
-  // %1102 = contract f64[64] -> v10
+  // %1111 = contract f64[64] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5541,14 +5704,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1103 = mul f64[64] -> v23
+  // %1113 = mul f64[64] -> v23
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = v10[i0 * L + l] * step(v21[i0 * L + l]);
+      v23[i0 * L + l] = step(v21[i0 * L + l]) * v10[i0 * L + l];
     }
   }
-  // %1104 = contract f64[64] -> v10
+  // %1114 = contract f64[64] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5574,14 +5737,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1105 = mul f64[64] -> v21
+  // %1116 = mul f64[64] -> v21
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = step(v19[i0 * L + l]) * v10[i0 * L + l];
+      v21[i0 * L + l] = v10[i0 * L + l] * step(v19[i0 * L + l]);
     }
   }
-  // %1106 = contract f64[32] -> v10
+  // %1117 = contract f64[32] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5607,14 +5770,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1113 = sub f64[32] -> v19
+  // %1126 = sub f64[32] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v19[i0 * L + l] = a0[i0 * L + l] - (T(h) * v10[i0 * L + l]);
     }
   }
-  // %1114 = contract f64[32,69] -> v25
+  // %1127 = contract f64[32,69] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
@@ -5623,14 +5786,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       }
     }
   }
-  // %1116 = mul f64[2208] -> v36
+  // %1129 = mul f64[2208] -> v36
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v36[i0 * L + l] = v25[i0 * L + l] * (1.0f - square(v34[i0 * L + l]));
+      v36[i0 * L + l] = (1.0f - square(v34[i0 * L + l])) * v25[i0 * L + l];
     }
   }
-  // %1117 = contract f64[64] -> v19
+  // %1130 = contract f64[64] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5656,14 +5819,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1119 = mul f64[64] -> v25
+  // %1131 = mul f64[64] -> v25
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = step(v32[i0 * L + l]) * v19[i0 * L + l];
+      v25[i0 * L + l] = v19[i0 * L + l] * step(v32[i0 * L + l]);
     }
   }
-  // %1120 = contract f64[64] -> v19
+  // %1132 = contract f64[64] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5689,14 +5852,14 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1121 = mul f64[64] -> v32
+  // %1133 = mul f64[64] -> v32
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] = v19[i0 * L + l] * step(v30[i0 * L + l]);
+      v32[i0 * L + l] = step(v30[i0 * L + l]) * v19[i0 * L + l];
     }
   }
-  // %1122 = contract f64[64] -> v19
+  // %1134 = contract f64[64] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5722,21 +5885,21 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1124 = mul f64[64] -> v30
+  // %1135 = mul f64[64] -> v30
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = v19[i0 * L + l] * step(v28[i0 * L + l]);
+      v30[i0 * L + l] = step(v28[i0 * L + l]) * v19[i0 * L + l];
     }
   }
-  // %1125 = mul f64[64] -> v19
+  // %1136 = mul f64[64] -> v19
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v19[i0 * L + l] = v30[i0 * L + l] * 0.16666667f;
     }
   }
-  // %1126 = contract f64[32] -> v28
+  // %1137 = contract f64[32] -> v28
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5762,42 +5925,50 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1129 = add f64[32] -> a.z
+  // %1140 = add f64[32] -> a.z
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       a1[i0 * L + l] =
-          (T(h) * ((((-(v3[i0 * L + l] * 0.33333334f)) - (v1[i0 * L + l] * 0.16666667f)) -
+          (T(h) * ((((-(v1[i0 * L + l] * 0.16666667f)) - (v3[i0 * L + l] * 0.33333334f)) -
                     (v10[i0 * L + l] * 0.33333334f)) -
                    v28[i0 * L + l])) +
           a0[i0 * L + l];
     }
   }
-  // %906 = broadcast f64[32,7] -> adj.zeta.weight
-  for (int64_t i0 = 0; i0 < 224; ++i0) {
-    dtheta_zeta_weight[i0] += (T(h) * -0.0f) * 8.0f;
+  // %913 = broadcast f64[256,7] -> adj.zeta.layer0.weight
+  for (int64_t i0 = 0; i0 < 1792; ++i0) {
+    dtheta_zeta_layer0_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %907 = broadcast f64[32] -> adj.zeta.bias
+  // %914 = broadcast f64[256] -> adj.zeta.layer0.bias
+  for (int64_t i0 = 0; i0 < 256; ++i0) {
+    dtheta_zeta_layer0_bias[i0] += (T(h) * -0.0f) * 8.0f;
+  }
+  // %915 = broadcast f64[32,256] -> adj.zeta.layer1.weight
+  for (int64_t i0 = 0; i0 < 8192; ++i0) {
+    dtheta_zeta_layer1_weight[i0] += (T(h) * -0.0f) * 8.0f;
+  }
+  // %916 = broadcast f64[32] -> adj.zeta.layer1.bias
   for (int64_t i0 = 0; i0 < 32; ++i0) {
-    dtheta_zeta_bias[i0] += (T(h) * -0.0f) * 8.0f;
+    dtheta_zeta_layer1_bias[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %1138 = sub f64[64,32] -> adj.f.layer0.weight
+  // %1150 = sub f64[64,32] -> adj.f.layer0.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v5[i0 * L + l] * (z0_z[i1 * L + l] * (T(h) * 0.16666667f)))) -
-                     (v12[i0 * L + l] * (v8[i1 * L + l] * (T(h) * 0.33333334f)))) -
-                    (v21[i0 * L + l] * (v17[i1 * L + l] * (T(h) * 0.33333334f)))) -
-                   (v30[i0 * L + l] * (v26[i1 * L + l] * (T(h) * 0.16666667f)));
+          sum[l] = (((-((v8[i1 * L + l] * (T(h) * 0.33333334f)) * v12[i0 * L + l])) -
+                     ((z0_z[i1 * L + l] * (T(h) * 0.16666667f)) * v5[i0 * L + l])) -
+                    ((v17[i1 * L + l] * (T(h) * 0.33333334f)) * v21[i0 * L + l])) -
+                   ((v26[i1 * L + l] * (T(h) * 0.16666667f)) * v30[i0 * L + l]);
         }
         dtheta_f_layer0_weight[i0 * 32 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1144 = mul f64[64] -> adj.f.layer0.bias
+  // %1156 = mul f64[64] -> adj.f.layer0.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
@@ -5810,86 +5981,99 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
       dtheta_f_layer0_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1154 = sub f64[64,64] -> adj.f.layer1.weight
+  // %837 = mul f64[64] -> v1
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = v6[i0 * L + l] * 0.16666667f;
+    }
+  }
+  // %1160 = mul f64[64] -> v3
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = v23[i0 * L + l] * 0.33333334f;
+    }
+  }
+  // %1166 = sub f64[64,64] -> adj.f.layer1.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-((v9[i1 * L + l] * (T(h) * 0.33333334f)) * v14[i0 * L + l])) -
-                     (v6[i0 * L + l] * (v0[i1 * L + l] * (T(h) * 0.16666667f)))) -
-                    (v23[i0 * L + l] * (v18[i1 * L + l] * (T(h) * 0.33333334f)))) -
-                   ((v27[i1 * L + l] * (T(h) * 0.16666667f)) * v32[i0 * L + l]);
+          sum[l] = (((-(v1[i0 * L + l] * (v0[i1 * L + l] * T(h)))) -
+                     (v14[i0 * L + l] * (v9[i1 * L + l] * (T(h) * 0.33333334f)))) -
+                    ((v3[i0 * L + l] * T(h)) * v18[i1 * L + l])) -
+                   ((v32[i0 * L + l] * (T(h) * 0.16666667f)) * v27[i1 * L + l]);
         }
         dtheta_f_layer1_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1162 = mul f64[64] -> adj.f.layer1.bias
+  // %1172 = mul f64[64] -> adj.f.layer1.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v14[i0 * L + l] * 0.33333334f)) - (v6[i0 * L + l] * 0.16666667f)) -
-                   (v23[i0 * L + l] * 0.33333334f)) -
-                  (v32[i0 * L + l] * 0.16666667f)) *
-                 T(h);
+        sum[l] = T(h) * ((((-v1[i0 * L + l]) - (v14[i0 * L + l] * 0.33333334f)) - v3[i0 * L + l]) -
+                         (v32[i0 * L + l] * 0.16666667f));
       }
       dtheta_f_layer1_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1164 = mul f64[64] -> v0
+  // %861 = mul f64[64] -> v0
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v16[i0 * L + l] * 0.33333334f;
+      v0[i0 * L + l] = v7[i0 * L + l] * 0.16666667f;
     }
   }
-  // %1168 = mul f64[64] -> v1
+  // %1174 = mul f64[64] -> v1
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v24[i0 * L + l] * 0.33333334f;
+      v1[i0 * L + l] = v16[i0 * L + l] * 0.33333334f;
     }
   }
-  // %1172 = mul f64[64] -> v3
+  // %1177 = mul f64[64] -> v3
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v25[i0 * L + l] * 0.16666667f;
+      v3[i0 * L + l] = v24[i0 * L + l] * 0.33333334f;
     }
   }
-  // %1175 = sub f64[64,64] -> adj.f.layer2.weight
+  // %1183 = sub f64[64,64] -> adj.f.layer2.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-((v11[i1 * L + l] * T(h)) * v0[i0 * L + l])) -
-                     (v2[i1 * L + l] * (v7[i0 * L + l] * (T(h) * 0.16666667f)))) -
-                    ((v1[i0 * L + l] * T(h)) * v20[i1 * L + l])) -
-                   ((v3[i0 * L + l] * T(h)) * v29[i1 * L + l]);
+          sum[l] = (((-((v0[i0 * L + l] * T(h)) * v2[i1 * L + l])) -
+                     ((v11[i1 * L + l] * T(h)) * v1[i0 * L + l])) -
+                    ((v3[i0 * L + l] * T(h)) * v20[i1 * L + l])) -
+                   ((v29[i1 * L + l] * (T(h) * 0.16666667f)) * v25[i0 * L + l]);
         }
         dtheta_f_layer2_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1179 = mul f64[64] -> adj.f.layer2.bias
+  // %1188 = mul f64[64] -> adj.f.layer2.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-(v7[i0 * L + l] * 0.16666667f)) - v0[i0 * L + l]) - v1[i0 * L + l]) -
-                         v3[i0 * L + l]);
+        sum[l] = ((((-v0[i0 * L + l]) - v1[i0 * L + l]) - v3[i0 * L + l]) -
+                  (v25[i0 * L + l] * 0.16666667f)) *
+                 T(h);
       }
       dtheta_f_layer2_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1189 = sub f64[2208,64] -> adj.f.layer3.weight
+  // %1198 = sub f64[2208,64] -> adj.f.layer3.weight
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -5899,30 +6083,31 @@ extern "C" void ncde_sepsis_static_adjoint_step(const void* /*ctx*/, double /*t*
           sum[l] = (((-((v13[i1 * L + l] * (T(h) * 0.33333334f)) * v33[i0 * L + l])) -
                      (v15[i0 * L + l] * (v4[i1 * L + l] * (T(h) * 0.16666667f)))) -
                     (v35[i0 * L + l] * (v22[i1 * L + l] * (T(h) * 0.33333334f)))) -
-                   ((v31[i1 * L + l] * (T(h) * 0.16666667f)) * v36[i0 * L + l]);
+                   (v36[i0 * L + l] * (v31[i1 * L + l] * (T(h) * 0.16666667f)));
         }
         dtheta_f_layer3_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1197 = mul f64[2208] -> adj.f.layer3.bias
+  // %1206 = mul f64[2208] -> adj.f.layer3.bias
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-(v33[i0 * L + l] * 0.33333334f)) - (v15[i0 * L + l] * 0.16666667f)) -
-                          (v35[i0 * L + l] * 0.33333334f)) -
-                         (v36[i0 * L + l] * 0.16666667f));
+        sum[l] = ((((-(v33[i0 * L + l] * 0.33333334f)) - (v15[i0 * L + l] * 0.16666667f)) -
+                   (v35[i0 * L + l] * 0.33333334f)) -
+                  (v36[i0 * L + l] * 0.16666667f)) *
+                 T(h);
       }
       dtheta_f_layer3_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %908 = broadcast f64[1,32] -> adj.out.weight
+  // %917 = broadcast f64[1,32] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     dtheta_out_weight[i0] += (T(h) * -0.0f) * 8.0f;
   }
-  // %909 = broadcast f64[1] -> adj.out.bias
+  // %918 = broadcast f64[1] -> adj.out.bias
   dtheta_out_bias[0] += (T(h) * -0.0f) * 8.0f;
 }
 
@@ -5933,15 +6118,15 @@ extern "C" void ncde_sepsis_static_output(const void* /*ctx*/, double /*t*/, con
   const T* __restrict z = static_cast<const T*>(z_ptr);
   const T* z_2 = z;
   const T* __restrict theta = static_cast<const T*>(theta_ptr);
-  const T* out_weight = theta + 154208;
-  const T* out_bias = theta + 154240;
+  const T* out_weight = theta + 164224;
+  const T* out_bias = theta + 164256;
   T* __restrict y = static_cast<T*>(y_ptr);
   T* y_logit = y;
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T acc0_v[L] = {};
   // ncde_sepsis_static.final_outputs: 5 nodes
-  // %39 = contract f64[1] -> v0
-  // ncde_sepsis_static.ode:42: output logit = out(z(T))
+  // %44 = contract f64[1] -> v0
+  // ncde_sepsis_static.ode:46: output logit = out(z(T))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5956,11 +6141,11 @@ extern "C" void ncde_sepsis_static_output(const void* /*ctx*/, double /*t*/, con
   for (int64_t l = 0; l < L; ++l) {
     v0[l] = acc0_v[l];
   }
-  // %40 = add f64[1] -> logit
-  // ncde_sepsis_static.ode:42: output logit = out(z(T))
+  // %45 = add f64[1] -> logit
+  // ncde_sepsis_static.ode:46: output logit = out(z(T))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    y_logit[l] = v0[l] + out_bias[0];
+    y_logit[l] = out_bias[0] + v0[l];
   }
 }
 
@@ -5973,21 +6158,21 @@ extern "C" void ncde_sepsis_static_output_vjp(const void* /*ctx*/, double /*t*/,
   const T* __restrict z = static_cast<const T*>(z_ptr);
   const T* z_2 = z;
   const T* __restrict theta = static_cast<const T*>(theta_ptr);
-  const T* out_weight = theta + 154208;
+  const T* out_weight = theta + 164224;
   const T* __restrict y_bar = static_cast<const T*>(y_bar_ptr);
   const T* y_bar_logit = y_bar;
   T* __restrict z_bar = static_cast<T*>(z_bar_ptr);
   T* z_bar_z = z_bar;
   T* __restrict theta_bar = static_cast<T*>(theta_bar_ptr);
-  T* theta_bar_out_weight = theta_bar + 154208;
-  T* theta_bar_out_bias = theta_bar + 154240;
+  T* theta_bar_out_weight = theta_bar + 164224;
+  T* theta_bar_out_bias = theta_bar + 164256;
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
   // ncde_sepsis_static.final_outputs.vjp: 5 nodes
-  // %126 = contract f64[32] -> d.z
-  // ncde_sepsis_static.ode:42: output logit = out(z(T))
+  // %138 = contract f64[32] -> d.z
+  // ncde_sepsis_static.ode:46: output logit = out(z(T))
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6005,8 +6190,8 @@ extern "C" void ncde_sepsis_static_output_vjp(const void* /*ctx*/, double /*t*/,
       z_bar_z[(i0 * 4 + 3) * L + l] += acc3_v[l];
     }
   }
-  // %125 = contract f64[1,32] -> d.out.weight
-  // ncde_sepsis_static.ode:42: output logit = out(z(T))
+  // %137 = contract f64[1,32] -> d.out.weight
+  // ncde_sepsis_static.ode:46: output logit = out(z(T))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     {
       T sum[L];
@@ -6017,7 +6202,7 @@ extern "C" void ncde_sepsis_static_output_vjp(const void* /*ctx*/, double /*t*/,
       theta_bar_out_weight[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.out.bias = %124
+  // output d.out.bias = %136
   {
     T sum[L];
     PLASTIC_SIMD
@@ -6038,8 +6223,8 @@ extern "C" void ncde_sepsis_static_loss(const void* /*ctx*/, const void* y_ptr,
   T* __restrict loss = static_cast<T*>(loss_ptr);
   T acc_v[L] = {};
   // ncde_sepsis_static.loss: 6 nodes
-  // %37 = reduce_sum f64[] -> loss
-  // ncde_sepsis_static.ode:47: loss bce_with_logits(logit, y, pos_weight = pos_weight)
+  // %42 = reduce_sum f64[] -> loss
+  // ncde_sepsis_static.ode:51: loss bce_with_logits(logit, y, pos_weight = pos_weight)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6060,8 +6245,8 @@ extern "C" void ncde_sepsis_static_loss_vjp(const void* /*ctx*/, const void* y_p
   T* __restrict y_bar = static_cast<T*>(y_bar_ptr);
   T* y_bar_logit = y_bar;
   // ncde_sepsis_static.loss.vjp: 8 nodes
-  // %136 = sub f64[1] -> d.logit
-  // ncde_sepsis_static.ode:47: loss bce_with_logits(logit, y, pos_weight = pos_weight)
+  // %148 = sub f64[1] -> d.logit
+  // ncde_sepsis_static.ode:51: loss bce_with_logits(logit, y, pos_weight = pos_weight)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_bar_logit[l] += (sigmoid(y_logit[l]) * loss_bar[l]) - (target_y[l] * loss_bar[l]);
@@ -6095,24 +6280,46 @@ const plastic_input_slot kInputSlots[] = {
 };
 
 const plastic_param kParams[] = {
-    {.name = "zeta.weight",
+    {.name = "zeta.layer0.weight",
      .rank = 2,
      .init = PLASTIC_INIT_UNIFORM_FAN_IN,
-     .shape = {32, 7},
+     .shape = {256, 7},
      .offset = 0,
-     .size = 224,
+     .size = 1792,
      .fan_in = 7,
+     .fan_out = 256,
+     .init_group = -1,
+     .init_index = 0,
+     .init_args = {0.0, 0.0, 0.0, 0.0}},
+    {.name = "zeta.layer0.bias",
+     .rank = 1,
+     .init = PLASTIC_INIT_UNIFORM_FAN_IN,
+     .shape = {256},
+     .offset = 1792,
+     .size = 256,
+     .fan_in = 7,
+     .fan_out = 256,
+     .init_group = -1,
+     .init_index = 0,
+     .init_args = {0.0, 0.0, 0.0, 0.0}},
+    {.name = "zeta.layer1.weight",
+     .rank = 2,
+     .init = PLASTIC_INIT_UNIFORM_FAN_IN,
+     .shape = {32, 256},
+     .offset = 2048,
+     .size = 8192,
+     .fan_in = 256,
      .fan_out = 32,
      .init_group = -1,
      .init_index = 0,
      .init_args = {0.0, 0.0, 0.0, 0.0}},
-    {.name = "zeta.bias",
+    {.name = "zeta.layer1.bias",
      .rank = 1,
      .init = PLASTIC_INIT_UNIFORM_FAN_IN,
      .shape = {32},
-     .offset = 224,
+     .offset = 10240,
      .size = 32,
-     .fan_in = 7,
+     .fan_in = 256,
      .fan_out = 32,
      .init_group = -1,
      .init_index = 0,
@@ -6121,7 +6328,7 @@ const plastic_param kParams[] = {
      .rank = 2,
      .init = PLASTIC_INIT_UNIFORM_FAN_IN,
      .shape = {64, 32},
-     .offset = 256,
+     .offset = 10272,
      .size = 2048,
      .fan_in = 32,
      .fan_out = 64,
@@ -6132,7 +6339,7 @@ const plastic_param kParams[] = {
      .rank = 1,
      .init = PLASTIC_INIT_UNIFORM_FAN_IN,
      .shape = {64},
-     .offset = 2304,
+     .offset = 12320,
      .size = 64,
      .fan_in = 32,
      .fan_out = 64,
@@ -6143,7 +6350,7 @@ const plastic_param kParams[] = {
      .rank = 2,
      .init = PLASTIC_INIT_UNIFORM_FAN_IN,
      .shape = {64, 64},
-     .offset = 2368,
+     .offset = 12384,
      .size = 4096,
      .fan_in = 64,
      .fan_out = 64,
@@ -6154,7 +6361,7 @@ const plastic_param kParams[] = {
      .rank = 1,
      .init = PLASTIC_INIT_UNIFORM_FAN_IN,
      .shape = {64},
-     .offset = 6464,
+     .offset = 16480,
      .size = 64,
      .fan_in = 64,
      .fan_out = 64,
@@ -6165,7 +6372,7 @@ const plastic_param kParams[] = {
      .rank = 2,
      .init = PLASTIC_INIT_UNIFORM_FAN_IN,
      .shape = {64, 64},
-     .offset = 6528,
+     .offset = 16544,
      .size = 4096,
      .fan_in = 64,
      .fan_out = 64,
@@ -6176,7 +6383,7 @@ const plastic_param kParams[] = {
      .rank = 1,
      .init = PLASTIC_INIT_UNIFORM_FAN_IN,
      .shape = {64},
-     .offset = 10624,
+     .offset = 20640,
      .size = 64,
      .fan_in = 64,
      .fan_out = 64,
@@ -6187,7 +6394,7 @@ const plastic_param kParams[] = {
      .rank = 2,
      .init = PLASTIC_INIT_UNIFORM_FAN_IN,
      .shape = {2208, 64},
-     .offset = 10688,
+     .offset = 20704,
      .size = 141312,
      .fan_in = 64,
      .fan_out = 2208,
@@ -6198,7 +6405,7 @@ const plastic_param kParams[] = {
      .rank = 1,
      .init = PLASTIC_INIT_UNIFORM_FAN_IN,
      .shape = {2208},
-     .offset = 152000,
+     .offset = 162016,
      .size = 2208,
      .fan_in = 64,
      .fan_out = 2208,
@@ -6209,7 +6416,7 @@ const plastic_param kParams[] = {
      .rank = 2,
      .init = PLASTIC_INIT_UNIFORM_FAN_IN,
      .shape = {1, 32},
-     .offset = 154208,
+     .offset = 164224,
      .size = 32,
      .fan_in = 32,
      .fan_out = 1,
@@ -6220,7 +6427,7 @@ const plastic_param kParams[] = {
      .rank = 1,
      .init = PLASTIC_INIT_UNIFORM_FAN_IN,
      .shape = {1},
-     .offset = 154240,
+     .offset = 164256,
      .size = 1,
      .fan_in = 32,
      .fan_out = 1,
@@ -6236,14 +6443,14 @@ const plastic_model kModel = {
     .dtype = PLASTIC_F32,
     .lanes = L,
     .n_state = 32,
-    .n_params = 154241,
+    .n_params = 164257,
     .n_input = 76,
     .n_static = 7,
     .n_outputs = 1,
     .n_targets = 1,
     .n_input_slots = 2,
     .input_slots = kInputSlots,
-    .n_param_entries = 12,
+    .n_param_entries = 14,
     .params = kParams,
     .solver = {.method = "rk4",
                .step = 1.0,
@@ -6260,13 +6467,13 @@ const plastic_model kModel = {
     .readout = PLASTIC_READOUT_FINAL,
     .task = PLASTIC_TASK_BINARY,
     .observe_after_jump = 1,
-    .field_theta_begin = 256,
-    .field_theta_end = 154208,
+    .field_theta_begin = 10272,
+    .field_theta_end = 164224,
     .ctx = nullptr,
     .scratch =
         {
-            .init_state = 1024,
-            .init_state_vjp = 0,
+            .init_state = 16384,
+            .init_state_vjp = 24576,
             .field = 74752,
             .field_vjp = 226304,
             .adjoint_field = 299008,

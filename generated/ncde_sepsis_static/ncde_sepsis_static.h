@@ -16,40 +16,40 @@ extern "C" {
 
 /* ncde_sepsis_static_init_state: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
- *   theta: uniform[154241] = 154241 floats, read-only
+ *   theta: uniform[164257] = 164257 floats, read-only
  *   u0: varying[76] = 608 floats, read-only
  *   z0: varying[32] = 256 floats
- *   scratch: scratch arena, 1024 bytes, 64-byte aligned
+ *   scratch: scratch arena, 16384 bytes, 64-byte aligned
  */
 void ncde_sepsis_static_init_state(const void* ctx, const void* theta, const void* u0, void* z0,
                                    void* scratch);
 enum {
   ncde_sepsis_static_init_state_lanes = 8,
-  ncde_sepsis_static_init_state_scratch_bytes = 1024
+  ncde_sepsis_static_init_state_scratch_bytes = 16384
 };
 
 /* ncde_sepsis_static_init_state_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
- *   theta: uniform[154241] = 154241 floats, read-only
+ *   theta: uniform[164257] = 164257 floats, read-only
  *   u0: varying[76] = 608 floats, read-only
  *   z0_bar: varying[32] = 256 floats, read-only
- *   theta_bar: uniform[154241] = 154241 floats
+ *   theta_bar: uniform[164257] = 164257 floats
  *   u0_bar: varying[76] = 608 floats, may be NULL
- *   scratch: scratch arena, 0 bytes, 64-byte aligned
+ *   scratch: scratch arena, 24576 bytes, 64-byte aligned
  */
 void ncde_sepsis_static_init_state_vjp(const void* ctx, const void* theta, const void* u0,
                                        const void* z0_bar, void* theta_bar, void* u0_bar,
                                        void* scratch);
 enum {
   ncde_sepsis_static_init_state_vjp_lanes = 8,
-  ncde_sepsis_static_init_state_vjp_scratch_bytes = 0
+  ncde_sepsis_static_init_state_vjp_scratch_bytes = 24576
 };
 
 /* ncde_sepsis_static_field: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
  *   t: scalar
  *   z: varying[32] = 256 floats, read-only
- *   theta: uniform[154241] = 154241 floats, read-only
+ *   theta: uniform[164257] = 164257 floats, read-only
  *   u: varying[76] = 608 floats, read-only
  *   dz: varying[32] = 256 floats
  *   scratch: scratch arena, 74752 bytes, 64-byte aligned
@@ -62,11 +62,11 @@ enum { ncde_sepsis_static_field_lanes = 8, ncde_sepsis_static_field_scratch_byte
  *   ctx: opaque, not accessed
  *   t: scalar
  *   z: varying[32] = 256 floats, read-only
- *   theta: uniform[154241] = 154241 floats, read-only
+ *   theta: uniform[164257] = 164257 floats, read-only
  *   u: varying[76] = 608 floats, read-only
  *   a: varying[32] = 256 floats, read-only
  *   z_bar: varying[32] = 256 floats
- *   theta_bar: uniform[154241] = 154241 floats
+ *   theta_bar: uniform[164257] = 164257 floats
  *   u_bar: varying[76] = 608 floats, may be NULL
  *   scratch: scratch arena, 226304 bytes, 64-byte aligned
  */
@@ -83,11 +83,11 @@ enum {
  *   t: scalar
  *   z: varying[32] = 256 floats, read-only
  *   a: varying[32] = 256 floats, read-only
- *   theta: uniform[154241] = 154241 floats, read-only
+ *   theta: uniform[164257] = 164257 floats, read-only
  *   u: varying[76] = 608 floats, read-only
  *   dz: varying[32] = 256 floats
  *   da: varying[32] = 256 floats
- *   dtheta: uniform[154241] = 154241 floats
+ *   dtheta: uniform[164257] = 164257 floats
  *   u_bar: varying[76] = 608 floats, may be NULL
  *   scratch: scratch arena, 299008 bytes, 64-byte aligned
  */
@@ -104,7 +104,7 @@ enum {
  *   t: scalar
  *   h: scalar
  *   z0: varying[32] = 256 floats, read-only, may alias
- *   theta: uniform[154241] = 154241 floats, read-only
+ *   theta: uniform[164257] = 164257 floats, read-only
  *   u_stages: varying[304] = 2432 floats, read-only
  *   z1: varying[32] = 256 floats, may alias
  *   scratch: scratch arena, 147456 bytes, 64-byte aligned
@@ -118,11 +118,11 @@ enum { ncde_sepsis_static_step_lanes = 8, ncde_sepsis_static_step_scratch_bytes 
  *   t: scalar
  *   h: scalar
  *   z0: varying[32] = 256 floats, read-only
- *   theta: uniform[154241] = 154241 floats, read-only
+ *   theta: uniform[164257] = 164257 floats, read-only
  *   u_stages: varying[304] = 2432 floats, read-only
  *   z1_bar: varying[32] = 256 floats, read-only
  *   z0_bar: varying[32] = 256 floats
- *   theta_bar: uniform[154241] = 154241 floats
+ *   theta_bar: uniform[164257] = 164257 floats
  *   u_stages_bar: varying[304] = 2432 floats, may be NULL
  *   scratch: scratch arena, 1114112 bytes, 64-byte aligned
  */
@@ -137,13 +137,13 @@ enum { ncde_sepsis_static_step_vjp_lanes = 8, ncde_sepsis_static_step_vjp_scratc
  *   h: scalar
  *   z0: varying[32] = 256 floats, read-only
  *   a0: varying[32] = 256 floats, read-only
- *   theta: uniform[154241] = 154241 floats, read-only
+ *   theta: uniform[164257] = 164257 floats, read-only
  *   u_stages: varying[304] = 2432 floats, read-only
  *   z1: varying[32] = 256 floats
  *   a1: varying[32] = 256 floats
- *   dtheta: uniform[154241] = 154241 floats
+ *   dtheta: uniform[164257] = 164257 floats
  *   err: varying[64] = 512 floats, may be NULL
- *   dtheta_err: uniform[154241] = 154241 floats, may be NULL
+ *   dtheta_err: uniform[164257] = 164257 floats, may be NULL
  *   scratch: scratch arena, 758784 bytes, 64-byte aligned
  */
 void ncde_sepsis_static_adjoint_step(const void* ctx, double t, double h, const void* z0,
@@ -159,7 +159,7 @@ enum {
  *   ctx: opaque, not accessed
  *   t: scalar
  *   z: varying[32] = 256 floats, read-only
- *   theta: uniform[154241] = 154241 floats, read-only
+ *   theta: uniform[164257] = 164257 floats, read-only
  *   u: varying[76] = 608 floats, read-only
  *   y: varying[1] = 8 floats
  *   scratch: scratch arena, 64 bytes, 64-byte aligned
@@ -172,11 +172,11 @@ enum { ncde_sepsis_static_output_lanes = 8, ncde_sepsis_static_output_scratch_by
  *   ctx: opaque, not accessed
  *   t: scalar
  *   z: varying[32] = 256 floats, read-only
- *   theta: uniform[154241] = 154241 floats, read-only
+ *   theta: uniform[164257] = 164257 floats, read-only
  *   u: varying[76] = 608 floats, read-only
  *   y_bar: varying[1] = 8 floats, read-only
  *   z_bar: varying[32] = 256 floats
- *   theta_bar: uniform[154241] = 154241 floats
+ *   theta_bar: uniform[164257] = 164257 floats
  *   u_bar: varying[76] = 608 floats, may be NULL
  *   scratch: scratch arena, 0 bytes, 64-byte aligned
  */
