@@ -26,8 +26,11 @@
 # from the statics, as Sec. 4 says the paper's models take them and its
 # code does (rows before 2026-12-07 had a linear map); delta_cde_post
 # (fwp_delta_cde_sepsis.ode) is the Delta CDE with the post-delta tanh the
-# paper's published OI command uses. Our FWP files start from W = 0 and
-# do not read the static features (the paper's FWPs do). Training is
+# paper's published OI command uses, delta_cde_post_static
+# (fwp_delta_cde_sepsis_static.ode) that cell with the statics: the
+# paper's OI Delta CDE as its published command trains it. The other FWP
+# files start from W = 0 and do not read the static features (the
+# paper's FWPs do). Training is
 # shortened: Adam, lr 1e-3 with a cosine schedule, batch 128, EPOCHS
 # (default 8) epochs, seeds SEED_FROM..SEEDS-1 (default 0..0: one seed)
 # (Table 3's lr 1e-5..1e-4 at batch 1024 would need far more epochs than
@@ -146,7 +149,8 @@ declare -A file=([hebb_node]=fwp_hebb_node [oja_node]=fwp_oja_node
   [delta_node]=fwp_delta_node_sepsis [hebb_cde]=fwp_hebb_cde_sepsis [oja_cde]=fwp_oja_cde
   [delta_cde]=fwp_delta_cde_predelta [ncde]=ncde_sepsis_static
   [delta_cde_static]=fwp_delta_cde_predelta_static [hebb_cde_static]=fwp_hebb_cde_sepsis_static
-  [delta_node_static]=fwp_delta_node_sepsis_static [delta_cde_post]=fwp_delta_cde_sepsis)
+  [delta_node_static]=fwp_delta_node_sepsis_static [delta_cde_post]=fwp_delta_cde_sepsis
+  [delta_cde_post_static]=fwp_delta_cde_sepsis_static)
 # Table 3 (PhysioNet): heads, d_head (= d_model / n_head), d_ff per model x setting.
 declare -A dims=(
   [hebb_node.oi]="32 5 64" [oja_node.oi]="32 5 64" [delta_node.oi]="16 8 64"
@@ -184,6 +188,8 @@ train_one() {
     if [ "$setting" = oi ]; then set+=(--set d_in=69); else set+=(--set d_in=35); fi
     if [[ $model == *_static ]]; then
       if [ "$setting" = oi ]; then set+=(--set d_static=7); else set+=(--set d_static=5); fi
+      # The code penalises the model, not its initial network (s_in, s_kvl).
+      [ "$paper" = 1 ] && set+=(--norm-penalty-on ln,Wb,Wk,Wv,Wq,ff,out)
     fi
   fi
   [ "$setting" = oi ] && oi=(--oi)
