@@ -43,9 +43,14 @@ std::vector<char> reached_from(const std::vector<const ir::Node*>& order,
 
 } // namespace
 
+size_t max_contract_group(int vector_bits) {
+  return vector_bits >= 512 ? 4 : 3;
+}
+
 std::vector<std::vector<const ir::Node*>>
 find_contract_groups(const std::vector<const ir::Node*>& order,
-                     const std::function<GroupCandidate(const ir::Node*)>& candidate) {
+                     const std::function<GroupCandidate(const ir::Node*)>& candidate,
+                     size_t max_group) {
   // Candidates' positions in `order`, bucketed by key in order of first
   // appearance.
   std::map<std::string, std::vector<size_t>> buckets;
@@ -75,7 +80,7 @@ find_contract_groups(const std::vector<const ir::Node*>& order,
     std::vector<std::vector<size_t>> open;
     for (size_t p : bucket) {
       auto fits = [&](const std::vector<size_t>& g) {
-        return g.size() < kMaxContractGroup &&
+        return g.size() < max_group &&
                std::all_of(g.begin(), g.end(), [&](size_t m) { return independent(p, m); });
       };
       auto g = std::find_if(open.begin(), open.end(), fits);

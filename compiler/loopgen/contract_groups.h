@@ -22,9 +22,12 @@
 
 namespace plastic::loopgen {
 
-/// Contractions a group holds at most: 3 members × kContractBlock
-/// accumulators plus the members' own vectors fill AVX2's 16 registers.
-inline constexpr size_t kMaxContractGroup = 3;
+/// Contractions a group holds at most for vectors of `vector_bits`: 3
+/// members × kContractBlock accumulators plus the members' own vectors fill
+/// AVX2's 16 registers; 512-bit vectors mean AVX-512's 32, where 4 members
+/// (16 accumulators) fit — rk4's step_vjp streams z1_bar and z0 transposed
+/// for four stage vectors each, one pass each instead of two.
+size_t max_contract_group(int vector_bits);
 
 /// What the grouping asks of the schedule about one node.
 struct GroupCandidate {
@@ -38,10 +41,12 @@ struct GroupCandidate {
 /// Groups of >= 2 contractions over `order` (live nodes, operands first)
 /// that may share a loop nest: same einsum, same operand shapes, same
 /// streamed node at the same operand, same lanes and region, no member
-/// reaching another. Members are in `order`'s order.
+/// reaching another, at most `max_group` members. Members are in `order`'s
+/// order.
 std::vector<std::vector<const ir::Node*>>
 find_contract_groups(const std::vector<const ir::Node*>& order,
-                     const std::function<GroupCandidate(const ir::Node*)>& candidate);
+                     const std::function<GroupCandidate(const ir::Node*)>& candidate,
+                     size_t max_group);
 
 /// `order` re-sorted so that each group's members are consecutive (and
 /// otherwise as close to the original order as the dependencies allow);

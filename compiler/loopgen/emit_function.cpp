@@ -86,6 +86,7 @@ void emit_function(loops::Builder& b, const ir::Function& fn, std::span<const In
                 "emit_function '{}': {} output bindings for {} outputs", fn.name(), outputs.size(),
                 fn.outputs().size());
   ScheduleInput sin;
+  sin.vector_bits = b.lanes() * 8 * loops::elem_size(b.function().type);
   sin.input_uniform.assign(inputs.size(), false);
   check_inputs(b, fn, inputs, sin.input_uniform);
 

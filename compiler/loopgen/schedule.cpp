@@ -399,7 +399,8 @@ void Schedule::group_contracts(const ir::Function& fn, const ScheduleInput& in) 
     c = {true, scaled ? scaled->tensor : n->operand(k), k, s.uniform, s.region};
     return c;
   };
-  std::vector<std::vector<const ir::Node*>> groups = find_contract_groups(order_, candidate);
+  std::vector<std::vector<const ir::Node*>> groups =
+      find_contract_groups(order_, candidate, max_contract_group(in.vector_bits));
   while (!groups.empty()) {
     if (auto reordered = order_with_groups(order_, groups)) {
       order_ = std::move(*reordered);

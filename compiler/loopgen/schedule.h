@@ -92,6 +92,9 @@ struct ScheduleInput {
   /// alias an input.
   std::vector<int64_t> output_offset;
   std::vector<bool> output_may_alias;
+  /// Bits of one tile vector (lanes × element bits): how many contractions
+  /// may share a pass before their accumulators outgrow the registers.
+  int vector_bits = 256;
 };
 
 class Schedule {

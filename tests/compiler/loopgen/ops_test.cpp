@@ -296,6 +296,43 @@ TEST_CASE("emit: contractions streaming one operand share its loop nest", "[kern
   }
 }
 
+TEST_CASE("emit: 512-bit tiles let four contractions share a pass", "[kernels][ops]") {
+  // rk4's step_vjp streams z1_bar and z0 transposed for four stage vectors
+  // each: AVX2's 16 registers hold three members' accumulators, AVX-512's 32
+  // hold four (contract_groups.h). The values stay the interpreter's.
+  Context ctx;
+  const Node* w = ctx.input("W", {2, 8, 5}); // rows: two blocks of kContractBlock
+  std::vector<const Node*> ks;
+  const Node* sum = nullptr;
+  for (int i = 0; i < 4; ++i) {
+    ks.push_back(ctx.input(fmt::format("k{}", i), {2, 5}));
+    const Node* y = tanh(contract("hij,hj->hi", {w, ks.back()}));
+    sum = sum ? add(sum, y) : y;
+  }
+  std::vector<const Node*> inputs{w};
+  inputs.insert(inputs.end(), ks.begin(), ks.end());
+  Function f("four_matvecs", inputs, {{"y", sum}});
+  auto nests = [&](ElemType t, int lanes) {
+    const std::string text = loops::print(loopgen::emit_standalone(f, t, lanes));
+    size_t n = 0;
+    for (size_t at = text.find("acc0_v = fma(W["); at != std::string::npos;
+         at = text.find("acc0_v = fma(W[", at + 1))
+      ++n;
+    return n;
+  };
+  CHECK(nests(ElemType::F64, 4) == 2); // 256 bits: three, then one
+  CHECK(nests(ElemType::F32, 8) == 2);
+  CHECK(nests(ElemType::F64, 8) == 1); // 512 bits: all four at once
+  CHECK(nests(ElemType::F32, 16) == 1);
+  for (uint64_t seed : kSeeds)
+    for (auto [t, lanes] : {std::pair{ElemType::F64, 8}, std::pair{ElemType::F32, 16}}) {
+      Check c = check_standalone(f, t, seed, {}, lanes);
+      INFO(loops::elem_type_name(t) << ", seed " << seed << ": " << c.where);
+      CHECK_FALSE(c.nan_mismatch);
+      CHECK(c.max_rel <= tolerance(t));
+    }
+}
+
 TEST_CASE("emit: reshape, slice, pad, concat", "[kernels][ops]") {
   for (uint64_t seed : kSeeds) {
     Rng rng(seed);
