@@ -210,7 +210,7 @@ train_one() {
     --dtype f32 --threads "$THREADS" --seed "$seed" --split-seed 0 --no-progress "${again[@]}" \
     --out "$run" >>"$run.log" 2>&1 || status=failed
   python3 "$EXPERIMENTS_DIR/results.py" record "$run" model="$model" setting="$setting" \
-    seed="$seed" lr="$rate" recipe="$([ "$paper" = 1 ] && echo paper || echo short)" stays="$stays" train_fraction="$fraction" epochs_asked="$epochs" seconds=$((SECONDS - start)) status="$status" >"$run.json"
+    seed="$seed" lr="$rate" recipe="$([ "$paper" = 1 ] && echo paper || echo short)" norm_penalty="$([ "$paper" = 1 ] && echo "$norm_penalty" || echo 0)" stays="$stays" train_fraction="$fraction" epochs_asked="$epochs" seconds=$((SECONDS - start)) status="$status" >"$run.json"
 }
 
 start_all=$SECONDS
