@@ -357,7 +357,7 @@ training_hooks(const plastic_model& m, const TrainRequest& r, const RunOptions& 
 }
 
 /// The --norm-penalty of the request over the model's tensors, checked
-/// before any data is read.
+/// before any data is read (and after --resume recalled the run's options).
 Result<NormPenalty, AppError> requested_norm_penalty(const plastic_model& m,
                                                      const TrainRequest& r) {
   if (r.norm_penalty == 0 && !r.norm_penalty_on.empty())
@@ -397,8 +397,6 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
   Communicator& comm = world();
   const MetricInfo metric = task_metric(m.task);
   if (auto s = selection(r, metric); !s) return fail(s.error());
-  auto penalty = requested_norm_penalty(m, r);
-  if (!penalty) return fail(penalty.error());
   if (!r.resume && r.run.data.empty())
     return fail(AppError{kUsageError, "--data is required: the data to train on"});
   auto folder = claim_run_folder(comm, r); // held until the run ends
@@ -407,6 +405,10 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
     if (Status<AppError> s = check_resumable(m, r); !s) return fail(s.error());
   if (r.run.data.empty())
     return fail(AppError{kUsageError, "--data is required: the data to train on"});
+  // After --resume has filled in the run's options: a resumed run keeps its
+  // penalty without the flag repeated.
+  auto penalty = requested_norm_penalty(m, r);
+  if (!penalty) return fail(penalty.error());
 
   RunOptions run = r.run;
   auto data = open_run_data(m, r, run);

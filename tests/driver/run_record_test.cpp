@@ -283,8 +283,14 @@ TEST_CASE("a norm penalty joins the training loss and is remembered", "[train][r
   // The same seed and data: the loss gains the norms (the last layer's
   // weight alone, 32 x 16 drawn from U(+-1/4), has a norm near 3.3).
   CHECK(first_train_loss(dir / "pen") > first_train_loss(dir / "plain") + 1);
-  // --resume refuses another weight; a name the model lacks and a cover
-  // without a weight are refused before any data is read.
+  // --resume keeps the penalty without the flag repeated, and refuses
+  // another weight; a name the model lacks and a cover without a weight are
+  // refused before any data is read.
+  Run again = run("train " + kNcde + " --threads 1 --no-progress --epochs 2 --resume --out " +
+                  (dir / "pen").string());
+  INFO(again.out << again.err);
+  CHECK(again.exit_code == 0);
+  CHECK_THAT(again.out, Catch::Contains("penalty   1 x the sum of 8 parameter tensors' norms"));
   Run other =
       run(args + "--norm-penalty 0.5 --norm-penalty-on f --resume --out " + (dir / "pen").string());
   CHECK(other.exit_code == 2);
