@@ -358,16 +358,12 @@ training_hooks(const plastic_model& m, const TrainRequest& r, const RunOptions& 
 
 /// The --norm-penalty of the request over the model's tensors, checked
 /// before any data is read (and after --resume recalled the run's options).
-Result<NormPenalty, AppError> requested_norm_penalty(const plastic_model& m,
+Result<NormPenalty, AppError> requested_norm_penalty(const ParamTable& table,
                                                      const TrainRequest& r) {
   if (r.norm_penalty == 0 && !r.norm_penalty_on.empty())
     return AppError{kUsageError, "--norm-penalty-on without --norm-penalty: give the penalty's "
                                  "weight too (e.g. --norm-penalty 0.03)"};
-  auto table = ParamTable::from_abi(m.params, m.n_param_entries, m.n_params);
-  if (!table)
-    return AppError{kInternalError,
-                    fmt::format("internal error (a bug): {}", table.error().describe())};
-  auto penalty = norm_penalty_over(table.value(), r.norm_penalty, r.norm_penalty_on);
+  auto penalty = norm_penalty_over(table, r.norm_penalty, r.norm_penalty_on);
   if (!penalty)
     return AppError{kUsageError, fmt::format("--norm-penalty-on: {}", penalty.error().describe())};
   return std::move(penalty).value();
@@ -405,9 +401,13 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
     if (Status<AppError> s = check_resumable(m, r); !s) return fail(s.error());
   if (r.run.data.empty())
     return fail(AppError{kUsageError, "--data is required: the data to train on"});
+  auto table = ParamTable::from_abi(m.params, m.n_param_entries, m.n_params);
+  if (!table)
+    return fail(AppError{kInternalError,
+                         fmt::format("internal error (a bug): {}", table.error().describe())});
   // After --resume has filled in the run's options: a resumed run keeps its
   // penalty without the flag repeated.
-  auto penalty = requested_norm_penalty(m, r);
+  auto penalty = requested_norm_penalty(table.value(), r);
   if (!penalty) return fail(penalty.error());
 
   RunOptions run = r.run;
@@ -427,10 +427,6 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
 
   auto theta = initial_parameters<T>(m, r, run.seed, comm);
   if (!theta) return fail(theta.error());
-  auto table = ParamTable::from_abi(m.params, m.n_param_entries, m.n_params);
-  if (!table)
-    return fail(AppError{kInternalError,
-                         fmt::format("internal error (a bug): {}", table.error().describe())});
 
   const bool log_steps = logs_steps(r);
   const HookOptions ho = hook_options(r, plan.value(), comm, log_steps);
