@@ -5,15 +5,15 @@
 
 #include <fmt/format.h>
 
+#include "runtime/support/comma_list.h"
+
 namespace plastic::rt {
 
 Result<std::vector<CurriculumStage>, std::string> parse_curriculum(const std::string& text) {
   const char* form = "written LENGTH:EPOCHS,... e.g. 14:100,28:100";
   std::vector<CurriculumStage> stages;
-  size_t start = 0;
-  while (start <= text.size()) {
-    const size_t comma = std::min(text.find(',', start), text.size());
-    const std::string item = text.substr(start, comma - start);
+  for (std::string_view one : split_comma_list(text)) {
+    const std::string item(one);
     const size_t colon = item.find(':');
     char* end = nullptr;
     CurriculumStage s;
@@ -34,7 +34,6 @@ Result<std::vector<CurriculumStage>, std::string> parse_curriculum(const std::st
       return fmt::format("'{}': the lengths must grow ({} after {})", item, s.length,
                          stages.back().length);
     stages.push_back(s);
-    start = comma + 1;
   }
   return stages;
 }

@@ -9,6 +9,7 @@
 
 #include "runtime/app/preprocessing.h"
 #include "runtime/data/text_scan.h"
+#include "runtime/support/comma_list.h"
 
 namespace plastic::rt {
 
@@ -39,17 +40,12 @@ AppError usage(const std::string& flag, const std::string& message) {
 // "a, b,c" -> {"a", "b", "c"}; an empty name is an error.
 Result<std::vector<std::string>, AppError> names(const std::string& flag, const std::string& text) {
   std::vector<std::string> out;
-  std::size_t begin = 0;
-  for (;;) {
-    const std::size_t end = text.find(',', begin);
-    const std::string_view part = data_detail::trim(
-        std::string_view(text).substr(begin, end == std::string::npos ? end : end - begin));
+  for (std::string_view part : split_comma_list(text)) {
     if (part.empty())
       return usage(flag, fmt::format("expected comma-separated column names, found '{}'", text));
     out.emplace_back(part);
-    if (end == std::string::npos) return out;
-    begin = end + 1;
   }
+  return out;
 }
 
 Result<double, AppError> number(const std::string& flag, const std::string& text) {

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "runtime/support/comma_list.h"
 #include "runtime/train/clip.h"
 
 namespace plastic::rt {
@@ -18,18 +19,11 @@ bool selects(std::string_view name, std::string_view tensor) {
          (tensor.size() > name.size() && tensor.starts_with(name) && tensor[name.size()] == '.');
 }
 
+// The names of --norm-penalty-on; empty items (a trailing comma) name nothing.
 std::vector<std::string_view> split_names(std::string_view names) {
   std::vector<std::string_view> out;
-  while (!names.empty()) {
-    const size_t comma = names.find(',');
-    std::string_view one = names.substr(0, comma);
-    while (!one.empty() && one.front() == ' ')
-      one.remove_prefix(1);
-    while (!one.empty() && one.back() == ' ')
-      one.remove_suffix(1);
+  for (std::string_view one : split_comma_list(names))
     if (!one.empty()) out.push_back(one);
-    names = comma == std::string_view::npos ? std::string_view{} : names.substr(comma + 1);
-  }
   return out;
 }
 

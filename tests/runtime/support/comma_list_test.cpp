@@ -1,0 +1,26 @@
+// Comma-separated lists of flags: items trimmed, empty items kept for the
+// caller to refuse or skip.
+#include <catch2/catch.hpp>
+
+#include <string_view>
+#include <vector>
+
+#include "runtime/support/comma_list.h"
+
+using plastic::rt::split_comma_list;
+using List = std::vector<std::string_view>;
+
+TEST_CASE("a comma list splits at commas and trims spaces and tabs", "[comma_list]") {
+  CHECK(split_comma_list("a") == List{"a"});
+  CHECK(split_comma_list("ln, Wb,\tWk ,Wv") == List{"ln", "Wb", "Wk", "Wv"});
+  CHECK(split_comma_list("14:100,28:100") == List{"14:100", "28:100"});
+  CHECK(split_comma_list(" a b ") == List{"a b"}); // inner blanks stay
+}
+
+TEST_CASE("a comma list keeps its empty items", "[comma_list]") {
+  CHECK(split_comma_list("") == List{""});
+  CHECK(split_comma_list("a,") == List{"a", ""});
+  CHECK(split_comma_list(",a") == List{"", "a"});
+  CHECK(split_comma_list("a, ,b") == List{"a", "", "b"});
+  CHECK(split_comma_list(",") == List{"", ""});
+}
