@@ -196,6 +196,8 @@ void Checker::check_dim(const DimDecl& d) {
     used_overrides_.insert(d.name.name);
     v.value = it->second;
     v.overridden = true;
+    // `dim d_in = 1 + 2 * d_feat` with --set d_in=35: d_feat is not unused.
+    if (d.value) eval_.note_constant_uses(*d.value);
     // The same bound as positive_int's: a --set value out of it is a usage
     // error (exit 2), whether it is 0 or 2^40.
     if (!d.is_const && (v.value != std::floor(v.value) || v.value <= 0 || v.value > 1e9)) {

@@ -45,6 +45,14 @@ void ConstantEvaluator::note_dim(const Expr& e, const LayerInstance* layer) {
                            false});
 }
 
+void ConstantEvaluator::note_uses(const Expr& e) {
+  if (e.kind == ExprKind::Name && dim(e.text, nullptr)) note_dim(e, nullptr);
+  for (const ExprPtr& c : e.children)
+    if (c) note_uses(*c);
+  for (const Arg& a : e.args)
+    if (a.value) note_uses(*a.value);
+}
+
 std::optional<double> ConstantEvaluator::eval(const Expr& e, const LayerInstance* layer) {
   switch (e.kind) {
   case ExprKind::Number:

@@ -60,6 +60,10 @@ public:
   std::optional<double> eval(const Expr& e, const LayerInstance* layer);
   /// Folds `e` and requires an integer; `what` names it in the error.
   std::optional<int64_t> integer(const Expr& e, const LayerInstance* layer, std::string_view what);
+  /// Records the dims `e` names as used without folding it, reporting
+  /// nothing: the expression of a dim that --set replaced still says which
+  /// dims the model ties together.
+  void note_uses(const Expr& e);
 
 private:
   /// Records the use of a dim (or a layer's argument) in the symbol index.

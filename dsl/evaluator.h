@@ -58,6 +58,8 @@ public:
   std::optional<double> constant(const Expr& e, const LayerInstance* layer = nullptr) {
     return consts_.eval(e, layer);
   }
+  /// Records the dims `e` names as used, without folding it (constants.h).
+  void note_constant_uses(const Expr& e) { consts_.note_uses(e); }
 
 private:
   struct Local {
