@@ -189,7 +189,7 @@ void Checker::check_budget(const Option& o, GradientInfo& info) {
 // dim_decl / const_decl: evaluated in order; --set overrides the value.
 void Checker::check_dim(const DimDecl& d) {
   declare(d.name.name, d.name.span, d.is_const ? "const" : "dim");
-  DimValue v{d.name.name, 0, d.is_const, false, {}, d.name.span};
+  DimValue v{d.name.name, 0, d.is_const, false, {}, d.name.span, {}};
   if (d.from_data) {
     if (!check_data_dim(d, v)) return void(bindings_.broken.insert(d.name.name));
   } else if (auto it = options_.overrides.find(d.name.name); it != options_.overrides.end()) {
