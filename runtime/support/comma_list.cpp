@@ -6,9 +6,10 @@ namespace plastic::rt {
 namespace {
 
 std::string_view trim_blanks(std::string_view s) {
-  const size_t first = s.find_first_not_of(" \t");
+  // A carriage return too: the last argument of a line of a CRLF script.
+  const size_t first = s.find_first_not_of(" \t\r");
   if (first == std::string_view::npos) return {};
-  return s.substr(first, s.find_last_not_of(" \t") - first + 1);
+  return s.substr(first, s.find_last_not_of(" \t\r") - first + 1);
 }
 
 } // namespace
