@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "runtime/data/data_error.h"
+#include "runtime/support/trim.h"
 
 namespace plastic::rt::data_detail {
 
@@ -43,7 +44,9 @@ private:
 };
 
 /// `s` without leading and trailing spaces, tabs and carriage returns.
-std::string_view trim(std::string_view s);
+inline std::string_view trim(std::string_view s) {
+  return trim_blanks(s);
+}
 /// ASCII case-insensitive equality.
 bool iequals(std::string_view a, std::string_view b);
 /// ASCII lower case.

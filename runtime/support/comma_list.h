@@ -8,9 +8,10 @@
 
 namespace plastic::rt {
 
-/// The items of `text` between commas, trimmed of spaces, tabs and carriage
-/// returns (as data cells are). Empty items are kept ("a,,b" has three; ""
-/// has one), so that each caller decides whether one is an error or nothing.
+/// The items of `text` between commas, trimmed as data cells are
+/// (trim_blanks: spaces, tabs, carriage returns). Empty items are kept
+/// ("a,,b" has three; "" has one), so that each caller decides whether one
+/// is an error or nothing.
 std::vector<std::string_view> split_comma_list(std::string_view text);
 
 } // namespace plastic::rt

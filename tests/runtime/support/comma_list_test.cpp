@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "runtime/support/comma_list.h"
+#include "runtime/support/trim.h"
 
 using plastic::rt::split_comma_list;
 using List = std::vector<std::string_view>;
@@ -16,6 +17,15 @@ TEST_CASE("a comma list splits at commas and trims blanks", "[comma_list]") {
   CHECK(split_comma_list("14:100,28:100") == List{"14:100", "28:100"});
   CHECK(split_comma_list(" a b ") == List{"a b"});    // inner blanks stay
   CHECK(split_comma_list("a,b\r") == List{"a", "b"}); // a CRLF script's last argument
+}
+
+TEST_CASE("a trimmed token is a view into its text", "[comma_list]") {
+  // The data readers report a column from where a token sits in its line.
+  const std::string_view line = "a,  ,b";
+  const std::string_view blank = plastic::rt::trim_blanks(line.substr(2, 2));
+  CHECK(blank.empty());
+  CHECK(blank.data() == line.data() + 4);
+  CHECK(plastic::rt::trim_blanks(line.substr(3)).data() == line.data() + 4); // " ,b"
 }
 
 TEST_CASE("a comma list keeps its empty items", "[comma_list]") {
