@@ -82,8 +82,6 @@ model_sizes() {
 
 if [ "$report" = 1 ]; then
   [ -f "$results" ] || { echo "error: --report needs $results" >&2; exit 1; }
-  runs=$(grep -v '"persistence"' "$results")
-  echo "$runs" >"$results"
 else
   # A stopped table continues: finished runs are kept (with their rows),
   # an interrupted one resumes; a table with no finished run starts afresh.
@@ -127,7 +125,9 @@ w = np.stack([np.load(f) for f in sorted(glob.glob(sys.argv[1] + "/*.npy"))])
 print(float(np.mean((w[:, :, 0:17] - w[:, :, 19:36]) ** 2)))' "$windows/$split")
   echo "persistence, $split: ${persistence[$split]}"
 done
-# Its validation MSE stands in the runs' best_valid_loss column.
+# Its validation MSE stands in the runs' best_valid_loss column. One row,
+# however often the table was continued or reported: an earlier one goes.
+{ grep -v '"persistence"' "$results" || :; } >"$results.tmp" && mv "$results.tmp" "$results"
 echo "{\"name\": \"persistence\", \"model\": \"persistence\", \"D\": 0, \"seed\": 0, \"seconds\": 0, \
 \"status\": \"ok\", \"best_valid_loss\": ${persistence[validation]}, \"test_mse\": ${persistence[test]}}" \
   >>"$results"
