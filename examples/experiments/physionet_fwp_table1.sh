@@ -28,7 +28,12 @@
 # (fwp_delta_cde_sepsis.ode) is the Delta CDE with the post-delta tanh the
 # paper's published OI command uses, delta_cde_post_static
 # (fwp_delta_cde_sepsis_static.ode) that cell with the statics: the
-# paper's OI Delta CDE as its published command trains it. The other FWP
+# paper's OI Delta CDE as its published command trains it. hebb_node_code
+# and delta_cde_post_code (fwp_hebb_node_sepsis_code.ode,
+# fwp_delta_cde_sepsis_code.ode) are those cells built as the paper's code
+# builds them (an affine input projection and a layer norm over d_model
+# before the keys, a query network, an output projection, the statics'
+# initial state; each file lists the differences). The other FWP
 # files start from W = 0 and do not read the static features (the
 # paper's FWPs do). Training is
 # shortened: Adam, lr 1e-3 with a cosine schedule, batch 128, EPOCHS
@@ -160,7 +165,13 @@ declare -A file=([hebb_node]=fwp_hebb_node [oja_node]=fwp_oja_node
   [delta_cde]=fwp_delta_cde_predelta [ncde]=ncde_sepsis_static
   [delta_cde_static]=fwp_delta_cde_predelta_static [hebb_cde_static]=fwp_hebb_cde_sepsis_static
   [delta_node_static]=fwp_delta_node_sepsis_static [delta_cde_post]=fwp_delta_cde_sepsis
-  [delta_cde_post_static]=fwp_delta_cde_sepsis_static)
+  [delta_cde_post_static]=fwp_delta_cde_sepsis_static
+  [hebb_node_code]=fwp_hebb_node_sepsis_code [delta_cde_post_code]=fwp_delta_cde_sepsis_code)
+# The parameters the code's weight penalty covers where a file adds the
+# statics' network (s_in, s_kvl), which the code leaves out of it.
+declare -A penalised=(
+  [hebb_node_code]=proj,proj_norm,kvb,query,out_proj,ff,out
+  [delta_cde_post_code]=proj,proj_norm,kb,values,query,out_proj,ff,out)
 # Table 3 (PhysioNet): heads, d_head (= d_model / n_head), d_ff per model x setting.
 declare -A dims=(
   [hebb_node.oi]="32 5 64" [oja_node.oi]="32 5 64" [delta_node.oi]="16 8 64"
@@ -184,7 +195,8 @@ train_one() {
   local set=() oi=() rate=$lr
   # A variant cell (the statics, the post-delta tanh) takes its base cell's
   # sizes and rate: it differs from it only as its file says.
-  local base=${model%_static}
+  local base=${model%_code}
+  base=${base%_static}
   base=${base%_post}
   [ "$paper" = 1 ] &&
     rate=${LR:-$(python3 -c "print(f'{${paper_lr[$base.$setting]} * $paper_batch / 32:.3g}')")}
@@ -196,10 +208,10 @@ train_one() {
     read -r h dh ff <<<"${dims[$base.$setting]}"
     set=(--set heads="$h" --set d_head="$dh" --set d_ff="$ff")
     if [ "$setting" = oi ]; then set+=(--set d_in=69); else set+=(--set d_in=35); fi
-    if [[ $model == *_static ]]; then
+    if [[ $model == *_static || $model == *_code ]]; then
       if [ "$setting" = oi ]; then set+=(--set d_static=7); else set+=(--set d_static=5); fi
       # The code penalises the model, not its initial network (s_in, s_kvl).
-      [ "$paper" = 1 ] && set+=(--norm-penalty-on ln,Wb,Wk,Wv,Wq,ff,out)
+      [ "$paper" = 1 ] && set+=(--norm-penalty-on "${penalised[$model]:-ln,Wb,Wk,Wv,Wq,ff,out}")
     fi
   fi
   [ "$setting" = oi ] && oi=(--oi)
