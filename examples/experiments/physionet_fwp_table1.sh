@@ -145,6 +145,9 @@ norm_penalty=${NORM_PENALTY:-0.03}
 recipe=(--batch 128 --schedule cosine)
 [ "$paper" = 1 ] && recipe=(--batch "$paper_batch" --schedule plateau --patience 100 --set pos_weight=10
   --norm-penalty "$norm_penalty")
+# Which tensors the penalty covers matters only when it weighs something.
+penalise=0
+[ "$paper" = 1 ] && python3 -c "import sys; sys.exit(float('$norm_penalty') == 0)" && penalise=1
 seed_from=${SEED_FROM:-0}
 mkdir -p "$out_root" "$(dirname "$results")"
 
@@ -205,7 +208,7 @@ train_one() {
     rate=${LR:-$(python3 -c "print(f'{${paper_lr[$base.$setting]} * $paper_batch / 32:.3g}')")}
   if [ "$model" = ncde ]; then
     [ "$setting" = oi ] || set=(--set groups=1)
-    [ "$paper" = 1 ] && set+=(--norm-penalty-on f)
+    [ "$penalise" = 1 ] && set+=(--norm-penalty-on f)
   else
     local h dh ff
     read -r h dh ff <<<"${dims[$base.$setting]}"
@@ -214,7 +217,7 @@ train_one() {
     if [[ $model == *_static || $model == *_code ]]; then
       if [ "$setting" = oi ]; then set+=(--set d_static=7); else set+=(--set d_static=5); fi
       # The code penalises the model, not its initial network (s_in, s_kvl).
-      [ "$paper" = 1 ] && set+=(--norm-penalty-on "${penalised[$model]:-ln,Wb,Wk,Wv,Wq,ff,out}")
+      [ "$penalise" = 1 ] && set+=(--norm-penalty-on "${penalised[$model]:-ln,Wb,Wk,Wv,Wq,ff,out}")
     fi
   fi
   [ "$setting" = oi ] && oi=(--oi)
